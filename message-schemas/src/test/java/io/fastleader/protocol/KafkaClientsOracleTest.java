@@ -15,6 +15,7 @@ import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.message.MessageSpec;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -79,8 +80,8 @@ class KafkaClientsOracleTest {
         assertThat(ours.apiKey()).isEqualTo(kafkas.apiKey());
     }
 
-    static Stream<MessageSpec> ourSpecs() {
-        return MessageSchemas.ours().stream();
+    static Stream<Named<MessageSpec>> ourSpecs() {
+        return MessageSchemas.ours().stream().map(spec -> Named.of(spec.name(), spec));
     }
 
     @ParameterizedTest(name = "{0}")

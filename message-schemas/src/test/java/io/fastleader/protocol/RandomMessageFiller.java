@@ -166,7 +166,7 @@ final class RandomMessageFiller {
 
     private MemoryRecords randomRecords() {
         return MemoryRecords.withRecords(Compression.NONE,
-            new SimpleRecord(random.nextLong(), randomBytes(), randomBytes()));
+            new SimpleRecord(random.nextLong() & Long.MAX_VALUE, randomBytes(), randomBytes()));
     }
 
     private static boolean isStructType(String type) {
