@@ -61,6 +61,8 @@ public enum ApiKey {
         .collect(Collectors.toUnmodifiableMap(ApiKey::id, Function.identity()));
 
     private final short id;
+    private final String displayName;
+    private final Class<? extends ApiMessage> requestType;
     private final short lowestVersion;
     private final short highestVersion;
     private final short firstFlexibleVersion;
@@ -70,6 +72,8 @@ public enum ApiKey {
     ApiKey(int firstFlexibleVersion, Supplier<ApiMessage> newRequest, Supplier<ApiMessage> newResponse) {
         ApiMessage request = newRequest.get();
         this.id = request.apiKey();
+        this.displayName = request.getClass().getSimpleName().replace("RequestData", "");
+        this.requestType = request.getClass();
         this.lowestVersion = request.lowestSupportedVersion();
         this.highestVersion = request.highestSupportedVersion();
         this.firstFlexibleVersion = (short) firstFlexibleVersion;
@@ -125,6 +129,11 @@ public enum ApiKey {
         return (short) (isFlexible(version) && this != API_VERSIONS ? 1 : 0);
     }
 
+    /** Whether {@code body} is a request of this API. */
+    public boolean isRequest(ApiMessage body) {
+        return requestType.isInstance(body);
+    }
+
     /** A new, empty request body. */
     public ApiMessage newRequest() {
         return newRequest.get();
@@ -137,6 +146,6 @@ public enum ApiKey {
 
     /** The name Kafka's documentation uses, e.g. {@code OffsetForLeaderEpoch}. */
     public String displayName() {
-        return newRequest().getClass().getSimpleName().replace("RequestData", "");
+        return displayName;
     }
 }

@@ -32,7 +32,7 @@ public final class Framing {
      *                                  {@code version} is outside our window
      */
     public static ByteBuffer encodeRequest(ApiKey api, short version, int correlationId, String clientId, ApiMessage body) {
-        if (body.apiKey() != api.id() || !api.newRequest().getClass().isInstance(body)) {
+        if (!api.isRequest(body)) {
             throw new IllegalArgumentException("a " + body.getClass().getSimpleName() + " is not a " + api.displayName() + " request");
         }
         if (!api.isSupported(version)) {
