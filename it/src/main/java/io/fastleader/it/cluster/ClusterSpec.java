@@ -1,0 +1,116 @@
+package io.fastleader.it.cluster;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What cluster to start. Build one with {@link #builder()}, then {@link #start()} it.
+ *
+ * @param brokers       number of nodes, each a combined broker and KRaft controller
+ * @param execution     where the brokers run
+ * @param release       which Apache Kafka broker
+ * @param security      the client listener's security
+ * @param brokerConfigs broker settings on top of {@link #DEFAULT_BROKER_CONFIGS}
+ */
+public record ClusterSpec(int brokers, Execution execution, KafkaRelease release, Security security,
+                          Map<String, String> brokerConfigs) {
+
+    /**
+     * Settings every fixture broker gets. They keep a small cluster small and quick on a 2-core
+     * machine: a 2 MiB cleaner buffer instead of 128 MiB per broker, and a fast session timeout
+     * so a restarted broker is unfenced in well under a second instead of about six.
+     */
+    public static final Map<String, String> DEFAULT_BROKER_CONFIGS = Map.of(
+        "log.cleaner.dedupe.buffer.size", "2097152",
+        "broker.session.timeout.ms", "3000",
+        "broker.heartbeat.interval.ms", "500",
+        "auto.create.topics.enable", "false");
+
+    public ClusterSpec {
+        if (brokers < 1) {
+            throw new IllegalArgumentException("a cluster needs at least one broker, not " + brokers);
+        }
+        if (release == KafkaRelease.LEGACY && execution != Execution.CHILD_JVM) {
+            throw new IllegalArgumentException("Kafka " + release.version() + " brokers run only as child JVMs, not " + execution);
+        }
+        if (execution == Execution.CHILD_JVM && !security.isPlaintext()) {
+            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT listeners only; use IN_JVM or CONTAINER for " + security.protocol());
+        }
+        brokerConfigs = Map.copyOf(brokerConfigs);
+    }
+
+    /** A builder for a 3-broker cluster of the current release, run as {@link Execution#fromSwitch()} says. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Every broker setting: the defaults, overridden by {@link #brokerConfigs()}. */
+    public Map<String, String> effectiveBrokerConfigs() {
+        Map<String, String> all = new LinkedHashMap<>(DEFAULT_BROKER_CONFIGS);
+        all.putAll(brokerConfigs);
+        return all;
+    }
+
+    /** Starts the cluster and returns once every broker is registered and unfenced. */
+    public KafkaTestCluster start() {
+        return switch (execution) {
+            case IN_JVM, CONTAINER -> InJvmCluster.start(this);
+            case CHILD_JVM -> ChildJvmCluster.start(this);
+        };
+    }
+
+    /** Builds a {@link ClusterSpec}. */
+    public static final class Builder {
+        private int brokers = 3;
+        private Execution execution = Execution.fromSwitch();
+        private KafkaRelease release = KafkaRelease.CURRENT;
+        private Security security = Security.plaintext();
+        private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        /** Number of nodes (default 3). */
+        public Builder brokers(int brokers) {
+            this.brokers = brokers;
+            return this;
+        }
+
+        /** Where the brokers run (default: {@link Execution#fromSwitch()}). */
+        public Builder execution(Execution execution) {
+            this.execution = execution;
+            return this;
+        }
+
+        /** Which broker (default {@link KafkaRelease#CURRENT}). {@link KafkaRelease#LEGACY} implies child JVMs. */
+        public Builder release(KafkaRelease release) {
+            this.release = release;
+            if (release == KafkaRelease.LEGACY) {
+                this.execution = Execution.CHILD_JVM;
+            }
+            return this;
+        }
+
+        /** The client listener's security (default PLAINTEXT). */
+        public Builder security(Security security) {
+            this.security = security;
+            return this;
+        }
+
+        /** One broker setting, applied to every broker. */
+        public Builder brokerConfig(String key, String value) {
+            brokerConfigs.put(key, value);
+            return this;
+        }
+
+        /** The spec. */
+        public ClusterSpec build() {
+            return new ClusterSpec(brokers, execution, release, security, brokerConfigs);
+        }
+
+        /** Builds the spec and starts the cluster. */
+        public KafkaTestCluster start() {
+            return build().start();
+        }
+    }
+}

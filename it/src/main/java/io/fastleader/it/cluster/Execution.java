@@ -1,0 +1,33 @@
+package io.fastleader.it.cluster;
+
+import java.util.Locale;
+
+/** Where the brokers of a {@link KafkaTestCluster} run. */
+public enum Execution {
+    /** Inside this JVM: fastest to start, but a broker can only be stopped gracefully. */
+    IN_JVM,
+    /** One child JVM per node, from Maven-resolved jars: a broker can be killed (SIGKILL). */
+    CHILD_JVM,
+    /** Testcontainers' Kafka; needs a Docker engine. */
+    CONTAINER;
+
+    /** System property that switches the default execution, e.g. {@code -Dfastleader.it.execution=container}. */
+    public static final String SWITCH_PROPERTY = "fastleader.it.execution";
+
+    /** Environment variable read when the system property is not set. */
+    public static final String SWITCH_ENV = "FASTLEADER_IT_EXECUTION";
+
+    /** The execution chosen by the switch, {@link #IN_JVM} if none is set. */
+    public static Execution fromSwitch() {
+        String value = System.getProperty(SWITCH_PROPERTY, System.getenv(SWITCH_ENV));
+        if (value == null || value.isBlank()) {
+            return IN_JVM;
+        }
+        try {
+            return valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid " + SWITCH_PROPERTY + " '" + value
+                + "': expected in_jvm, child_jvm or container", e);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.fastleader.it.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.api.TerminationStyle;
+import io.kroxylicious.testing.kafka.common.KafkaClusterConfig;
+import io.kroxylicious.testing.kafka.common.KafkaClusterExecutionMode;
+import io.kroxylicious.testing.kafka.common.KafkaClusterFactory;
+import io.kroxylicious.testing.kafka.common.KeytoolCertificateGenerator;
+import org.testcontainers.DockerClientFactory;
+
+/**
+ * A KRaft cluster provisioned by Kroxylicious' junit5 testing library: brokers inside this JVM
+ * ({@link Execution#IN_JVM}) or in Testcontainers ({@link Execution#CONTAINER}). The library
+ * brings TLS certificates, SASL users (PLAIN and SCRAM) and the container switch; this class adds
+ * waiting for the cluster's reported state and a close that cannot hang.
+ */
+final class InJvmCluster implements KafkaTestCluster {
+
+    private final ClusterSpec spec;
+    private final KafkaCluster cluster;
+    private final SortedSet<Integer> brokerIds;
+
+    private InJvmCluster(ClusterSpec spec, KafkaCluster cluster) {
+        this.spec = spec;
+        this.cluster = cluster;
+        this.brokerIds = new TreeSet<>();
+        IntStream.range(0, spec.brokers()).forEach(brokerIds::add);
+    }
+
+    static final String NO_DOCKER = "no Docker engine is reachable here, so the " + Execution.CONTAINER
+        + " execution (" + Execution.SWITCH_PROPERTY + "=container) cannot run";
+
+    static InJvmCluster start(ClusterSpec spec) {
+        if (spec.execution() == Execution.CONTAINER && !dockerAvailable()) {
+            throw new ExecutionUnavailableException(NO_DOCKER);
+        }
+        KafkaCluster cluster = KafkaClusterFactory.create(config(spec));
+        InJvmCluster started = new InJvmCluster(spec, cluster);
+        try {
+            cluster.start();
+            BrokerRegistrations.awaitUnfenced(started.clientConfig(), started.brokerIds);
+            return started;
+        } catch (RuntimeException e) {
+            started.close();
+            throw e;
+        }
+    }
+
+    static boolean dockerAvailable() {
+        return DockerClientFactory.instance().isDockerAvailable();
+    }
+
+    private static KafkaClusterConfig config(ClusterSpec spec) {
+        KafkaClusterConfig.KafkaClusterConfigBuilder builder = KafkaClusterConfig.builder()
+            .execMode(spec.execution() == Execution.CONTAINER ? KafkaClusterExecutionMode.CONTAINER : KafkaClusterExecutionMode.IN_VM)
+            .kraftMode(true)
+            .kafkaVersion(spec.release().version())
+            .brokersNum(spec.brokers())
+            // Every node is a combined broker and controller, as in a small production cluster.
+            .kraftControllers(spec.brokers())
+            .brokerConfigs(spec.effectiveBrokerConfigs());
+        Security security = spec.security();
+        builder.securityProtocol(security.protocol());
+        if (security.protocol().endsWith("SSL")) {
+            builder.brokerKeytoolCertificateGenerator(certificates());
+        }
+        if (security.saslMechanism() != null) {
+            builder.saslMechanism(security.saslMechanism()).user(security.username(), security.password());
+        }
+        return builder.build();
+    }
+
+    private static KeytoolCertificateGenerator certificates() {
+        try {
+            return new KeytoolCertificateGenerator();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create TLS certificates with keytool", e);
+        }
+    }
+
+    @Override
+    public String kafkaVersion() {
+        return spec.release().version();
+    }
+
+    @Override
+    public Execution execution() {
+        return spec.execution();
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return cluster.getBootstrapServers();
+    }
+
+    @Override
+    public Map<String, Object> clientConfig() {
+        Security security = spec.security();
+        return security.saslMechanism() == null
+            ? cluster.getKafkaClientConfiguration()
+            : cluster.getKafkaClientConfiguration(security.username(), security.password());
+    }
+
+    @Override
+    public synchronized SortedSet<Integer> brokerIds() {
+        return Collections.unmodifiableSortedSet(new TreeSet<>(brokerIds));
+    }
+
+    @Override
+    public Set<Integer> stoppedBrokers() {
+        return Set.copyOf(cluster.getStoppedBrokers());
+    }
+
+    @Override
+    public synchronized void stopBroker(int nodeId) {
+        requireRunning(nodeId);
+        cluster.stopNodes(id -> id == nodeId, TerminationStyle.GRACEFUL);
+    }
+
+    @Override
+    public synchronized void killBroker(int nodeId) {
+        if (!supportsKill()) {
+            throw new UnsupportedOperationException("a broker inside this JVM cannot be killed; use "
+                + Execution.CHILD_JVM + " or " + Execution.CONTAINER + " for abrupt stops");
+        }
+        requireRunning(nodeId);
+        cluster.stopNodes(id -> id == nodeId, TerminationStyle.ABRUPT);
+    }
+
+    @Override
+    public boolean supportsKill() {
+        return spec.execution() == Execution.CONTAINER;
+    }
+
+    @Override
+    public synchronized void startBroker(int nodeId) {
+        requireKnown(nodeId);
+        if (!cluster.getStoppedBrokers().contains(nodeId)) {
+            throw new IllegalStateException("broker " + nodeId + " is already running");
+        }
+        cluster.startNodes(id -> id == nodeId);
+        awaitRunningUnfenced();
+    }
+
+    @Override
+    public synchronized int addBroker() {
+        int nodeId = cluster.addBroker();
+        brokerIds.add(nodeId);
+        awaitRunningUnfenced();
+        return nodeId;
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            if (spec.execution() == Execution.IN_JVM) {
+                InJvmBrokerShutdown.shutDownBrokersBeforeControllers(cluster);
+            }
+            cluster.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("closing the cluster failed", e);
+        }
+    }
+
+    private void awaitRunningUnfenced() {
+        Set<Integer> running = new TreeSet<>(brokerIds);
+        running.removeAll(cluster.getStoppedBrokers());
+        BrokerRegistrations.awaitUnfenced(clientConfig(), running);
+    }
+
+    private void requireRunning(int nodeId) {
+        requireKnown(nodeId);
+        if (cluster.getStoppedBrokers().contains(nodeId)) {
+            throw new IllegalStateException("broker " + nodeId + " is already stopped");
+        }
+    }
+
+    private void requireKnown(int nodeId) {
+        if (!brokerIds.contains(nodeId)) {
+            throw new IllegalArgumentException("no broker " + nodeId + " in this cluster; brokers are " + brokerIds);
+        }
+    }
+}

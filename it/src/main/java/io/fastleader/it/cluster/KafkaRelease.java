@@ -1,0 +1,64 @@
+package io.fastleader.it.cluster;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+
+import org.apache.kafka.common.utils.AppInfoParser;
+
+/** Which Apache Kafka broker a cluster runs. */
+public enum KafkaRelease {
+    /** The broker on this JVM's classpath (the version pinned in the parent pom). */
+    CURRENT,
+    /**
+     * A broker from before KIP-951 (pinned as {@code legacy.kafka.version}), resolved by Maven in
+     * {@code it/legacy-kafka}. It runs only in child JVMs.
+     */
+    LEGACY;
+
+    private static final String LEGACY_CLASSPATH = "legacy-kafka.classpath";
+    private static final String LEGACY_PROPERTIES = "legacy-kafka.properties";
+
+    /** The Apache Kafka version, e.g. {@code 3.6.2}. */
+    public String version() {
+        return this == CURRENT ? AppInfoParser.getVersion() : legacyProperties().getProperty("version");
+    }
+
+    /** The classpath a child JVM needs to run this broker. */
+    public String brokerClasspath() {
+        if (this == CURRENT) {
+            // Under surefire java.class.path is only the booter jar; the real one is here.
+            return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        }
+        return new String(readResource(LEGACY_CLASSPATH), StandardCharsets.UTF_8).trim();
+    }
+
+    /** Kafka 4 logs through log4j 2; Kafka 3 through log4j 1 (reload4j). */
+    public boolean logsWithLog4j2() {
+        return Integer.parseInt(version().split("\\.")[0]) >= 4;
+    }
+
+    private static Properties legacyProperties() {
+        Properties properties = new Properties();
+        try (InputStream in = new ByteArrayInputStream(readResource(LEGACY_PROPERTIES))) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return properties;
+    }
+
+    private static byte[] readResource(String name) {
+        try (InputStream in = KafkaRelease.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + name + " is missing: build it/legacy-kafka first (mvn -pl it -am install)");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.fastleader.it.cluster;
+
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The security of the cluster's client listener.
+ *
+ * @param protocol      {@code security.protocol}: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
+ * @param saslMechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 for the SASL protocols, else null
+ * @param username      the SASL user the cluster creates and the client config logs in as
+ * @param password      that user's password
+ */
+public record Security(String protocol, String saslMechanism, String username, String password) {
+
+    private static final Set<String> PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
+    private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+
+    public Security {
+        if (!PROTOCOLS.contains(protocol)) {
+            throw new IllegalArgumentException("unknown security protocol " + protocol + "; expected one of " + PROTOCOLS);
+        }
+        if (isSasl(protocol)) {
+            if (!MECHANISMS.contains(saslMechanism)) {
+                throw new IllegalArgumentException("unsupported SASL mechanism " + saslMechanism + "; expected one of " + MECHANISMS);
+            }
+            Objects.requireNonNull(username, "username");
+            Objects.requireNonNull(password, "password");
+        } else if (saslMechanism != null) {
+            throw new IllegalArgumentException(protocol + " takes no SASL mechanism");
+        }
+    }
+
+    /** No TLS, no authentication. */
+    public static Security plaintext() {
+        return new Security("PLAINTEXT", null, null, null);
+    }
+
+    /** TLS with a certificate made for the test run. */
+    public static Security ssl() {
+        return new Security("SSL", null, null, null);
+    }
+
+    /** SASL without TLS, with one user. */
+    public static Security saslPlaintext(String mechanism, String username, String password) {
+        return new Security("SASL_PLAINTEXT", mechanism, username, password);
+    }
+
+    /** SASL over TLS, with one user. */
+    public static Security saslSsl(String mechanism, String username, String password) {
+        return new Security("SASL_SSL", mechanism, username, password);
+    }
+
+    /** Whether this is plain PLAINTEXT. */
+    public boolean isPlaintext() {
+        return protocol.equals("PLAINTEXT");
+    }
+
+    private static boolean isSasl(String protocol) {
+        return protocol.startsWith("SASL_");
+    }
+}

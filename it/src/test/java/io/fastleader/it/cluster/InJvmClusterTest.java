@@ -1,0 +1,51 @@
+package io.fastleader.it.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/** The scenarios on a 3-broker in-JVM cluster of the current release, plus adding a broker. */
+class InJvmClusterTest extends ClusterScenarioTestBase {
+
+    @BeforeAll
+    static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
+        use(started);
+    }
+
+    @Test
+    @Order(4)
+    void inJvmBrokersCannotBeKilled() {
+        assertThat(cluster.supportsKill()).isFalse();
+        assertThatThrownBy(() -> cluster.killBroker(0))
+            .isInstanceOf(UnsupportedOperationException.class)
+            .hasMessageContaining("CHILD_JVM");
+    }
+
+    @Test
+    @Order(5)
+    void addedBrokerTakesOverLeadershipAndOldLeadersNoLongerHostThePartitions() {
+        String topic = "onto-new-broker";
+        disturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(MIN_ISR_2));
+        Map<TopicPartition, Integer> oldLeaders = leaders(disturbances.describe(topic));
+
+        int added = cluster.addBroker();
+        Map<TopicPartition, Integer> newLeaders = disturbances.moveLeadershipOnto(topic, added);
+
+        assertThat(added).isEqualTo(3);
+        assertThat(cluster.brokerIds()).containsExactly(0, 1, 2, 3);
+        assertThat(newLeaders.values()).containsOnly(added);
+        for (TopicPartitionInfo p : disturbances.describe(topic).partitions()) {
+            Integer oldLeader = oldLeaders.get(new TopicPartition(topic, p.partition()));
+            assertThat(p.replicas()).extracting(Node::id).doesNotContain(oldLeader).hasSize(3);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.fastleader.it.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fastleader.it.cluster.Disturbances.StopStyle;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/** The scenarios on three Kafka 3.6.2 brokers (before KIP-951) in child JVMs, plus a roll by SIGKILL. */
+class LegacyClusterTest extends ClusterScenarioTestBase {
+
+    @BeforeAll
+    static void startCluster(@Cluster(release = KafkaRelease.LEGACY) KafkaTestCluster started) {
+        use(started);
+    }
+
+    @Test
+    @Order(0)
+    void runsThePreKip951Release() {
+        assertThat(cluster.kafkaVersion()).isEqualTo("3.6.2");
+        assertThat(cluster.execution()).isEqualTo(Execution.CHILD_JVM);
+        assertThat(cluster.supportsKill()).isTrue();
+    }
+
+    @Test
+    @Order(4)
+    void everyBrokerIsKilledAndRestartedWhileProducing() throws Exception {
+        rollWhileProducing(StopStyle.KILL);
+    }
+}
