@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -19,6 +21,15 @@ class InJvmClusterTest extends ClusterScenarioTestBase {
     @BeforeAll
     static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
         use(started);
+    }
+
+    @Test
+    @Order(0)
+    void brokersSpeakTheKip951Versions() {
+        ApiVersionsResponseData versions = BrokerApiVersions.of(cluster.bootstrapServers());
+
+        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.PRODUCE)).isGreaterThanOrEqualTo((short) 10);
+        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.FETCH)).isGreaterThanOrEqualTo((short) 16);
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.fastleader.it.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fastleader.it.cluster.Disturbances.StopStyle;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -21,6 +23,9 @@ class LegacyClusterTest extends ClusterScenarioTestBase {
         assertThat(cluster.kafkaVersion()).isEqualTo("3.6.2");
         assertThat(cluster.execution()).isEqualTo(Execution.CHILD_JVM);
         assertThat(cluster.supportsKill()).isTrue();
+        ApiVersionsResponseData versions = BrokerApiVersions.of(cluster.bootstrapServers());
+        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.PRODUCE)).isEqualTo((short) 9);
+        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.FETCH)).isEqualTo((short) 15);
     }
 
     @Test
