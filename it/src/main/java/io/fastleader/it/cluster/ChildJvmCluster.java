@@ -230,15 +230,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
         if (node.isRunning()) {
             throw new IllegalStateException("broker " + nodeId + " is already running");
         }
-        launchBroker(node);
-        try {
-            awaitRunningUnfenced(List.of(node));
-        } catch (RuntimeException e) {
-            node.process.destroyForcibly();
-            awaitExit(node.process, KILL_TIMEOUT);
-            node.process = null;
-            throw e;
-        }
+        launchAndAwaitUnfenced(node);
     }
 
     /** A broker-only node with the next unused id, formatted with this cluster's id. */
@@ -254,12 +246,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
         }
         format(List.of(node));
         nodes.put(id, node);
-        launchBroker(node);
         try {
-            awaitRunningUnfenced(List.of(node));
+            launchAndAwaitUnfenced(node);
         } catch (RuntimeException e) {
-            node.process.destroyForcibly();
-            awaitExit(node.process, KILL_TIMEOUT);
             nodes.remove(id);
             throw e;
         }
@@ -304,6 +293,19 @@ final class ChildJvmCluster implements KafkaTestCluster {
             if (process.exitValue() != 0) {
                 throw failure("formatting the storage of node " + node.id + " failed with exit code " + process.exitValue(), List.of(node), null);
             }
+        }
+    }
+
+    /** Starts one node's broker; if it does not come up unfenced, kills it again and rethrows. */
+    private void launchAndAwaitUnfenced(Node node) {
+        launchBroker(node);
+        try {
+            awaitRunningUnfenced(List.of(node));
+        } catch (RuntimeException e) {
+            node.process.destroyForcibly();
+            awaitExit(node.process, KILL_TIMEOUT);
+            node.process = null;
+            throw e;
         }
     }
 

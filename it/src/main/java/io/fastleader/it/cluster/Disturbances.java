@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -23,12 +24,16 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.ElectionNotNeededException;
 
 /**
  * The events that move partition leaders, each returning once the cluster reports the new state:
  * replica-list rotation, moving partitions onto another broker, preferred-leader election,
  * rolling restarts and topic recreation.
+ *
+ * <p>Admin answers come from whichever broker it asks, and a broker's metadata can lag the
+ * controller's by a moment. So every wait states the exact state it expects (computed here, not
+ * read back), and every method returns the description that showed that state, never a later
+ * read that might come from a lagging broker.
  */
 public final class Disturbances implements AutoCloseable {
 
@@ -44,24 +49,19 @@ public final class Disturbances implements AutoCloseable {
         this.admin = Admin.create(cluster.clientConfig());
     }
 
-    /**
-     * Creates a topic and returns once every partition has a leader and a full ISR.
-     *
-     * @return the topic id
-     */
-    public Uuid createTopic(NewTopic topic) {
+    /** Creates a topic; returns its description once every partition has a leader and a full ISR. */
+    public TopicDescription createTopic(NewTopic topic) {
         call(() -> admin.createTopics(List.of(topic)).all().get());
-        awaitFullIsr(topic.name());
-        return describe(topic.name()).topicId();
+        return awaitFullIsr(topic.name());
     }
 
     /**
      * Rotates every partition's replica list by one, so each partition's first replica moves to
      * the back (the KIP-951 benchmark move), and elects the new first replica leader.
      *
-     * @return each partition's new leader
+     * @return the topic once every partition has its rotated replicas and is led by the new first
      */
-    public Map<TopicPartition, Integer> rotateReplicas(String topic) {
+    public TopicDescription rotateReplicas(String topic) {
         return reassign(topic, partition -> {
             List<Integer> replicas = replicaIds(partition);
             List<Integer> rotated = new ArrayList<>(replicas.subList(1, replicas.size()));
@@ -76,9 +76,9 @@ public final class Disturbances implements AutoCloseable {
      * at all. Where {@code nodeId} already is a follower, it only moves to the front and the old
      * leader stays a follower. Partitions {@code nodeId} already leads are left alone.
      *
-     * @return each partition's new leader ({@code nodeId} for all)
+     * @return the topic once {@code nodeId} leads every partition
      */
-    public Map<TopicPartition, Integer> moveLeadershipOnto(String topic, int nodeId) {
+    public TopicDescription moveLeadershipOnto(String topic, int nodeId) {
         return reassign(topic, partition -> {
             List<Integer> moved = new ArrayList<>(replicaIds(partition));
             if (partition.leader() == null || partition.leader().id() == nodeId) {
@@ -93,25 +93,13 @@ public final class Disturbances implements AutoCloseable {
     }
 
     /**
-     * Elects each partition's first replica leader and returns once they all lead, e.g. after a
-     * restart left leadership drifted onto the other brokers.
+     * Elects each partition's first replica leader, e.g. after a restart left leadership drifted
+     * onto the other brokers.
      *
-     * @return each partition's leader
+     * @return the topic once every partition is led by its first replica
      */
-    public Map<TopicPartition, Integer> electPreferredLeaders(String topic) {
-        Map<TopicPartition, Integer> preferred = preferredLeaders(describe(topic));
-        try {
-            admin.electLeaders(ElectionType.PREFERRED, preferred.keySet()).all().get();
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof ElectionNotNeededException)) {
-                throw new IllegalStateException("preferred-leader election for " + topic + " failed", e.getCause());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        Await.until("preferred leaders of " + topic, TIMEOUT, () -> leaders(describe(topic)).equals(preferred));
-        return preferred;
+    public TopicDescription electPreferredLeaders(String topic) {
+        return elect(topic, replicasByPartition(describe(topic)));
     }
 
     /**
@@ -133,9 +121,9 @@ public final class Disturbances implements AutoCloseable {
      * Deletes a topic and creates it again under the same name with the same partition count,
      * replication factor and topic-level configs.
      *
-     * @return the new topic id
+     * @return the new topic, once it has a new topic id, leaders and full ISR
      */
-    public Uuid recreateTopic(String topic) {
+    public TopicDescription recreateTopic(String topic) {
         TopicDescription before = describe(topic);
         Map<String, String> configs = topicConfigs(topic);
         call(() -> admin.deleteTopics(List.of(topic)).all().get());
@@ -147,19 +135,18 @@ public final class Disturbances implements AutoCloseable {
             admin.createTopics(List.of(again)).all().get();
             return true;
         });
-        awaitFullIsr(topic);
-        return describe(topic).topicId();
+        return awaitState(topic, "a new id and full ISR",
+            description -> !description.topicId().equals(before.topicId()) && hasFullIsr(description));
     }
 
-    /** Returns once every partition of {@code topic} has a leader and all its replicas in sync. */
-    public void awaitFullIsr(String topic) {
-        Await.until("full ISR on " + topic, TIMEOUT, () -> describe(topic).partitions().stream()
-            .allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size()));
+    /** Returns the topic once every partition has a leader and all its replicas in sync. */
+    public TopicDescription awaitFullIsr(String topic) {
+        return awaitState(topic, "full ISR", Disturbances::hasFullIsr);
     }
 
-    /** The topic as the cluster describes it now. */
+    /** The topic as the first broker to answer describes it; retried while no broker knows it yet. */
     public TopicDescription describe(String topic) {
-        return call(() -> admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic));
+        return awaitState(topic, "a description", description -> true);
     }
 
     @Override
@@ -167,13 +154,25 @@ public final class Disturbances implements AutoCloseable {
         admin.close();
     }
 
-    private Map<TopicPartition, Integer> reassign(String topic, Function<TopicPartitionInfo, List<Integer>> newReplicas) {
+    /** Describes {@code topic} until a description satisfies {@code expected}, and returns that one. */
+    private TopicDescription awaitState(String topic, String what, Predicate<TopicDescription> expected) {
+        TopicDescription[] seen = new TopicDescription[1];
+        Await.until(what + " on " + topic, TIMEOUT, () -> {
+            seen[0] = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+            return expected.test(seen[0]);
+        });
+        return seen[0];
+    }
+
+    private TopicDescription reassign(String topic, Function<TopicPartitionInfo, List<Integer>> newReplicas) {
         TopicDescription description = describe(topic);
+        Map<Integer, List<Integer>> target = new HashMap<>();
         Map<TopicPartition, Optional<NewPartitionReassignment>> moves = new HashMap<>();
         for (TopicPartitionInfo partition : description.partitions()) {
-            List<Integer> target = newReplicas.apply(partition);
-            if (!target.equals(replicaIds(partition))) {
-                moves.put(new TopicPartition(topic, partition.partition()), Optional.of(new NewPartitionReassignment(target)));
+            List<Integer> replicas = newReplicas.apply(partition);
+            target.put(partition.partition(), replicas);
+            if (!replicas.equals(replicaIds(partition))) {
+                moves.put(new TopicPartition(topic, partition.partition()), Optional.of(new NewPartitionReassignment(replicas)));
             }
         }
         if (!moves.isEmpty()) {
@@ -181,7 +180,41 @@ public final class Disturbances implements AutoCloseable {
             Await.until("reassignment of " + topic, TIMEOUT,
                 () -> admin.listPartitionReassignments(moves.keySet()).reassignments().get().isEmpty());
         }
-        return electPreferredLeaders(topic);
+        return elect(topic, target);
+    }
+
+    /**
+     * Waits until every partition has exactly {@code replicas} and is led by the first of them,
+     * asking for a preferred-leader election of the partitions that are not there yet. Elections
+     * are repeated because one can be refused while the preferred replica is still catching up.
+     */
+    private TopicDescription elect(String topic, Map<Integer, List<Integer>> replicas) {
+        TopicDescription[] seen = new TopicDescription[1];
+        Await.until("leaders " + replicas + " on " + topic, TIMEOUT, () -> {
+            seen[0] = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+            Set<TopicPartition> pending = seen[0].partitions().stream()
+                .filter(p -> !isLedByFirstOf(p, replicas.get(p.partition())))
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .collect(Collectors.toSet());
+            if (pending.isEmpty()) {
+                return true;
+            }
+            admin.electLeaders(ElectionType.PREFERRED, pending).all().get();
+            return false;
+        });
+        return seen[0];
+    }
+
+    private static boolean isLedByFirstOf(TopicPartitionInfo partition, List<Integer> replicas) {
+        return partition.leader() != null && replicaIds(partition).equals(replicas) && partition.leader().id() == replicas.get(0);
+    }
+
+    private static boolean hasFullIsr(TopicDescription description) {
+        return description.partitions().stream().allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size());
+    }
+
+    private static Map<Integer, List<Integer>> replicasByPartition(TopicDescription description) {
+        return description.partitions().stream().collect(Collectors.toMap(TopicPartitionInfo::partition, Disturbances::replicaIds));
     }
 
     private static List<Integer> replicaIds(TopicPartitionInfo partition) {
@@ -194,20 +227,6 @@ public final class Disturbances implements AutoCloseable {
         return config.entries().stream()
             .filter(entry -> entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG)
             .collect(Collectors.toMap(ConfigEntry::name, ConfigEntry::value));
-    }
-
-    private static Map<TopicPartition, Integer> preferredLeaders(TopicDescription description) {
-        return description.partitions().stream().collect(Collectors.toMap(
-            p -> new TopicPartition(description.name(), p.partition()),
-            p -> p.replicas().get(0).id()));
-    }
-
-    private static Map<TopicPartition, Integer> leaders(TopicDescription description) {
-        Map<TopicPartition, Integer> leaders = new HashMap<>();
-        for (TopicPartitionInfo p : description.partitions()) {
-            leaders.put(new TopicPartition(description.name(), p.partition()), p.leader() == null ? -1 : p.leader().id());
-        }
-        return leaders;
     }
 
     private static <T> T call(AdminCall<T> call) {

@@ -43,8 +43,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@link ChildJvmCluster} on real brokers. Each release gets one cluster, shared by its tests in
- * order, because starting three broker JVMs is the slow part.
+ * {@link ChildJvmCluster} on real 4.3.1 brokers, one cluster shared by the tests in order because
+ * starting three broker JVMs is the slow part. The 3.6.2 release runs the shared scenarios in
+ * {@link LegacyClusterTest}.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ChildJvmClusterTest {
@@ -156,58 +157,6 @@ class ChildJvmClusterTest {
                 }
             }
             assertThatCode(cluster::close).as("a second close").doesNotThrowAnyException();
-        }
-    }
-
-    @Nested
-    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-    class LegacyRelease {
-
-        private KafkaTestCluster cluster;
-
-        @BeforeAll
-        void startCluster() {
-            cluster = ClusterSpec.builder().release(KafkaRelease.LEGACY).start();
-        }
-
-        @AfterAll
-        void closeCluster() {
-            if (cluster != null) {
-                cluster.close();
-            }
-        }
-
-        @Test
-        @Order(1)
-        void runsKafka362() {
-            assertThat(cluster.kafkaVersion()).isEqualTo("3.6.2");
-            assertThat(cluster.execution()).isEqualTo(Execution.CHILD_JVM);
-            assertThat(cluster.brokerIds()).containsExactly(0, 1, 2);
-        }
-
-        @Test
-        @Order(2)
-        void servesRecordsAcrossAGracefulRestartOfTheLeader() throws Exception {
-            TopicPartition partition = new TopicPartition("graceful-restart", 0);
-            List<String> acked = new ArrayList<>();
-            try (Admin admin = Admin.create(adminConfig(cluster));
-                 KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(cluster))) {
-                createTopic(admin, partition.topic());
-                acked.addAll(produce(producer, partition.topic(), "before-stop-", 10));
-                int oldLeader = awaitLeader(admin, partition, -1);
-
-                cluster.stopBroker(oldLeader);
-
-                assertThat(cluster.stoppedBrokers()).containsExactly(oldLeader);
-                assertThat(awaitLeader(admin, partition, oldLeader)).isNotEqualTo(oldLeader);
-                acked.addAll(produce(producer, partition.topic(), "while-down-", 10));
-
-                cluster.startBroker(oldLeader);
-
-                assertThat(cluster.stoppedBrokers()).isEmpty();
-            }
-            assertThat(consumeAll(cluster, partition, acked.size())).containsExactlyElementsOf(acked);
         }
     }
 

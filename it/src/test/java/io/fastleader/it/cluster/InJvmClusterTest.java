@@ -8,6 +8,7 @@ import java.util.Map;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -45,16 +46,15 @@ class InJvmClusterTest extends ClusterScenarioTestBase {
     @Order(5)
     void addedBrokerTakesOverLeadershipAndOldLeadersNoLongerHostThePartitions() {
         String topic = "onto-new-broker";
-        disturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(MIN_ISR_2));
-        Map<TopicPartition, Integer> oldLeaders = leaders(disturbances.describe(topic));
+        Map<TopicPartition, Integer> oldLeaders = leaders(disturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(MIN_ISR_2)));
 
         int added = cluster.addBroker();
-        Map<TopicPartition, Integer> newLeaders = disturbances.moveLeadershipOnto(topic, added);
+        TopicDescription moved = disturbances.moveLeadershipOnto(topic, added);
 
         assertThat(added).isEqualTo(3);
         assertThat(cluster.brokerIds()).containsExactly(0, 1, 2, 3);
-        assertThat(newLeaders.values()).containsOnly(added);
-        for (TopicPartitionInfo p : disturbances.describe(topic).partitions()) {
+        assertThat(leaders(moved).values()).containsOnly(added);
+        for (TopicPartitionInfo p : moved.partitions()) {
             Integer oldLeader = oldLeaders.get(new TopicPartition(topic, p.partition()));
             assertThat(p.replicas()).extracting(Node::id).doesNotContain(oldLeader).hasSize(3);
         }
