@@ -2,9 +2,11 @@ package io.fastleader.it.cluster;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -12,7 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
 
-/** Waits until the controller reports exactly the expected brokers registered and unfenced. */
+/** Waits until the cluster reports brokers registered and unfenced, or fenced. */
 final class BrokerRegistrations {
 
     static final Duration TIMEOUT = Duration.ofSeconds(120);
@@ -22,16 +24,25 @@ final class BrokerRegistrations {
 
     /** Returns once every broker in {@code running} is in the cluster's metadata and unfenced. */
     static void awaitUnfenced(Map<String, Object> clientConfig, Set<Integer> running) {
+        await(clientConfig, "brokers " + running + " registered and unfenced", unfenced -> unfenced.containsAll(running));
+    }
+
+    /**
+     * Returns once the cluster no longer lists {@code nodeId} as an unfenced broker: a killed
+     * broker stays listed until its session times out.
+     */
+    static void awaitFenced(Map<String, Object> clientConfig, int nodeId) {
+        await(clientConfig, "broker " + nodeId + " fenced", unfenced -> !unfenced.contains(nodeId));
+    }
+
+    private static void await(Map<String, Object> clientConfig, String what, Predicate<Set<Integer>> unfencedIdsMatch) {
         Map<String, Object> config = new HashMap<>(clientConfig);
         config.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, 3_000);
         config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
         try (Admin admin = Admin.create(config)) {
-            Await.until("brokers " + running + " registered and unfenced", TIMEOUT, () -> {
-                Set<Integer> unfenced = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
-                    .filter(node -> !node.isFenced())
-                    .map(Node::id)
-                    .collect(Collectors.toSet());
-                return unfenced.containsAll(running);
+            Await.until(what, TIMEOUT, () -> {
+                List<Node> nodes = List.copyOf(admin.describeCluster().nodes().get(5, TimeUnit.SECONDS));
+                return unfencedIdsMatch.test(nodes.stream().filter(node -> !node.isFenced()).map(Node::id).collect(Collectors.toSet()));
             });
         }
     }

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +34,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -382,7 +379,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private void awaitDown(Node node) {
         node.process = null;
         if (controllerQuorumRunning()) {
-            awaitFenced(node.id);
+            BrokerRegistrations.awaitFenced(clientConfig(), node.id);
         }
     }
 
@@ -391,17 +388,6 @@ final class ChildJvmCluster implements KafkaTestCluster {
         long controllers = nodes.values().stream().filter(node -> node.controller).count();
         long running = nodes.values().stream().filter(node -> node.controller && node.isRunning()).count();
         return 2 * running > controllers;
-    }
-
-    private void awaitFenced(int nodeId) {
-        Map<String, Object> config = new HashMap<>(clientConfig());
-        config.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, 3_000);
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
-        try (Admin admin = Admin.create(config)) {
-            Await.until("stopped broker " + nodeId + " fenced", BrokerRegistrations.TIMEOUT,
-                () -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
-                    .noneMatch(node -> node.id() == nodeId && !node.isFenced()));
-        }
     }
 
     /**
