@@ -1,0 +1,367 @@
+package io.fastleader.clients.network;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.MalformedFrameException;
+import io.fastleader.protocol.message.ApiVersionsRequestData;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One connection to one broker, ready once its ApiVersions handshake is done.
+ *
+ * <p>{@link #send} never blocks: it encodes the request on the caller's thread and queues it. The
+ * writer thread writes queued requests while fewer than {@code max.in.flight} are unanswered, and
+ * closes the connection when the oldest unanswered request outlives {@code request.timeout.ms}.
+ * The reader thread matches each response to the oldest unanswered request (Kafka answers in
+ * order) by correlation id. Any failure closes the connection and fails every queued and
+ * unanswered request with one {@link BrokerConnectionException}.
+ */
+public final class BrokerConnection implements AutoCloseable {
+
+    private static final String SOFTWARE_NAME = "fastleader";
+    private static final String SOFTWARE_VERSION = "0.1.0";
+
+    private final String broker;
+    private final ConnectionConfig config;
+    private final Socket socket;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signals the writer: a request was queued, one was answered, or the connection closed. */
+    private final Condition writerWakeup = lock.newCondition();
+    private final ArrayDeque<Request> queued = new ArrayDeque<>();
+    private final ArrayDeque<Request> inFlight = new ArrayDeque<>();
+    private int nextCorrelationId;
+    private BrokerConnectionException closedBy;
+    private volatile NegotiatedVersions versions;
+
+    private BrokerConnection(String broker, ConnectionConfig config, Socket socket) {
+        this.broker = broker;
+        this.config = config;
+        this.socket = socket;
+    }
+
+    /**
+     * Connects, starts the connection's threads and negotiates API versions.
+     *
+     * @throws BrokerConnectionException if the broker cannot be reached or the handshake fails
+     */
+    public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config) {
+        String broker = address.getHostString() + ":" + address.getPort();
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(address, Math.toIntExact(config.connectTimeout().toMillis()));
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
+        }
+        BrokerConnection connection = new BrokerConnection(broker, config, socket);
+        connection.startThreads();
+        try {
+            connection.versions = connection.handshake();
+        } catch (RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        return connection;
+    }
+
+    /** The versions this connection uses. */
+    public NegotiatedVersions versions() {
+        return versions;
+    }
+
+    /**
+     * Sends a request at the version negotiated for {@code api}.
+     *
+     * @return the response body; fails with {@link BrokerConnectionException} if the connection
+     *         fails first, or with {@link org.apache.kafka.common.errors.UnsupportedVersionException}
+     *         if the broker speaks no version of {@code api} we speak
+     */
+    public CompletableFuture<ApiMessage> send(ApiKey api, ApiMessage body) {
+        try {
+            return sendAt(api, versions.version(api), body);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Whether the connection is still usable. */
+    public boolean isOpen() {
+        lock.lock();
+        try {
+            return closedBy == null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes the connection; every request still on it fails with a {@link BrokerConnectionException}. */
+    @Override
+    public void close() {
+        fail(new BrokerConnectionException("connection to " + broker + " closed by the client", null));
+    }
+
+    /**
+     * ApiVersions at our newest version. A broker that does not speak it answers
+     * UNSUPPORTED_VERSION in the v0 layout with its own range, which we then meet.
+     */
+    private NegotiatedVersions handshake() {
+        ApiVersionsResponseData response = apiVersions(ApiKey.API_VERSIONS.highestVersion());
+        if (response.errorCode() == Errors.UNSUPPORTED_VERSION.code()) {
+            ApiVersionsResponseData.ApiVersion range = response.apiKeys().find(ApiKey.API_VERSIONS.id());
+            short fallback = range == null ? 0 : (short) Math.min(range.maxVersion(), ApiKey.API_VERSIONS.highestVersion());
+            response = apiVersions(fallback);
+        }
+        if (response.errorCode() != Errors.NONE.code()) {
+            throw new BrokerConnectionException("ApiVersions to " + broker + " failed: " + Errors.forCode(response.errorCode()), null);
+        }
+        return NegotiatedVersions.from(response);
+    }
+
+    private ApiVersionsResponseData apiVersions(short version) {
+        ApiVersionsRequestData request = new ApiVersionsRequestData()
+            .setClientSoftwareName(SOFTWARE_NAME)
+            .setClientSoftwareVersion(SOFTWARE_VERSION);
+        try {
+            return (ApiVersionsResponseData) sendAt(ApiKey.API_VERSIONS, version, request)
+                .get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof BrokerConnectionException failure
+                ? failure
+                : new BrokerConnectionException("ApiVersions to " + broker + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerConnectionException("ApiVersions to " + broker + " timed out", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerConnectionException("interrupted during the handshake with " + broker, e);
+        }
+    }
+
+    private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {
+        lock.lock();
+        try {
+            if (closedBy != null) {
+                return CompletableFuture.failedFuture(closedBy);
+            }
+            int correlationId = nextCorrelationId++;
+            Request request = new Request(api, version, correlationId,
+                Framing.encodeRequest(api, version, correlationId, config.clientId(), body));
+            queued.add(request);
+            writerWakeup.signal();
+            return request.response;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void startThreads() {
+        Thread writer = new Thread(this::writeLoop, "fastleader-writer-" + broker);
+        Thread reader = new Thread(this::readLoop, "fastleader-reader-" + broker);
+        writer.setDaemon(true);
+        reader.setDaemon(true);
+        writer.start();
+        reader.start();
+    }
+
+    private void writeLoop() {
+        try (OutputStream out = new BufferedOutputStream(socket.getOutputStream())) {
+            Request next;
+            while ((next = nextToWrite()) != null) {
+                out.write(next.frame.array(), next.frame.arrayOffset() + next.frame.position(), next.frame.remaining());
+                if (nextIsQueuedAndAllowed()) {
+                    continue;
+                }
+                out.flush();
+            }
+        } catch (IOException | RuntimeException e) {
+            fail(new BrokerConnectionException("writing to " + broker + " failed: " + e.getMessage(), e));
+        } catch (InterruptedException e) {
+            fail(new BrokerConnectionException("the writer to " + broker + " was interrupted", e));
+        }
+    }
+
+    /**
+     * Blocks until a queued request may be written and moves it in flight, or returns null once
+     * the connection is closed. Closes it when the oldest request in flight has timed out.
+     */
+    private Request nextToWrite() throws InterruptedException {
+        lock.lock();
+        try {
+            while (closedBy == null) {
+                long now = System.nanoTime();
+                Request oldest = inFlight.peek();
+                if (oldest != null && now - oldest.deadlineNanos >= 0) {
+                    failLocked(new BrokerConnectionException(oldest.api.displayName() + " request to " + broker
+                        + " got no response within " + config.requestTimeout().toMillis() + " ms", null));
+                    break;
+                }
+                if (!queued.isEmpty() && inFlight.size() < config.maxInFlight()) {
+                    Request request = queued.poll();
+                    request.deadlineNanos = now + config.requestTimeout().toNanos();
+                    inFlight.add(request);
+                    return request;
+                }
+                if (oldest == null) {
+                    writerWakeup.await();
+                } else {
+                    writerWakeup.awaitNanos(oldest.deadlineNanos - now);
+                }
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether another request can be written right away, so the flush can wait for it. */
+    private boolean nextIsQueuedAndAllowed() {
+        lock.lock();
+        try {
+            return closedBy == null && !queued.isEmpty() && inFlight.size() < config.maxInFlight();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void readLoop() {
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()))) {
+            while (true) {
+                int size;
+                try {
+                    size = in.readInt();
+                } catch (EOFException e) {
+                    throw new EOFException("the broker closed the connection");
+                }
+                byte[] frame = new byte[Framing.checkResponseSize(size, config.maxResponseBytes())];
+                in.readFully(frame);
+                complete(ByteBuffer.wrap(frame));
+            }
+        } catch (IOException | RuntimeException e) {
+            fail(new BrokerConnectionException(failureMessage(e), e));
+        } catch (Error e) {
+            // The reader never dies silently: the requests learn why before the error propagates.
+            fail(new BrokerConnectionException("the reader from " + broker + " failed: " + e, e));
+            throw e;
+        }
+    }
+
+    private String failureMessage(Throwable e) {
+        if (e instanceof MalformedFrameException) {
+            return "malformed response from " + broker + ": " + e.getMessage();
+        }
+        return "reading from " + broker + " failed: " + e.getMessage();
+    }
+
+    /**
+     * Matches a response frame to the oldest request in flight, decodes it and completes it. The
+     * request stays in flight until decoded, so a malformed body fails it with the connection.
+     */
+    private void complete(ByteBuffer frame) {
+        int correlationId = Framing.correlationId(frame);
+        Request request;
+        lock.lock();
+        try {
+            request = inFlight.peek();
+        } finally {
+            lock.unlock();
+        }
+        if (request == null || request.correlationId != correlationId) {
+            throw new MalformedFrameException("response with correlation id " + correlationId + " while "
+                + (request == null ? "no request is in flight" : "the oldest request in flight has " + request.correlationId));
+        }
+        ApiMessage body = decode(request, frame);
+        lock.lock();
+        try {
+            // Only this thread removes answered requests; a concurrent failure may have cleared it.
+            if (inFlight.peek() == request) {
+                inFlight.poll();
+                writerWakeup.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+        request.response.complete(body);
+    }
+
+    private static ApiMessage decode(Request request, ByteBuffer frame) {
+        try {
+            return Framing.decodeResponse(request.api, request.version, frame).body();
+        } catch (MalformedFrameException e) {
+            // A broker that does not speak our ApiVersions version answers in the v0 layout.
+            if (request.api == ApiKey.API_VERSIONS && request.version > 0) {
+                return Framing.decodeResponse(ApiKey.API_VERSIONS, (short) 0, frame).body();
+            }
+            throw e;
+        }
+    }
+
+    private void fail(BrokerConnectionException cause) {
+        lock.lock();
+        try {
+            failLocked(cause);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** First failure wins: it closes the socket and fails every request; later ones are ignored. */
+    private void failLocked(BrokerConnectionException cause) {
+        if (closedBy != null) {
+            return;
+        }
+        closedBy = cause;
+        closeQuietly(socket);
+        List<Request> failed = new ArrayList<>(inFlight);
+        failed.addAll(queued);
+        inFlight.clear();
+        queued.clear();
+        writerWakeup.signalAll();
+        failed.forEach(request -> request.response.completeExceptionally(cause));
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // Closing is best effort: the connection is being abandoned either way.
+        }
+    }
+
+    /** A request from the moment it is queued until it is answered or failed. */
+    private static final class Request {
+        final ApiKey api;
+        final short version;
+        final int correlationId;
+        final ByteBuffer frame;
+        final CompletableFuture<ApiMessage> response = new CompletableFuture<>();
+        long deadlineNanos;
+
+        Request(ApiKey api, short version, int correlationId, ByteBuffer frame) {
+            this.api = api;
+            this.version = version;
+            this.correlationId = correlationId;
+            this.frame = frame;
+        }
+    }
+}

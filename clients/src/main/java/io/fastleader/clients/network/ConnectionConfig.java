@@ -1,0 +1,38 @@
+package io.fastleader.clients.network;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings of one broker connection, named after the Kafka client configs they come from.
+ *
+ * @param clientId         {@code client.id}, sent in every request header
+ * @param maxInFlight      {@code max.in.flight.requests.per.connection}: requests written but not yet answered
+ * @param requestTimeout   {@code request.timeout.ms}: from writing a request to its response
+ * @param connectTimeout   {@code socket.connection.setup.timeout.ms}: TCP connect
+ * @param maxResponseBytes largest response frame accepted; a bigger size prefix closes the connection
+ */
+public record ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration connectTimeout,
+                               int maxResponseBytes) {
+
+    /** Kafka's defaults: 5 in flight, 30 s request timeout, 10 s connect timeout; responses up to 100 MiB. */
+    public static ConnectionConfig defaults(String clientId) {
+        return new ConnectionConfig(clientId, 5, Duration.ofSeconds(30), Duration.ofSeconds(10), 100 * 1024 * 1024);
+    }
+
+    public ConnectionConfig {
+        Objects.requireNonNull(clientId, "clientId");
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("max.in.flight.requests.per.connection must be at least 1, not " + maxInFlight);
+        }
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("request.timeout.ms must be positive, not " + requestTimeout.toMillis());
+        }
+        if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+            throw new IllegalArgumentException("socket.connection.setup.timeout.ms must be positive, not " + connectTimeout.toMillis());
+        }
+        if (maxResponseBytes < 4) {
+            throw new IllegalArgumentException("maxResponseBytes must be at least 4, not " + maxResponseBytes);
+        }
+    }
+}

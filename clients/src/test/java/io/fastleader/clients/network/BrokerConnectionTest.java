@@ -1,0 +1,245 @@
+package io.fastleader.clients.network;
+
+import static io.fastleader.clients.network.FrameServer.ranges;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.fastleader.clients.network.FrameServer.Received;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.MalformedFrameException;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.MetadataRequestData;
+import io.fastleader.protocol.message.MetadataResponseData;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class BrokerConnectionTest {
+
+    private static final ApiVersionsResponseData KAFKA_4_3 = ranges(
+        ApiKey.API_VERSIONS, 0, 4, ApiKey.METADATA, 0, 13, ApiKey.PRODUCE, 3, 13, ApiKey.FETCH, 4, 18);
+
+    private final FrameServer server;
+    private BrokerConnection connection;
+
+    BrokerConnectionTest() throws IOException {
+        server = new FrameServer();
+    }
+
+    @AfterEach
+    void close() {
+        if (connection != null) {
+            connection.close();
+        }
+        server.close();
+    }
+
+    @Test
+    void negotiatesTheHighestVersionBothSidesSpeak() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), ranges(
+            ApiKey.API_VERSIONS, 0, 4, ApiKey.PRODUCE, 3, 9, ApiKey.FETCH, 4, 20, ApiKey.METADATA, 0, 13));
+
+        assertThat(connection.versions().version(ApiKey.PRODUCE)).isEqualTo((short) 9);
+        assertThat(connection.versions().version(ApiKey.FETCH)).isEqualTo((short) 18);
+        assertThat(connection.versions().version(ApiKey.METADATA)).isEqualTo((short) 13);
+        assertThat(connection.versions().supports(ApiKey.FIND_COORDINATOR)).isFalse();
+    }
+
+    @Test
+    void failsARequestForAnApiTheBrokerDoesNotSpeakWithoutSendingIt() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+        assertThatThrownBy(() -> connection.send(ApiKey.FIND_COORDINATOR, ApiKey.FIND_COORDINATOR.newRequest()).get())
+            .hasCauseInstanceOf(UnsupportedVersionException.class)
+            .hasMessageContaining("FindCoordinator");
+        assertThat(server.readWithin(200)).isEmpty();
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
+    void retriesTheHandshakeAtTheVersionTheBrokerSpeaks() throws Exception {
+        CompletableFuture<BrokerConnection> opening = open(config(5, Duration.ofSeconds(10)));
+        Received first = server.read();
+        // A broker older than our ApiVersions answers in the v0 layout, naming its own range.
+        server.respond(ApiKey.API_VERSIONS, (short) 0, first.correlationId(),
+            ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(Errors.UNSUPPORTED_VERSION.code()));
+        Received second = server.answerHandshake(KAFKA_4_3);
+        connection = opening.get(10, TimeUnit.SECONDS);
+
+        assertThat(first.version()).isEqualTo(ApiKey.API_VERSIONS.highestVersion());
+        assertThat(second.version()).isEqualTo((short) 2);
+        assertThat(second.correlationId()).isGreaterThan(first.correlationId());
+        assertThat(connection.versions().version(ApiKey.PRODUCE)).isEqualTo((short) 12);
+    }
+
+    @Test
+    void sendsTheClientIdInEveryHeader() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+        connection.send(ApiKey.METADATA, new MetadataRequestData());
+
+        assertThat(server.read().clientId()).isEqualTo("test-client");
+    }
+
+    @Test
+    void pipelinesUpToMaxInFlightAndCompletesInOrder() throws Exception {
+        connect(config(3, Duration.ofSeconds(10)), KAFKA_4_3);
+        List<CompletableFuture<ApiMessage>> responses = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            responses.add(connection.send(ApiKey.METADATA, new MetadataRequestData()));
+        }
+
+        List<Received> unanswered = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            unanswered.add(server.read());
+        }
+        assertThat(server.readWithin(200)).as("a fourth request while three are unanswered").isEmpty();
+        int answered = 0;
+        while (answered < 7) {
+            Received oldest = unanswered.remove(0);
+            server.respond(oldest, new MetadataResponseData().setClusterId("answer-" + answered));
+            answered++;
+            if (answered + unanswered.size() < 7) {
+                unanswered.add(server.read());
+            }
+        }
+
+        for (int i = 0; i < 7; i++) {
+            assertThat(((MetadataResponseData) responses.get(i).get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("answer-" + i);
+        }
+    }
+
+    @Test
+    void aRequestWithoutResponseClosesTheConnectionAndFailsEveryRequest() throws Exception {
+        connect(config(5, Duration.ofMillis(300)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> first = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        CompletableFuture<ApiMessage> second = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        server.read();
+
+        assertFailsWithConnectionError(first).hasMessageContaining("Metadata request to").hasMessageContaining("no response within 300 ms");
+        assertFailsWithConnectionError(second);
+        assertThat(connection.isOpen()).isFalse();
+    }
+
+    @Test
+    void aHugeSizePrefixClosesTheConnectionBeforeAllocating() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        server.read();
+
+        server.writeRaw(ByteBuffer.allocate(4).putInt(Integer.MAX_VALUE).array());
+
+        assertFailsWithConnectionError(response).hasRootCauseInstanceOf(MalformedFrameException.class)
+            .hasMessageContaining("exceeds the limit");
+    }
+
+    @Test
+    void aBodyCutShortByTheBrokerClosingFailsTheRequest() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        Received request = server.read();
+
+        server.writeRaw(ByteBuffer.allocate(10).putInt(100).putInt(request.correlationId()).array());
+        server.disconnect();
+
+        assertFailsWithConnectionError(response).hasMessageContaining("reading from");
+    }
+
+    @Test
+    void aMalformedBodyClosesTheConnection() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        Received request = server.read();
+
+        // A complete frame whose body claims a brokers array of 2^31 - 1 entries.
+        server.writeRaw(ByteBuffer.allocate(17).putInt(13).putInt(request.correlationId()).put((byte) 0).putInt(0)
+            .putInt(Integer.MAX_VALUE).array());
+
+        assertFailsWithConnectionError(response).hasMessageContaining("malformed response");
+    }
+
+    @Test
+    void aDisconnectMidRequestFailsItAndEveryLaterRequestAtOnce() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        server.read();
+
+        server.disconnect();
+
+        assertFailsWithConnectionError(response);
+        assertFailsWithConnectionError(connection.send(ApiKey.METADATA, new MetadataRequestData()));
+    }
+
+    @Test
+    void aResponseToAnotherRequestClosesTheConnection() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        Received request = server.read();
+
+        server.respond(ApiKey.METADATA, request.version(), request.correlationId() + 7, new MetadataResponseData());
+
+        assertFailsWithConnectionError(response).hasMessageContaining("correlation id " + (request.correlationId() + 7));
+    }
+
+    @Test
+    void closeFailsRequestsStillQueued() throws Exception {
+        connect(config(1, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> inFlight = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        CompletableFuture<ApiMessage> queued = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        server.read();
+
+        connection.close();
+
+        assertFailsWithConnectionError(inFlight).hasMessageContaining("closed by the client");
+        assertFailsWithConnectionError(queued).hasMessageContaining("closed by the client");
+    }
+
+    @Test
+    void anUnreachableBrokerIsAConnectionError() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+
+        assertThatThrownBy(() -> BrokerConnection.open(new java.net.InetSocketAddress("127.0.0.1", closedPort),
+            config(5, Duration.ofSeconds(10))))
+            .isInstanceOf(BrokerConnectionException.class)
+            .hasMessageContaining("cannot connect to 127.0.0.1:" + closedPort);
+    }
+
+    private static ConnectionConfig config(int maxInFlight, Duration requestTimeout) {
+        return new ConnectionConfig("test-client", maxInFlight, requestTimeout, Duration.ofSeconds(5), 1 << 20);
+    }
+
+    private CompletableFuture<BrokerConnection> open(ConnectionConfig config) {
+        return CompletableFuture.supplyAsync(() -> BrokerConnection.open(server.address(), config));
+    }
+
+    private void connect(ConnectionConfig config, ApiVersionsResponseData ranges) throws Exception {
+        CompletableFuture<BrokerConnection> opening = open(config);
+        server.answerHandshake(ranges);
+        connection = opening.get(10, TimeUnit.SECONDS);
+    }
+
+    private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertFailsWithConnectionError(
+        CompletableFuture<ApiMessage> response) {
+        ExecutionException failure = org.assertj.core.api.Assertions.catchThrowableOfType(
+            () -> response.get(10, TimeUnit.SECONDS), ExecutionException.class);
+        assertThat(failure).as("the request failed").isNotNull();
+        return assertThat(failure.getCause()).isInstanceOf(BrokerConnectionException.class);
+    }
+}
