@@ -1,5 +1,6 @@
 package io.fastleader.it.cluster;
 
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
@@ -19,6 +20,13 @@ public interface KafkaTestCluster extends AutoCloseable {
 
     /** {@code bootstrap.servers} for clients. */
     String bootstrapServers();
+
+    /** The first address of {@link #bootstrapServers()}, for a connection to one broker. */
+    default InetSocketAddress firstBootstrapAddress() {
+        String first = bootstrapServers().split(",")[0];
+        int colon = first.lastIndexOf(':');
+        return new InetSocketAddress(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
+    }
 
     /** Everything a kafka-clients client needs to connect: bootstrap servers and security settings. */
     Map<String, Object> clientConfig();

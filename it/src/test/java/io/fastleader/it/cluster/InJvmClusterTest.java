@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Map;
 
 import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.clients.network.BrokerConnection;
+import io.fastleader.clients.network.ConnectionConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
@@ -27,10 +28,10 @@ class InJvmClusterTest extends ClusterScenarioTestBase {
     @Test
     @Order(0)
     void brokersSpeakTheKip951Versions() {
-        ApiVersionsResponseData versions = BrokerApiVersions.of(cluster.bootstrapServers());
-
-        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.PRODUCE)).isGreaterThanOrEqualTo((short) 10);
-        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.FETCH)).isGreaterThanOrEqualTo((short) 16);
+        try (BrokerConnection connection = BrokerConnection.open(cluster.firstBootstrapAddress(), ConnectionConfig.defaults("fastleader-it"))) {
+            assertThat(connection.versions().version(ApiKey.PRODUCE)).isGreaterThanOrEqualTo((short) 10);
+            assertThat(connection.versions().version(ApiKey.FETCH)).isGreaterThanOrEqualTo((short) 16);
+        }
     }
 
     @Test

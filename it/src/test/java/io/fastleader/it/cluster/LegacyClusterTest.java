@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fastleader.it.cluster.Disturbances.StopStyle;
 import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.clients.network.BrokerConnection;
+import io.fastleader.clients.network.ConnectionConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -23,9 +24,10 @@ class LegacyClusterTest extends ClusterScenarioTestBase {
         assertThat(cluster.kafkaVersion()).isEqualTo("3.6.2");
         assertThat(cluster.execution()).isEqualTo(Execution.CHILD_JVM);
         assertThat(cluster.supportsKill()).isTrue();
-        ApiVersionsResponseData versions = BrokerApiVersions.of(cluster.bootstrapServers());
-        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.PRODUCE)).isEqualTo((short) 9);
-        assertThat(BrokerApiVersions.maxVersion(versions, ApiKey.FETCH)).isEqualTo((short) 15);
+        try (BrokerConnection connection = BrokerConnection.open(cluster.firstBootstrapAddress(), ConnectionConfig.defaults("fastleader-it"))) {
+            assertThat(connection.versions().version(ApiKey.PRODUCE)).isEqualTo((short) 9);
+            assertThat(connection.versions().version(ApiKey.FETCH)).isEqualTo((short) 15);
+        }
     }
 
     @Test

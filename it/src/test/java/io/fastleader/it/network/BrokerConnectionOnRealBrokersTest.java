@@ -1,0 +1,141 @@
+package io.fastleader.it.network;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.fastleader.clients.network.BrokerConnection;
+import io.fastleader.clients.network.BrokerConnectionException;
+import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.FetchRequestData;
+import io.fastleader.protocol.message.MetadataRequestData;
+import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.message.ProduceRequestData;
+import io.fastleader.protocol.message.ProduceResponseData;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * fastleader's own broker connection against real Kafka 4.3.1 brokers. Negotiation with a 3.6.2
+ * broker is checked in {@code LegacyClusterTest}.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class BrokerConnectionOnRealBrokersTest {
+
+    private static final ConnectionConfig CONFIG = ConnectionConfig.defaults("fastleader-it");
+
+    @Test
+    @Order(1)
+    void negotiatesOurNewestVersionsWithKafka43(@Cluster(brokers = 1, execution = Execution.IN_JVM) KafkaTestCluster cluster) {
+        try (BrokerConnection connection = BrokerConnection.open(cluster.firstBootstrapAddress(), CONFIG)) {
+            assertThat(connection.versions().version(ApiKey.API_VERSIONS)).isEqualTo(ApiKey.API_VERSIONS.highestVersion());
+            assertThat(connection.versions().version(ApiKey.PRODUCE)).isEqualTo(ApiKey.PRODUCE.highestVersion());
+            assertThat(connection.versions().version(ApiKey.FETCH)).isEqualTo(ApiKey.FETCH.highestVersion());
+            assertThat(connection.versions().version(ApiKey.METADATA)).isEqualTo(ApiKey.METADATA.highestVersion());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void metadataProduceAndAThousandPipelinedRequests(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster cluster) throws Exception {
+        TopicDescription topic;
+        try (Disturbances disturbances = new Disturbances(cluster)) {
+            topic = disturbances.createTopic(new NewTopic("round-trips", 1, (short) 3));
+        }
+        Node leader = topic.partitions().get(0).leader();
+        try (BrokerConnection connection = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), CONFIG)) {
+            MetadataResponseData metadata = (MetadataResponseData) connection.send(ApiKey.METADATA, new MetadataRequestData()
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("round-trips"))))
+                .get(30, TimeUnit.SECONDS);
+            assertThat(metadata.brokers()).extracting(MetadataResponseData.MetadataResponseBroker::nodeId)
+                .containsExactlyInAnyOrderElementsOf(cluster.brokerIds());
+            assertThat(metadata.topics().find("round-trips").partitions().get(0).leaderId()).isEqualTo(leader.id());
+
+            ProduceResponseData produced = (ProduceResponseData) connection.send(ApiKey.PRODUCE, produce("round-trips", "hello"))
+                .get(30, TimeUnit.SECONDS);
+            ProduceResponseData.PartitionProduceResponse partition = produced.responses().find("round-trips").partitionResponses().get(0);
+            assertThat(partition.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(partition.baseOffset()).isZero();
+
+            List<Integer> completionOrder = new ArrayList<>();
+            List<CompletableFuture<ApiMessage>> responses = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                int index = i;
+                responses.add(connection.send(ApiKey.METADATA, new MetadataRequestData().setTopics(List.of()))
+                    .whenComplete((response, failure) -> {
+                        synchronized (completionOrder) {
+                            completionOrder.add(index);
+                        }
+                    }));
+            }
+            CompletableFuture.allOf(responses.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            assertThat(completionOrder).hasSize(1000).isSorted();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aBrokerStoppedMidRequestFailsItWithoutWaitingForTheTimeout(
+        @Cluster(execution = Execution.IN_JVM) KafkaTestCluster cluster) throws Exception {
+        TopicDescription topic;
+        try (Disturbances disturbances = new Disturbances(cluster)) {
+            topic = disturbances.createTopic(new NewTopic("long-poll", 1, (short) 3));
+        }
+        Node leader = topic.partitions().get(0).leader();
+        ConnectionConfig patient = new ConnectionConfig("fastleader-it", 5, Duration.ofMinutes(2), Duration.ofSeconds(10), 100 << 20);
+        try (BrokerConnection connection = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), patient)) {
+            // An empty partition and a high minimum: the broker parks this fetch for maxWaitMs.
+            CompletableFuture<ApiMessage> parked = connection.send(ApiKey.FETCH, new FetchRequestData()
+                .setMaxWaitMs(60_000).setMinBytes(1 << 20).setMaxBytes(1 << 20).setSessionEpoch(-1)
+                .setTopics(List.of(new FetchRequestData.FetchTopic().setTopicId(topic.topicId()).setPartitions(List.of(
+                    new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20))))));
+
+            cluster.stopBroker(leader.id());
+
+            ExecutionException failure = org.assertj.core.api.Assertions.catchThrowableOfType(
+                () -> parked.get(60, TimeUnit.SECONDS), ExecutionException.class);
+            assertThat(failure.getCause()).isInstanceOf(BrokerConnectionException.class)
+                .hasMessageNotContaining("no response within");
+            assertThat(connection.isOpen()).isFalse();
+        }
+        cluster.startBroker(leader.id());
+        try (BrokerConnection again = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), CONFIG)) {
+            assertThat(again.send(ApiKey.METADATA, new MetadataRequestData().setTopics(List.of())).get(30, TimeUnit.SECONDS))
+                .isInstanceOf(MetadataResponseData.class);
+        }
+    }
+
+    private static ProduceRequestData produce(String topic, String value) {
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(value.getBytes()));
+        ProduceRequestData request = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
+        request.topicData().add(new ProduceRequestData.TopicProduceData().setName(topic)
+            .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records))));
+        return request;
+    }
+}
