@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +20,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import javax.net.ssl.SSLHandshakeException;
+
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -61,29 +65,52 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     /**
-     * Connects, starts the connection's threads and negotiates API versions.
+     * Connects (TLS if configured), starts the connection's threads, negotiates API versions and
+     * authenticates (SASL if configured).
      *
-     * @throws BrokerConnectionException if the broker cannot be reached or the handshake fails
+     * @throws BrokerConnectionException if the broker cannot be reached or the setup fails on the way
+     * @throws SslAuthenticationException if TLS cannot be set up or the broker's certificate is refused
+     * @throws org.apache.kafka.common.errors.SaslAuthenticationException if the broker refuses the credentials
      */
     public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config) {
         String broker = address.getHostString() + ":" + address.getPort();
-        Socket socket = new Socket();
-        try {
-            socket.setTcpNoDelay(true);
-            socket.connect(address, Math.toIntExact(config.connectTimeout().toMillis()));
-        } catch (IOException e) {
-            closeQuietly(socket);
-            throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
-        }
-        BrokerConnection connection = new BrokerConnection(broker, config, socket);
+        BrokerConnection connection = new BrokerConnection(broker, config, connect(address, config));
         connection.startThreads();
         try {
             connection.versions = connection.handshake();
+            if (config.security().protocol().usesSasl()) {
+                SaslAuthenticator.authenticate(config.security(), address.getHostString(), connection::exchange);
+            }
         } catch (RuntimeException e) {
             connection.close();
             throw e;
         }
         return connection;
+    }
+
+    /**
+     * TCP, then TLS if configured.
+     *
+     * @throws SslAuthenticationException if TLS cannot be set up or the broker's certificate is refused
+     */
+    private static Socket connect(InetSocketAddress address, ConnectionConfig config) {
+        String broker = address.getHostString() + ":" + address.getPort();
+        int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(address, timeoutMs);
+            if (!config.security().protocol().usesTls()) {
+                return socket;
+            }
+            return TlsSockets.wrap(socket, address.getHostString(), address.getPort(), config.security(), timeoutMs);
+        } catch (SSLHandshakeException | GeneralSecurityException e) {
+            closeQuietly(socket);
+            throw new SslAuthenticationException("TLS with " + broker + " failed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
+        }
     }
 
     /** The versions this connection uses. */
@@ -143,18 +170,26 @@ public final class BrokerConnection implements AutoCloseable {
         ApiVersionsRequestData request = new ApiVersionsRequestData()
             .setClientSoftwareName(SOFTWARE_NAME)
             .setClientSoftwareVersion(SOFTWARE_VERSION);
+        return (ApiVersionsResponseData) await(ApiKey.API_VERSIONS, sendAt(ApiKey.API_VERSIONS, version, request));
+    }
+
+    /** One request of the connection's setup, sent at the negotiated version and waited for. */
+    private ApiMessage exchange(ApiKey api, ApiMessage body) {
+        return await(api, send(api, body));
+    }
+
+    private ApiMessage await(ApiKey api, CompletableFuture<ApiMessage> response) {
         try {
-            return (ApiVersionsResponseData) sendAt(ApiKey.API_VERSIONS, version, request)
-                .get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            return response.get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof BrokerConnectionException failure
+            throw e.getCause() instanceof RuntimeException failure
                 ? failure
-                : new BrokerConnectionException("ApiVersions to " + broker + " failed", e.getCause());
+                : new BrokerConnectionException(api.displayName() + " to " + broker + " failed", e.getCause());
         } catch (TimeoutException e) {
-            throw new BrokerConnectionException("ApiVersions to " + broker + " timed out", e);
+            throw new BrokerConnectionException(api.displayName() + " to " + broker + " timed out", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BrokerConnectionException("interrupted during the handshake with " + broker, e);
+            throw new BrokerConnectionException("interrupted while setting up the connection to " + broker, e);
         }
     }
 

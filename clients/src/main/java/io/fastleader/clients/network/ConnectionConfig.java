@@ -11,17 +11,25 @@ import java.util.Objects;
  * @param requestTimeout   {@code request.timeout.ms}: from writing a request to its response
  * @param connectTimeout   {@code socket.connection.setup.timeout.ms}: TCP connect
  * @param maxResponseBytes largest response frame accepted; a bigger size prefix closes the connection
+ * @param security         TLS and SASL settings
  */
 public record ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration connectTimeout,
-                               int maxResponseBytes) {
+                               int maxResponseBytes, SecurityConfig security) {
 
-    /** Kafka's defaults: 5 in flight, 30 s request timeout, 10 s connect timeout; responses up to 100 MiB. */
+    /** Kafka's defaults: 5 in flight, 30 s request timeout, 10 s connect timeout, PLAINTEXT; responses up to 100 MiB. */
     public static ConnectionConfig defaults(String clientId) {
-        return new ConnectionConfig(clientId, 5, Duration.ofSeconds(30), Duration.ofSeconds(10), 100 * 1024 * 1024);
+        return new ConnectionConfig(clientId, 5, Duration.ofSeconds(30), Duration.ofSeconds(10), 100 * 1024 * 1024,
+            SecurityConfig.PLAINTEXT);
+    }
+
+    /** This config with other security settings. */
+    public ConnectionConfig withSecurity(SecurityConfig security) {
+        return new ConnectionConfig(clientId, maxInFlight, requestTimeout, connectTimeout, maxResponseBytes, security);
     }
 
     public ConnectionConfig {
         Objects.requireNonNull(clientId, "clientId");
+        Objects.requireNonNull(security, "security");
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("max.in.flight.requests.per.connection must be at least 1, not " + maxInFlight);
         }

@@ -222,7 +222,7 @@ class BrokerConnectionTest {
     }
 
     private static ConnectionConfig config(int maxInFlight, Duration requestTimeout) {
-        return new ConnectionConfig("test-client", maxInFlight, requestTimeout, Duration.ofSeconds(5), 1 << 20);
+        return new ConnectionConfig("test-client", maxInFlight, requestTimeout, Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT);
     }
 
     private CompletableFuture<BrokerConnection> open(ConnectionConfig config) {

@@ -1,11 +1,14 @@
 package io.fastleader.it.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.BrokerConnectionException;
 import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.SecurityConfig;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
@@ -28,6 +32,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -40,7 +46,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * fastleader's own broker connection against real Kafka 4.3.1 brokers. Negotiation with a 3.6.2
+ * fastleader's own broker connection against real Kafka 4.3.1 brokers, over PLAINTEXT, TLS and SASL. Negotiation with a 3.6.2
  * broker is checked in {@code LegacyClusterTest}.
  */
 @ExtendWith(KafkaClusterExtension.class)
@@ -108,7 +114,7 @@ class BrokerConnectionOnRealBrokersTest {
             topic = disturbances.createTopic(new NewTopic("long-poll", 1, (short) 3));
         }
         Node leader = topic.partitions().get(0).leader();
-        ConnectionConfig patient = new ConnectionConfig("fastleader-it", 5, Duration.ofMinutes(2), Duration.ofSeconds(10), 100 << 20);
+        ConnectionConfig patient = new ConnectionConfig("fastleader-it", 5, Duration.ofMinutes(2), Duration.ofSeconds(10), 100 << 20, SecurityConfig.PLAINTEXT);
         try (BrokerConnection connection = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), patient)) {
             // An empty partition and a high minimum: the broker parks this fetch for maxWaitMs.
             CompletableFuture<ApiMessage> parked = connection.send(ApiKey.FETCH, new FetchRequestData()
@@ -128,6 +134,53 @@ class BrokerConnectionOnRealBrokersTest {
         try (BrokerConnection again = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), CONFIG)) {
             assertThat(again.send(ApiKey.METADATA, new MetadataRequestData().setTopics(List.of())).get(30, TimeUnit.SECONDS))
                 .isInstanceOf(MetadataResponseData.class);
+        }
+    }
+
+    @Test
+    @Order(5)
+    void speaksTlsToABrokerWhoseCertificateItTrusts(
+        @Cluster(brokers = 1, execution = Execution.IN_JVM, securityProtocol = "SSL") KafkaTestCluster cluster) throws Exception {
+        assertMetadataRoundTrip(cluster);
+    }
+
+    @Test
+    @Order(6)
+    void authenticatesWithSaslPlain(@Cluster(brokers = 1, execution = Execution.IN_JVM,
+        securityProtocol = "SASL_PLAINTEXT", saslMechanism = "PLAIN") KafkaTestCluster cluster) throws Exception {
+        assertMetadataRoundTrip(cluster);
+    }
+
+    @Test
+    @Order(7)
+    void authenticatesWithScramSha256AndRefusesAWrongPassword(@Cluster(brokers = 1, execution = Execution.IN_JVM,
+        securityProtocol = "SASL_PLAINTEXT", saslMechanism = "SCRAM-SHA-256") KafkaTestCluster cluster) throws Exception {
+        assertMetadataRoundTrip(cluster);
+
+        Map<String, Object> wrong = new HashMap<>(cluster.clientConfig());
+        wrong.put(SaslConfigs.SASL_JAAS_CONFIG,
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"fastleader\" password=\"wrong\";");
+        ConnectionConfig config = CONFIG.withSecurity(SecurityConfig.fromKafkaConfigs(wrong));
+        assertThatThrownBy(() -> BrokerConnection.open(cluster.firstBootstrapAddress(), config))
+            .isInstanceOf(SaslAuthenticationException.class)
+            .hasMessageContaining("SCRAM-SHA-256 authentication of fastleader failed");
+    }
+
+    @Test
+    @Order(8)
+    void authenticatesWithScramSha512OverTls(@Cluster(brokers = 1, execution = Execution.IN_JVM,
+        securityProtocol = "SASL_SSL", saslMechanism = "SCRAM-SHA-512") KafkaTestCluster cluster) throws Exception {
+        assertMetadataRoundTrip(cluster);
+    }
+
+    /** Connects with the cluster's own client security settings and reads the cluster's brokers. */
+    private static void assertMetadataRoundTrip(KafkaTestCluster cluster) throws Exception {
+        ConnectionConfig config = CONFIG.withSecurity(SecurityConfig.fromKafkaConfigs(cluster.clientConfig()));
+        try (BrokerConnection connection = BrokerConnection.open(cluster.firstBootstrapAddress(), config)) {
+            MetadataResponseData metadata = (MetadataResponseData) connection.send(ApiKey.METADATA,
+                new MetadataRequestData().setTopics(List.of())).get(30, TimeUnit.SECONDS);
+            assertThat(metadata.brokers()).extracting(MetadataResponseData.MetadataResponseBroker::nodeId)
+                .containsExactlyInAnyOrderElementsOf(cluster.brokerIds());
         }
     }
 

@@ -1,0 +1,116 @@
+package io.fastleader.clients.network;
+
+import java.util.Map;
+import java.util.function.BiFunction;
+
+import javax.security.auth.callback.Callback;
+import javax.security.auth.callback.NameCallback;
+import javax.security.auth.callback.PasswordCallback;
+import javax.security.auth.callback.UnsupportedCallbackException;
+import javax.security.sasl.Sasl;
+import javax.security.sasl.SaslClient;
+import javax.security.sasl.SaslException;
+
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.SaslAuthenticateRequestData;
+import io.fastleader.protocol.message.SaslAuthenticateResponseData;
+import io.fastleader.protocol.message.SaslHandshakeRequestData;
+import io.fastleader.protocol.message.SaslHandshakeResponseData;
+import org.apache.kafka.common.errors.IllegalSaslStateException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.UnsupportedSaslMechanismException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.scram.ScramExtensionsCallback;
+import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
+
+/**
+ * SASL on a new connection, after ApiVersions: SaslHandshake names the mechanism, then
+ * SaslAuthenticate carries the tokens of the JDK's {@link SaslClient} until it is complete. PLAIN
+ * comes from the JDK, SCRAM from the provider kafka-clients registers.
+ */
+final class SaslAuthenticator {
+
+    static {
+        ScramSaslClientProvider.initialize();
+    }
+
+    private SaslAuthenticator() {
+    }
+
+    /**
+     * Authenticates; {@code exchange} sends one request on the connection and waits for its answer.
+     *
+     * @throws SaslAuthenticationException if the broker refuses the credentials
+     * @throws UnsupportedSaslMechanismException if the broker does not enable the mechanism
+     */
+    static void authenticate(SecurityConfig security, String host, BiFunction<ApiKey, ApiMessage, ApiMessage> exchange) {
+        String mechanism = security.saslMechanism();
+        SaslHandshakeResponseData handshake = (SaslHandshakeResponseData)
+            exchange.apply(ApiKey.SASL_HANDSHAKE, new SaslHandshakeRequestData().setMechanism(mechanism));
+        if (handshake.errorCode() == Errors.UNSUPPORTED_SASL_MECHANISM.code()) {
+            throw new UnsupportedSaslMechanismException("the broker does not enable " + mechanism + "; it enables " + handshake.mechanisms());
+        }
+        if (handshake.errorCode() != Errors.NONE.code()) {
+            throw new IllegalSaslStateException("SaslHandshake failed: " + Errors.forCode(handshake.errorCode()));
+        }
+        SaslClient client = client(security, host);
+        try {
+            byte[] token = client.hasInitialResponse() ? client.evaluateChallenge(new byte[0]) : new byte[0];
+            while (true) {
+                SaslAuthenticateResponseData answer = (SaslAuthenticateResponseData)
+                    exchange.apply(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateRequestData().setAuthBytes(token));
+                if (answer.errorCode() != Errors.NONE.code()) {
+                    throw new SaslAuthenticationException(mechanism + " authentication of " + security.saslUsername()
+                        + " failed: " + (answer.errorMessage() != null ? answer.errorMessage() : Errors.forCode(answer.errorCode()).message()));
+                }
+                if (client.isComplete()) {
+                    return;
+                }
+                token = client.evaluateChallenge(answer.authBytes());
+                // SCRAM's last step only verifies the server's signature and sends nothing back.
+                if (client.isComplete() && (token == null || token.length == 0)) {
+                    return;
+                }
+            }
+        } catch (SaslException e) {
+            throw new SaslAuthenticationException(mechanism + " authentication of " + security.saslUsername() + " failed: " + e.getMessage(), e);
+        } finally {
+            dispose(client);
+        }
+    }
+
+    private static SaslClient client(SecurityConfig security, String host) {
+        try {
+            SaslClient client = Sasl.createSaslClient(new String[] {security.saslMechanism()}, null, "kafka", host, Map.of(),
+                callbacks -> answer(callbacks, security));
+            if (client == null) {
+                throw new SaslAuthenticationException("no SASL client for " + security.saslMechanism() + " in this JVM");
+            }
+            return client;
+        } catch (SaslException e) {
+            throw new SaslAuthenticationException("cannot create a " + security.saslMechanism() + " client: " + e.getMessage(), e);
+        }
+    }
+
+    private static void answer(Callback[] callbacks, SecurityConfig security) throws UnsupportedCallbackException {
+        for (Callback callback : callbacks) {
+            if (callback instanceof NameCallback name) {
+                name.setName(security.saslUsername());
+            } else if (callback instanceof PasswordCallback password) {
+                password.setPassword(security.saslPassword().toCharArray());
+            } else if (!(callback instanceof ScramExtensionsCallback)) {
+                // SCRAM extensions stay empty: we send none.
+                throw new UnsupportedCallbackException(callback);
+            }
+        }
+    }
+
+    private static void dispose(SaslClient client) {
+        try {
+            client.dispose();
+        } catch (SaslException e) {
+            // Nothing is left to release that matters once authentication is over.
+        }
+    }
+}
