@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.BrokerConnectionException;
 import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.PoolConfig;
 import io.fastleader.clients.network.SecurityConfig;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
@@ -107,17 +109,20 @@ class BrokerConnectionOnRealBrokersTest {
 
     @Test
     @Order(4)
-    void aBrokerStoppedMidRequestFailsItWithoutWaitingForTheTimeout(
+    void aBrokerStoppedMidRequestFailsItPromptlyAndTheNextRequestReconnects(
         @Cluster(execution = Execution.IN_JVM) KafkaTestCluster cluster) throws Exception {
         TopicDescription topic;
         try (Disturbances disturbances = new Disturbances(cluster)) {
             topic = disturbances.createTopic(new NewTopic("long-poll", 1, (short) 3));
         }
         Node leader = topic.partitions().get(0).leader();
-        ConnectionConfig patient = new ConnectionConfig("fastleader-it", 5, Duration.ofMinutes(2), Duration.ofSeconds(10), 100 << 20, SecurityConfig.PLAINTEXT);
-        try (BrokerConnection connection = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), patient)) {
+        ConnectionConfig patient = new ConnectionConfig("fastleader-it", 5, Duration.ofMinutes(2), Duration.ofSeconds(10), 100 << 20,
+            SecurityConfig.PLAINTEXT);
+        try (ConnectionPool pool = new ConnectionPool(patient, PoolConfig.defaults())) {
+            pool.updateNodes(Map.of(leader.id(), new InetSocketAddress(leader.host(), leader.port())));
+            pool.connect(leader.id()).get(30, TimeUnit.SECONDS);
             // An empty partition and a high minimum: the broker parks this fetch for maxWaitMs.
-            CompletableFuture<ApiMessage> parked = connection.send(ApiKey.FETCH, new FetchRequestData()
+            CompletableFuture<ApiMessage> parked = pool.send(leader.id(), ApiKey.FETCH, new FetchRequestData()
                 .setMaxWaitMs(60_000).setMinBytes(1 << 20).setMaxBytes(1 << 20).setSessionEpoch(-1)
                 .setTopics(List.of(new FetchRequestData.FetchTopic().setTopicId(topic.topicId()).setPartitions(List.of(
                     new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20))))));
@@ -128,11 +133,10 @@ class BrokerConnectionOnRealBrokersTest {
                 () -> parked.get(60, TimeUnit.SECONDS), ExecutionException.class);
             assertThat(failure.getCause()).isInstanceOf(BrokerConnectionException.class)
                 .hasMessageNotContaining("no response within");
-            assertThat(connection.isOpen()).isFalse();
-        }
-        cluster.startBroker(leader.id());
-        try (BrokerConnection again = BrokerConnection.open(new InetSocketAddress(leader.host(), leader.port()), CONFIG)) {
-            assertThat(again.send(ApiKey.METADATA, new MetadataRequestData().setTopics(List.of())).get(30, TimeUnit.SECONDS))
+
+            cluster.startBroker(leader.id());
+
+            assertThat(pool.send(leader.id(), ApiKey.METADATA, new MetadataRequestData().setTopics(List.of())).get(30, TimeUnit.SECONDS))
                 .isInstanceOf(MetadataResponseData.class);
         }
     }

@@ -1,0 +1,316 @@
+package io.fastleader.clients.network;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+
+import io.fastleader.protocol.ApiKey;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * One {@link BrokerConnection} per broker, by node id, opened on first use.
+ *
+ * <p>The owner tells the pool where each node is with {@link #updateNodes}; a new address is used
+ * from the next connect to that node on, and a connection already open is kept until it closes or
+ * idles out. {@link #send} and {@link #connect} never block: the blocking connect and handshake
+ * run on a pool-owned thread, one per node being connected (a slow broker delays only its own
+ * requests), and requests sent meanwhile wait in order and go out once the connection is ready.
+ *
+ * <p>After a failed connect, the node is backed off like in Kafka: {@code reconnect.backoff.ms},
+ * doubling with each further failure up to {@code reconnect.backoff.max.ms}, each wait spread by
+ * ±20% so that clients do not reconnect in lockstep, and reset by a successful connect. Requests
+ * to a node backing off fail at once instead of queueing behind a broker that is likely down. A
+ * connection that broke is replaced at the next request, without backoff.
+ *
+ * <p>Connections unused for {@code connections.max.idle.ms} are closed on every call to the pool
+ * and by {@link #closeIdle}; there is no background thread, so an owner that may go quiet calls
+ * {@link #closeIdle} from its own periodic work. Every transport failure reaches the caller as a
+ * {@link BrokerConnectionException}. Thread-safe.
+ */
+public final class ConnectionPool implements AutoCloseable {
+
+    /** Kafka's {@code CommonClientConfigs.RECONNECT_BACKOFF_JITTER}. */
+    private static final double JITTER = 0.2;
+    private static final AtomicInteger POOL_IDS = new AtomicInteger();
+
+    private final ConnectionConfig config;
+    private final PoolConfig poolConfig;
+    private final LongSupplier nanoClock;
+    private final Connector connector;
+    private final DoubleSupplier random;
+    private final ExecutorService connectThreads;
+    private final Object lock = new Object();
+    private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
+    private final Map<Integer, Node> nodes = new HashMap<>();
+    private boolean closed;
+
+    /** A pool that opens connections with {@link BrokerConnection#open}, timed by {@link System#nanoTime}. */
+    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig) {
+        this(config, poolConfig, System::nanoTime, BrokerConnection::open, () -> ThreadLocalRandom.current().nextDouble());
+    }
+
+    /**
+     * A pool with its seams exposed, for tests.
+     *
+     * @param nanoClock a monotonic clock in nanoseconds, for backoff and idleness
+     * @param connector opens a connection, blocking; called on a pool thread
+     * @param random    uniform in [0, 1), spreads each backoff over ±20%
+     */
+    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
+                          DoubleSupplier random) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.poolConfig = Objects.requireNonNull(poolConfig, "poolConfig");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        this.connector = Objects.requireNonNull(connector, "connector");
+        this.random = Objects.requireNonNull(random, "random");
+        String prefix = "fastleader-connect-" + POOL_IDS.incrementAndGet() + "-";
+        AtomicInteger threadIds = new AtomicInteger();
+        this.connectThreads = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, prefix + threadIds.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Replaces the known nodes, as a metadata response lists them. Connections already open stay
+     * open; the new addresses are used for the next connects.
+     */
+    public void updateNodes(Map<Integer, InetSocketAddress> nodeAddresses) {
+        Map<Integer, InetSocketAddress> copy = Map.copyOf(nodeAddresses);
+        synchronized (lock) {
+            addresses.clear();
+            addresses.putAll(copy);
+        }
+    }
+
+    /**
+     * Sends a request to node {@code nodeId}, connecting first if no connection is open.
+     *
+     * @return the response body; fails with {@link BrokerConnectionException} if the node has no
+     *         address, is backing off, cannot be reached, the connection fails or the pool closes
+     *         first, and as {@link BrokerConnection#send} otherwise
+     */
+    public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, ApiMessage body) {
+        return connection(nodeId).thenCompose(connection -> connection.send(api, body));
+    }
+
+    /**
+     * Opens a connection to node {@code nodeId} ahead of need, unless one is open or opening.
+     *
+     * @return completes once the connection is ready; fails as {@link #send} does
+     */
+    public CompletableFuture<Void> connect(int nodeId) {
+        return connection(nodeId).thenApply(connection -> null);
+    }
+
+    /** Closes every connection unused for {@code connections.max.idle.ms}. */
+    public void closeIdle() {
+        List<BrokerConnection> idle;
+        synchronized (lock) {
+            idle = takeIdleLocked(nanoClock.getAsLong());
+        }
+        idle.forEach(BrokerConnection::close);
+    }
+
+    /**
+     * Closes every connection and stops connecting; every request not yet answered, and every
+     * later call, fails with a {@link BrokerConnectionException}.
+     */
+    @Override
+    public void close() {
+        List<CompletableFuture<BrokerConnection>> waiting = new ArrayList<>();
+        List<BrokerConnection> open = new ArrayList<>();
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (Node node : nodes.values()) {
+                if (node.attempt != null) {
+                    waiting.addAll(node.attempt.waiting);
+                    if (node.attempt.connection != null) {
+                        open.add(node.attempt.connection);
+                    }
+                }
+            }
+            nodes.clear();
+        }
+        BrokerConnectionException failure = new BrokerConnectionException("the connection pool is closed", null);
+        waiting.forEach(waiter -> waiter.completeExceptionally(failure));
+        open.forEach(BrokerConnection::close);
+        // Interrupts handshakes under way; a connect that still succeeds finds the pool closed and closes its connection.
+        connectThreads.shutdownNow();
+    }
+
+    /**
+     * The open connection to the node, or a future of the one being opened. Callers compose on it;
+     * a waiter's dependents run when it completes, so waiters completed in order send in order.
+     */
+    private CompletableFuture<BrokerConnection> connection(int nodeId) {
+        BrokerConnection seen;
+        synchronized (lock) {
+            Node node = nodes.get(nodeId);
+            seen = node == null || node.attempt == null ? null : node.attempt.connection;
+        }
+        // Asked outside the pool's lock: a connection fails its requests under its own lock, and
+        // their callbacks may call the pool. A closed connection stays closed, so the answer holds.
+        BrokerConnection seenClosed = seen != null && !seen.isOpen() ? seen : null;
+        CompletableFuture<BrokerConnection> result;
+        List<BrokerConnection> idle;
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new BrokerConnectionException("the connection pool is closed", null));
+            }
+            long now = nanoClock.getAsLong();
+            idle = takeIdleLocked(now);
+            result = connectionLocked(nodeId, now, seenClosed);
+        }
+        idle.forEach(BrokerConnection::close);
+        return result;
+    }
+
+    private CompletableFuture<BrokerConnection> connectionLocked(int nodeId, long now, BrokerConnection seenClosed) {
+        Node node = nodes.computeIfAbsent(nodeId, id -> new Node());
+        node.lastUsedNanos = now;
+        Attempt current = node.attempt;
+        if (current != null && (current.connection == null || current.connection != seenClosed)) {
+            return current.published ? CompletableFuture.completedFuture(current.connection) : current.await();
+        }
+        if (node.failedConnects > 0 && now - node.retryAtNanos < 0) {
+            return CompletableFuture.failedFuture(new BrokerConnectionException("node " + nodeId + " is backing off "
+                + node.backoffMs + " ms after a failed connect, "
+                + TimeUnit.NANOSECONDS.toMillis(node.retryAtNanos - now) + " ms left", node.lastFailure));
+        }
+        InetSocketAddress address = addresses.get(nodeId);
+        if (address == null) {
+            return CompletableFuture.failedFuture(new BrokerConnectionException("no address is known for node " + nodeId, null));
+        }
+        Attempt attempt = new Attempt();
+        node.attempt = attempt;
+        CompletableFuture<BrokerConnection> waiter = attempt.await();
+        connectThreads.execute(() -> open(nodeId, node, attempt, address));
+        return waiter;
+    }
+
+    /** Runs on a connect thread: opens the connection, then hands it to the waiters in order. */
+    private void open(int nodeId, Node node, Attempt attempt, InetSocketAddress address) {
+        BrokerConnection connection;
+        try {
+            connection = connector.open(address, config);
+        } catch (RuntimeException | Error e) {
+            failConnect(nodeId, node, attempt, e);
+            if (e instanceof Error error) {
+                throw error;
+            }
+            return;
+        }
+        boolean orphaned;
+        synchronized (lock) {
+            orphaned = closed;
+            if (!orphaned) {
+                attempt.connection = connection;
+                node.failedConnects = 0;
+                node.lastUsedNanos = nanoClock.getAsLong();
+            }
+        }
+        if (orphaned) {
+            connection.close();
+            return;
+        }
+        // The connection is published only once no waiter is left, so a later request cannot overtake a waiting one.
+        while (true) {
+            List<CompletableFuture<BrokerConnection>> waiting;
+            synchronized (lock) {
+                if (attempt.waiting.isEmpty()) {
+                    attempt.published = true;
+                    return;
+                }
+                waiting = new ArrayList<>(attempt.waiting);
+                attempt.waiting.clear();
+            }
+            waiting.forEach(waiter -> waiter.complete(connection));
+        }
+    }
+
+    private void failConnect(int nodeId, Node node, Attempt attempt, Throwable cause) {
+        BrokerConnectionException failure = cause instanceof BrokerConnectionException connectionFailure
+            ? connectionFailure
+            : new BrokerConnectionException("cannot connect to node " + nodeId + ": " + cause, cause);
+        List<CompletableFuture<BrokerConnection>> waiting;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            node.attempt = null;
+            node.failedConnects++;
+            node.backoffMs = backoffMs(node.failedConnects);
+            node.retryAtNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(node.backoffMs);
+            node.lastFailure = failure;
+            waiting = new ArrayList<>(attempt.waiting);
+            attempt.waiting.clear();
+        }
+        waiting.forEach(waiter -> waiter.completeExceptionally(failure));
+    }
+
+    /** Kafka's exponential backoff: the base doubled per earlier failure, capped, times a random factor in [0.8, 1.2). */
+    private long backoffMs(int failedConnects) {
+        long base = poolConfig.reconnectBackoff().toMillis();
+        long max = Math.max(base, poolConfig.reconnectBackoffMax().toMillis());
+        double term = Math.min(base * Math.pow(2, failedConnects - 1), max);
+        return (long) (term * (1 + JITTER * (2 * random.getAsDouble() - 1)));
+    }
+
+    private List<BrokerConnection> takeIdleLocked(long now) {
+        long maxIdleNanos = poolConfig.connectionsMaxIdle().toNanos();
+        List<BrokerConnection> idle = new ArrayList<>();
+        for (Node node : nodes.values()) {
+            if (node.attempt != null && node.attempt.published && now - node.lastUsedNanos >= maxIdleNanos) {
+                idle.add(node.attempt.connection);
+                node.attempt = null;
+            }
+        }
+        return idle;
+    }
+
+    /** What the pool knows of one node; guarded by {@code lock}. */
+    private static final class Node {
+        /** The connection being opened or in use; null before the first, after a failed connect or an idle close. */
+        Attempt attempt;
+        long lastUsedNanos;
+        int failedConnects;
+        long backoffMs;
+        long retryAtNanos;
+        BrokerConnectionException lastFailure;
+    }
+
+    /**
+     * One connect and the connection it opened; guarded by {@code lock}. A connection that breaks is
+     * replaced by a new attempt, so requests still waiting on the old one cannot get the new one.
+     */
+    private static final class Attempt {
+        /** Null while connecting. */
+        BrokerConnection connection;
+        final ArrayDeque<CompletableFuture<BrokerConnection>> waiting = new ArrayDeque<>();
+        /** Every waiter has been handed the connection; later requests use it directly. */
+        boolean published;
+
+        CompletableFuture<BrokerConnection> await() {
+            CompletableFuture<BrokerConnection> waiter = new CompletableFuture<>();
+            waiting.add(waiter);
+            return waiter;
+        }
+    }
+}

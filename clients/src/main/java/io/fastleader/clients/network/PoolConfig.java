@@ -1,0 +1,36 @@
+package io.fastleader.clients.network;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings of a {@link ConnectionPool}, named after the Kafka client configs they come from.
+ *
+ * @param reconnectBackoff    {@code reconnect.backoff.ms}: the wait after a first failed connect to a node
+ * @param reconnectBackoffMax {@code reconnect.backoff.max.ms}: the wait doubles with each further failure up to
+ *                            this; as in Kafka, a maximum below {@code reconnect.backoff.ms} leaves the wait at
+ *                            {@code reconnect.backoff.ms}
+ * @param connectionsMaxIdle  {@code connections.max.idle.ms}: a connection unused this long is closed
+ */
+public record PoolConfig(Duration reconnectBackoff, Duration reconnectBackoffMax, Duration connectionsMaxIdle) {
+
+    /** Kafka's defaults: 50 ms backoff growing to 1 s, connections closed after 9 minutes idle. */
+    public static PoolConfig defaults() {
+        return new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ofMillis(540_000));
+    }
+
+    public PoolConfig {
+        Objects.requireNonNull(reconnectBackoff, "reconnectBackoff");
+        Objects.requireNonNull(reconnectBackoffMax, "reconnectBackoffMax");
+        Objects.requireNonNull(connectionsMaxIdle, "connectionsMaxIdle");
+        if (reconnectBackoff.isNegative()) {
+            throw new IllegalArgumentException("reconnect.backoff.ms must not be negative, not " + reconnectBackoff.toMillis());
+        }
+        if (reconnectBackoffMax.isNegative()) {
+            throw new IllegalArgumentException("reconnect.backoff.max.ms must not be negative, not " + reconnectBackoffMax.toMillis());
+        }
+        if (connectionsMaxIdle.isNegative() || connectionsMaxIdle.isZero()) {
+            throw new IllegalArgumentException("connections.max.idle.ms must be positive, not " + connectionsMaxIdle.toMillis());
+        }
+    }
+}

@@ -1,0 +1,357 @@
+package io.fastleader.clients.network;
+
+import static io.fastleader.clients.network.FrameServer.ranges;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.MetadataRequestData;
+import io.fastleader.protocol.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ConnectionPoolTest {
+
+    private static final ApiVersionsResponseData KAFKA_4_3 = ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.METADATA, 0, 13);
+    // The connector routes to scripted FrameServers; these only show which address it was given.
+    private static final InetSocketAddress NODE_1 = InetSocketAddress.createUnresolved("broker-1", 9092);
+    private static final InetSocketAddress NODE_1_MOVED = InetSocketAddress.createUnresolved("broker-1b", 9092);
+    private static final InetSocketAddress NODE_2 = InetSocketAddress.createUnresolved("broker-2", 9092);
+    private static final long MAX_IDLE_MS = 540_000;
+
+    private final AtomicLong nanos = new AtomicLong(TimeUnit.SECONDS.toNanos(1));
+    private final ScriptedConnector connector = new ScriptedConnector();
+    private final List<FrameServer> brokers = new ArrayList<>();
+    private volatile double random = 0.5;
+    private ConnectionPool pool;
+
+    @BeforeEach
+    void createPool() {
+        pool = new ConnectionPool(ConnectionConfig.defaults("test-client"), PoolConfig.defaults(), nanos::get, connector,
+            () -> random);
+        pool.updateNodes(Map.of(1, NODE_1, 2, NODE_2));
+    }
+
+    @AfterEach
+    void close() {
+        pool.close();
+        brokers.forEach(FrameServer::close);
+    }
+
+    @Test
+    void connectsOnceForConcurrentSendsWithoutBlockingThem() throws Exception {
+        FrameServer broker = broker();
+        connector.gate = new CountDownLatch(1);
+        int senders = 8;
+        ExecutorService threads = Executors.newFixedThreadPool(senders);
+        List<CompletableFuture<ApiMessage>> responses = new ArrayList<>();
+        try {
+            CyclicBarrier start = new CyclicBarrier(senders);
+            List<Future<CompletableFuture<ApiMessage>>> sends = new ArrayList<>();
+            for (int i = 0; i < senders; i++) {
+                sends.add(threads.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    return pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+                }));
+            }
+            for (Future<CompletableFuture<ApiMessage>> send : sends) {
+                responses.add(send.get(10, TimeUnit.SECONDS));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(responses).as("every send returned while the connect was held").noneMatch(CompletableFuture::isDone);
+
+        connector.gate.countDown();
+        broker.answerHandshake(KAFKA_4_3);
+        for (int i = 0; i < senders; i++) {
+            broker.respond(broker.read(), new MetadataResponseData().setClusterId("shared"));
+        }
+
+        for (CompletableFuture<ApiMessage> response : responses) {
+            assertThat(clusterId(response)).isEqualTo("shared");
+        }
+        assertThat(connector.calls).hasValue(1);
+        assertThat(connector.addresses).containsExactly(NODE_1);
+    }
+
+    @Test
+    void requestsSentWhileConnectingGoOutInOrder() throws Exception {
+        FrameServer broker = broker();
+        connector.gate = new CountDownLatch(1);
+        List<CompletableFuture<ApiMessage>> responses = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            responses.add(pool.send(1, ApiKey.METADATA, new MetadataRequestData()));
+        }
+
+        connector.gate.countDown();
+        broker.answerHandshake(KAFKA_4_3);
+        for (int i = 0; i < 5; i++) {
+            broker.respond(broker.read(), new MetadataResponseData().setClusterId("answer-" + i));
+        }
+
+        // The broker answers in the order it read, so each request got the answer to its own position.
+        for (int i = 0; i < 5; i++) {
+            assertThat(clusterId(responses.get(i))).isEqualTo("answer-" + i);
+        }
+    }
+
+    @Test
+    void replacesABrokenConnectionAtTheNextSendAtTheCurrentAddress() throws Exception {
+        FrameServer first = broker();
+        CompletableFuture<ApiMessage> cutOff = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        first.answerHandshake(KAFKA_4_3);
+        first.read();
+        first.disconnect();
+        assertFailsWithConnectionError(cutOff);
+        pool.updateNodes(Map.of(1, NODE_1_MOVED));
+
+        FrameServer second = broker();
+        CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        second.answerHandshake(KAFKA_4_3);
+        second.respond(second.read(), new MetadataResponseData().setClusterId("replacement"));
+
+        assertThat(clusterId(response)).isEqualTo("replacement");
+        assertThat(connector.addresses).containsExactly(NODE_1, NODE_1_MOVED);
+        assertThat(connector.opened.get(0).isOpen()).isFalse();
+    }
+
+    @Test
+    void aRefusedConnectBacksOffAndFailsFastWithoutCallingTheConnector() throws Exception {
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.send(1, ApiKey.METADATA, new MetadataRequestData()))
+            .hasMessageContaining("connection refused (scripted)");
+
+        advanceMillis(49);
+        CompletableFuture<ApiMessage> fast = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+
+        assertThat(fast).isCompletedExceptionally();
+        assertFailsWithConnectionError(fast).hasMessage("node 1 is backing off 50 ms after a failed connect, 1 ms left")
+            .cause().hasMessageContaining("connection refused (scripted)");
+        assertThat(connector.calls).hasValue(1);
+
+        advanceMillis(1);
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.send(1, ApiKey.METADATA, new MetadataRequestData()))
+            .hasMessageContaining("connection refused (scripted)");
+        assertThat(connector.calls).hasValue(2);
+    }
+
+    @Test
+    void theBackoffDoublesUpToTheMaximumAndResetsAfterASuccess() throws Exception {
+        long[] backoffs = {50, 100, 200, 400, 800, 1000, 1000};
+        for (long backoff : backoffs) {
+            connector.refuseNext();
+            assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
+            advanceMillis(backoff - 1);
+            assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off " + backoff + " ms");
+            advanceMillis(1);
+        }
+        assertThat(connector.calls).hasValue(backoffs.length);
+
+        FrameServer broker = broker();
+        CompletableFuture<Void> connected = pool.connect(1);
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+        connector.opened.get(0).close();
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
+
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off 50 ms");
+    }
+
+    @Test
+    void eachBackoffIsSpreadByUpToTwentyPercent() throws Exception {
+        random = 0.0;
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off 40 ms");
+
+        advanceMillis(40);
+        random = 0.75;
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off 110 ms");
+    }
+
+    @Test
+    void connectOpensAheadOfNeedAndSendsReuseTheConnection() throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<Void> connected = pool.connect(1);
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+        assertThat(connector.calls).hasValue(1);
+
+        CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        broker.respond(broker.read(), new MetadataResponseData().setClusterId("ahead"));
+
+        assertThat(clusterId(response)).isEqualTo("ahead");
+        assertThat(pool.connect(1)).isCompleted();
+        assertThat(connector.calls).hasValue(1);
+    }
+
+    @Test
+    void connectionsUnusedForMaxIdleAreClosed() throws Exception {
+        FrameServer one = connectedBroker(1);
+        connectedBroker(2);
+        BrokerConnection toOne = connector.opened.get(0);
+        BrokerConnection toTwo = connector.opened.get(1);
+
+        advanceMillis(MAX_IDLE_MS - 1);
+        pool.closeIdle();
+        assertThat(toOne.isOpen()).isTrue();
+        assertThat(toTwo.isOpen()).isTrue();
+        roundTrip(one);
+
+        // Node 2 reaches max idle; any call to the pool closes it, here a send to node 1.
+        advanceMillis(1);
+        roundTrip(one);
+        assertThat(toTwo.isOpen()).isFalse();
+        assertThat(toOne.isOpen()).isTrue();
+
+        advanceMillis(MAX_IDLE_MS);
+        pool.closeIdle();
+        assertThat(toOne.isOpen()).isFalse();
+
+        FrameServer again = broker();
+        CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        again.answerHandshake(KAFKA_4_3);
+        again.respond(again.read(), new MetadataResponseData().setClusterId("reconnected"));
+        assertThat(clusterId(response)).isEqualTo("reconnected");
+        assertThat(connector.calls).hasValue(3);
+    }
+
+    @Test
+    void closeFailsPendingWorkAndEveryLaterCall() throws Exception {
+        FrameServer broker = connectedBroker(2);
+        CompletableFuture<ApiMessage> unanswered = pool.send(2, ApiKey.METADATA, new MetadataRequestData());
+        broker.read();
+        connector.gate = new CountDownLatch(1);
+        CompletableFuture<ApiMessage> connecting = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+
+        pool.close();
+
+        assertFailsWithConnectionError(unanswered).hasMessageContaining("closed by the client");
+        assertFailsWithConnectionError(connecting).hasMessage("the connection pool is closed");
+        assertFailsWithConnectionError(pool.send(2, ApiKey.METADATA, new MetadataRequestData()))
+            .hasMessage("the connection pool is closed");
+        assertFailsWithConnectionError(pool.connect(1)).hasMessage("the connection pool is closed");
+    }
+
+    @Test
+    void aNodeWithoutAnAddressFailsWithoutConnecting() throws Exception {
+        assertFailsWithConnectionError(pool.send(3, ApiKey.METADATA, new MetadataRequestData()))
+            .hasMessage("no address is known for node 3");
+        assertThat(connector.calls).hasValue(0);
+    }
+
+    @Test
+    void poolConfigHasKafkasDefaultsAndNamesTheKeyOfABadValue() {
+        assertThat(PoolConfig.defaults()).isEqualTo(
+            new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ofMillis(540_000)));
+        assertThatThrownBy(() -> new PoolConfig(Duration.ofMillis(-1), Duration.ofMillis(1000), Duration.ofMillis(1)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessage("reconnect.backoff.ms must not be negative, not -1");
+        assertThatThrownBy(() -> new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(-5), Duration.ofMillis(1)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessage("reconnect.backoff.max.ms must not be negative, not -5");
+        assertThatThrownBy(() -> new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ZERO))
+            .isInstanceOf(IllegalArgumentException.class).hasMessage("connections.max.idle.ms must be positive, not 0");
+    }
+
+    /** A scripted broker that the next connect reaches. */
+    private FrameServer broker() throws IOException {
+        FrameServer broker = new FrameServer();
+        brokers.add(broker);
+        connector.steps.add(broker);
+        return broker;
+    }
+
+    private FrameServer connectedBroker(int nodeId) throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<Void> connected = pool.connect(nodeId);
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+        return broker;
+    }
+
+    private void roundTrip(FrameServer broker) throws Exception {
+        CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        broker.respond(broker.read(), new MetadataResponseData());
+        response.get(10, TimeUnit.SECONDS);
+    }
+
+    private void advanceMillis(long millis) {
+        nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    private static String clusterId(CompletableFuture<ApiMessage> response) throws Exception {
+        return ((MetadataResponseData) response.get(10, TimeUnit.SECONDS)).clusterId();
+    }
+
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertFailsWithConnectionError(CompletableFuture<?> future) {
+        return assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS))
+            .isInstanceOf(ExecutionException.class)
+            .cause().isInstanceOf(BrokerConnectionException.class);
+    }
+
+    /**
+     * Counts and records connects; each takes the next step: a broker to connect to, or a failure
+     * to throw. A closed gate holds connects, to observe the pool while one is under way.
+     */
+    private static final class ScriptedConnector implements Connector {
+        final AtomicInteger calls = new AtomicInteger();
+        final List<InetSocketAddress> addresses = new CopyOnWriteArrayList<>();
+        final List<BrokerConnection> opened = new CopyOnWriteArrayList<>();
+        final BlockingQueue<Object> steps = new LinkedBlockingQueue<>();
+        volatile CountDownLatch gate = new CountDownLatch(0);
+
+        void refuseNext() {
+            steps.add(new BrokerConnectionException("connection refused (scripted)", null));
+        }
+
+        @Override
+        public BrokerConnection open(InetSocketAddress address, ConnectionConfig config) {
+            calls.incrementAndGet();
+            addresses.add(address);
+            try {
+                if (!gate.await(10, TimeUnit.SECONDS)) {
+                    throw new BrokerConnectionException("the test never opened the gate", null);
+                }
+            } catch (InterruptedException e) {
+                throw new BrokerConnectionException("interrupted at the gate", e);
+            }
+            Object step = steps.poll();
+            if (step instanceof FrameServer broker) {
+                BrokerConnection connection = BrokerConnection.open(broker.address(), config);
+                opened.add(connection);
+                return connection;
+            }
+            throw step == null ? new BrokerConnectionException("no step scripted", null) : (BrokerConnectionException) step;
+        }
+    }
+}
