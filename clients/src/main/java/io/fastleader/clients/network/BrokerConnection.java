@@ -251,7 +251,7 @@ public final class BrokerConnection implements AutoCloseable {
                         + " got no response within " + config.requestTimeout().toMillis() + " ms", null));
                     break;
                 }
-                if (!queued.isEmpty() && inFlight.size() < config.maxInFlight()) {
+                if (canWriteLocked()) {
                     Request request = queued.poll();
                     request.deadlineNanos = now + config.requestTimeout().toNanos();
                     inFlight.add(request);
@@ -273,10 +273,15 @@ public final class BrokerConnection implements AutoCloseable {
     private boolean nextIsQueuedAndAllowed() {
         lock.lock();
         try {
-            return closedBy == null && !queued.isEmpty() && inFlight.size() < config.maxInFlight();
+            return closedBy == null && canWriteLocked();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A request is queued and the in-flight limit leaves room for it. Call with the lock held. */
+    private boolean canWriteLocked() {
+        return !queued.isEmpty() && inFlight.size() < config.maxInFlight();
     }
 
     private void readLoop() {

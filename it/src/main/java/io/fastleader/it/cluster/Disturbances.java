@@ -158,10 +158,15 @@ public final class Disturbances implements AutoCloseable {
     private TopicDescription awaitState(String topic, String what, Predicate<TopicDescription> expected) {
         TopicDescription[] seen = new TopicDescription[1];
         Await.until(what + " on " + topic, TIMEOUT, () -> {
-            seen[0] = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+            seen[0] = describeOnce(topic);
             return expected.test(seen[0]);
         });
         return seen[0];
+    }
+
+    /** One answer, from whichever broker Admin asks. */
+    private TopicDescription describeOnce(String topic) throws ExecutionException, InterruptedException {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
     }
 
     private TopicDescription reassign(String topic, Function<TopicPartitionInfo, List<Integer>> newReplicas) {
@@ -191,7 +196,7 @@ public final class Disturbances implements AutoCloseable {
     private TopicDescription elect(String topic, Map<Integer, List<Integer>> replicas) {
         TopicDescription[] seen = new TopicDescription[1];
         Await.until("leaders " + replicas + " on " + topic, TIMEOUT, () -> {
-            seen[0] = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+            seen[0] = describeOnce(topic);
             Set<TopicPartition> pending = seen[0].partitions().stream()
                 .filter(p -> !isLedByFirstOf(p, replicas.get(p.partition())))
                 .map(p -> new TopicPartition(topic, p.partition()))

@@ -1,6 +1,8 @@
 package io.fastleader.it.cluster;
 
 import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
@@ -21,11 +23,20 @@ public interface KafkaTestCluster extends AutoCloseable {
     /** {@code bootstrap.servers} for clients. */
     String bootstrapServers();
 
-    /** The first address of {@link #bootstrapServers()}, for a connection to one broker. */
+    /** The addresses in {@link #bootstrapServers()}, one per running broker. */
+    default List<InetSocketAddress> bootstrapAddresses() {
+        return Arrays.stream(bootstrapServers().split(","))
+            .map(address -> {
+                int colon = address.lastIndexOf(':');
+                return InetSocketAddress.createUnresolved(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+            })
+            .toList();
+    }
+
+    /** The first of {@link #bootstrapAddresses()}, for a connection to one broker. */
     default InetSocketAddress firstBootstrapAddress() {
-        String first = bootstrapServers().split(",")[0];
-        int colon = first.lastIndexOf(':');
-        return new InetSocketAddress(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
+        InetSocketAddress first = bootstrapAddresses().get(0);
+        return new InetSocketAddress(first.getHostString(), first.getPort());
     }
 
     /** Everything a kafka-clients client needs to connect: bootstrap servers and security settings. */

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -21,16 +21,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -82,7 +78,7 @@ class ChildJvmClusterTest {
             assertThat(cluster.supportsKill()).isTrue();
             assertThat(cluster.clientConfig()).containsOnlyKeys(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)
                 .containsEntry(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-            assertThat(cluster.bootstrapServers().split(",")).hasSize(3).allMatch(address -> address.startsWith("127.0.0.1:"));
+            assertThat(cluster.bootstrapAddresses()).hasSize(3).allMatch(address -> address.getHostString().equals("127.0.0.1"));
         }
 
         @Test
@@ -117,7 +113,8 @@ class ChildJvmClusterTest {
                 assertThat(cluster.stoppedBrokers()).isEmpty();
                 acked.addAll(produce(producer, partition.topic(), "after-restart-", 50));
             }
-            assertThat(consumeAll(cluster, partition, acked.size())).containsExactlyElementsOf(acked);
+            assertThat(new TreeMap<>(ReadBack.readAll(cluster.clientConfig(), Set.of(partition)).get(partition)).values())
+                .containsExactlyElementsOf(acked);
         }
 
         @Test
@@ -128,7 +125,7 @@ class ChildJvmClusterTest {
             assertThat(added).isEqualTo(3);
             assertThat(cluster.brokerIds()).containsExactly(0, 1, 2, 3);
             assertThat(cluster.stoppedBrokers()).isEmpty();
-            assertThat(cluster.bootstrapServers().split(",")).hasSize(4);
+            assertThat(cluster.bootstrapAddresses()).hasSize(4);
             try (Admin admin = Admin.create(adminConfig(cluster))) {
                 List<Node> nodes = new ArrayList<>(admin.describeCluster(new DescribeClusterOptions().includeFencedBrokers(true))
                     .nodes().get(10, TimeUnit.SECONDS));
@@ -139,23 +136,16 @@ class ChildJvmClusterTest {
 
         @Test
         @Order(5)
-        void closeLeavesNoBrokerProcessAndNoListeningPort() throws IOException {
+        void closeLeavesNoBrokerProcessAndNoListeningPort() {
             List<ProcessHandle> brokers = ProcessHandle.current().children().filter(ChildJvmClusterTest::isKafkaBroker).toList();
             assertThat(brokers).hasSize(cluster.brokerIds().size()).allMatch(ProcessHandle::isAlive);
-            List<Integer> ports = Arrays.stream(cluster.bootstrapServers().split(","))
-                .map(address -> Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)))
-                .toList();
+            List<InetSocketAddress> listeners = cluster.bootstrapAddresses();
 
             cluster.close();
 
             assertThat(brokers).noneMatch(ProcessHandle::isAlive);
             assertThat(ProcessHandle.current().descendants().filter(ChildJvmClusterTest::isKafkaBroker)).isEmpty();
-            for (int port : ports) {
-                try (ServerSocket socket = new ServerSocket()) {
-                    socket.setReuseAddress(true);
-                    socket.bind(new InetSocketAddress("127.0.0.1", port));
-                }
-            }
+            FreedPorts.assertBindable(listeners);
             assertThatCode(cluster::close).as("a second close").doesNotThrowAnyException();
         }
     }
@@ -207,25 +197,6 @@ class ChildJvmClusterTest {
         }
         for (Future<RecordMetadata> ack : acks) {
             ack.get(2, TimeUnit.MINUTES);
-        }
-        return values;
-    }
-
-    private static List<String> consumeAll(KafkaTestCluster cluster, TopicPartition partition, int expected) {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
-            consumer.assign(List.of(partition));
-            consumer.seekToBeginning(List.of(partition));
-            Await.until(expected + " records read back from " + partition, WAIT, () -> {
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
-                    values.add(record.value());
-                }
-                return values.size() >= expected;
-            });
         }
         return values;
     }

@@ -1,12 +1,7 @@
 package io.fastleader.it.cluster;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -27,12 +22,12 @@ class InJvmClusterCloseTest {
     void closeStopsEveryBrokerThreadAndFreesEveryPort() {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         KafkaTestCluster cluster = ClusterSpec.builder().execution(Execution.IN_JVM).start();
-        List<Integer> ports = ports(cluster.bootstrapServers());
+        List<InetSocketAddress> listeners = cluster.bootstrapAddresses();
 
         cluster.close();
 
         Await.until("the cluster's threads to end", Duration.ofSeconds(30), () -> threadsStartedSince(before).isEmpty());
-        ports.forEach(port -> assertThat(canBind(port)).as("port %d free", port).isTrue());
+        FreedPorts.assertBindable(listeners);
     }
 
     private static Set<String> threadsStartedSince(Set<Thread> before) {
@@ -41,20 +36,5 @@ class InJvmClusterCloseTest {
             .filter(thread -> JVM_WIDE_POOLS.stream().noneMatch(thread.getName()::startsWith))
             .map(Thread::getName)
             .collect(Collectors.toSet());
-    }
-
-    private static List<Integer> ports(String bootstrapServers) {
-        return Arrays.stream(bootstrapServers.split(","))
-            .map(address -> Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)))
-            .toList();
-    }
-
-    private static boolean canBind(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress("localhost", port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 }
