@@ -1,0 +1,324 @@
+package io.fastleader.clients.metadata;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.MetadataRequestData;
+import io.fastleader.protocol.message.MetadataRequestData.MetadataRequestTopic;
+import io.fastleader.protocol.message.MetadataResponseData;
+
+/**
+ * Keeps a {@link LeaderCache} current: sends Metadata requests as a {@link RefreshSchedule} decides,
+ * and turns what the producer and consumer learn from refused requests into hints or refreshes.
+ *
+ * <p>All Metadata responses are applied on this object's one thread, in the order the requests
+ * were sent. Requests go to the broker that last answered one, moving on to the next known broker
+ * after a failure, and to the bootstrap servers while no broker is known (or when every known one
+ * has failed, the bootstrap servers are also in the rotation, under ids -1, -2, ...).
+ */
+public final class ClusterMetadata implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMetadata.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final MetadataConfig config;
+    private final ConnectionPool pool;
+    private final MetadataMetrics metrics;
+    private final LeaderCache cache;
+    private final LongSupplier clockMs;
+    private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
+    private final ScheduledExecutorService thread;
+    private final Object lock = new Object();
+    /** Guarded by {@code lock}, as is everything below. */
+    private final RefreshSchedule schedule;
+    private final Map<String, List<CompletableFuture<Void>>> topicWaiters = new HashMap<>();
+    private ScheduledFuture<?> wakeup;
+    private long wakeupAtMs = Long.MAX_VALUE;
+    private long lastView;
+    private boolean closed;
+    private Map<Integer, BrokerEndpoint> nodesInPool = Map.of();
+    /** Touched only on {@code thread}. */
+    private int metadataNode = Integer.MIN_VALUE;
+
+    /** Metadata for a client whose brokers are first reached through {@code bootstrapServers}. */
+    public ClusterMetadata(MetadataConfig config, ConnectionPool pool, List<InetSocketAddress> bootstrapServers,
+                           Metrics metrics) {
+        this(config, pool, bootstrapServers, new MetadataMetrics(metrics),
+                () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), () -> ThreadLocalRandom.current().nextDouble());
+    }
+
+    ClusterMetadata(MetadataConfig config, ConnectionPool pool, List<InetSocketAddress> bootstrapServers,
+                    MetadataMetrics metrics, LongSupplier clockMs, DoubleSupplier random) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        if (bootstrapServers.isEmpty()) {
+            throw new IllegalArgumentException("no bootstrap servers");
+        }
+        for (int i = 0; i < bootstrapServers.size(); i++) {
+            bootstrap.put(-1 - i, bootstrapServers.get(i));
+        }
+        this.cache = new LeaderCache(metrics);
+        this.schedule = new RefreshSchedule(config, random);
+        String name = "fastleader-metadata-" + INSTANCES.incrementAndGet();
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread refresher = new Thread(task, name);
+            refresher.setDaemon(true);
+            return refresher;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.thread = executor;
+        pool.updateNodes(bootstrap);
+    }
+
+    /** The leader state this object keeps current. */
+    public LeaderCache cache() {
+        return cache;
+    }
+
+    /**
+     * Marks the topics as in use and waits until their partitions are known.
+     *
+     * @return completes once every topic has partitions in the cache; fails with the topic's error
+     *         if a broker answers with a non-retriable one (for example authorization); a missing
+     *         topic is asked for again after each backoff until the caller stops waiting
+     */
+    public CompletableFuture<Void> awaitTopics(Collection<String> topics) {
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new KafkaException("the client's metadata is closed"));
+            }
+            schedule.addTopics(topics);
+            for (String topic : topics) {
+                if (cache.partitionCount(topic) == 0) {
+                    CompletableFuture<Void> wait = new CompletableFuture<>();
+                    topicWaiters.computeIfAbsent(topic, t -> new ArrayList<>()).add(wait);
+                    schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
+                    waits.add(wait);
+                }
+            }
+        }
+        poke();
+        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
+    }
+
+    /** The topics are no longer in use; periodic refreshes stop describing them. */
+    public void removeTopics(Collection<String> topics) {
+        synchronized (lock) {
+            schedule.removeTopics(topics);
+        }
+    }
+
+    /**
+     * Takes the hints of a response that refused partitions for leadership reasons. Accepted hints
+     * update the cache at once and schedule a confirming refresh; any hint that cannot be used asks
+     * for a refresh of its topic at once (within the refresh backoff).
+     *
+     * @param endpoints the response's {@code NodeEndpoints}
+     * @return the verdict on each hint; the caller retries an {@link HintVerdict#ACCEPTED} partition
+     *         at once
+     */
+    public Map<TopicPartition, HintVerdict> onLeaderHints(Collection<LeaderHint> hints, Collection<BrokerEndpoint> endpoints) {
+        Map<TopicPartition, HintVerdict> verdicts = cache.applyHints(hints, endpoints);
+        Set<String> confirm = new HashSet<>();
+        Set<String> refresh = new HashSet<>();
+        verdicts.forEach((partition, verdict) -> (verdict.isAccepted() ? confirm : refresh).add(partition.topic()));
+        if (!confirm.isEmpty()) {
+            // The caller retries at once, perhaps to a broker only this response's NodeEndpoints named.
+            syncPoolNodes();
+        }
+        synchronized (lock) {
+            schedule.confirmLater(confirm, clockMs.getAsLong());
+            if (!refresh.isEmpty()) {
+                schedule.refreshNow(RefreshCause.REJECTED_HINT, refresh);
+            }
+        }
+        poke();
+        return verdicts;
+    }
+
+    /** A broker refused requests for the topics for leadership reasons without a hint: refresh them. */
+    public void onLeaderError(Collection<String> topics) {
+        synchronized (lock) {
+            schedule.refreshNow(RefreshCause.LEADER_ERROR, topics);
+        }
+        poke();
+    }
+
+    /** Stops refreshing and fails every wait still pending. The connection pool stays open: its owner closes it. */
+    @Override
+    public void close() {
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        synchronized (lock) {
+            closed = true;
+            topicWaiters.values().forEach(waits::addAll);
+            topicWaiters.clear();
+        }
+        thread.shutdownNow();
+        waits.forEach(wait -> wait.completeExceptionally(new KafkaException("the client's metadata is closed")));
+    }
+
+    private void poke() {
+        try {
+            thread.execute(this::refreshIfDue);
+        } catch (RejectedExecutionException closedMeanwhile) {
+            // close() won: nothing is refreshed any more.
+        }
+    }
+
+    /** Sends the next request if one is due, else sets a wakeup for when one will be. Runs on {@code thread}. */
+    private void refreshIfDue() {
+        RefreshPlan plan;
+        long view;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            long now = clockMs.getAsLong();
+            plan = schedule.start(now);
+            if (plan == null) {
+                rearmLocked(schedule.nextDueMs(), now);
+                return;
+            }
+            view = ++lastView;
+        }
+        plan.causes().forEach(metrics::recordRefresh);
+        int node = chooseNode();
+        pool.send(node, ApiKey.METADATA, request(plan.topics()))
+                .whenCompleteAsync((response, error) -> answered(node, view, response, error), thread);
+    }
+
+    private void answered(int node, long view, ApiMessage response, Throwable error) {
+        MetadataResponseData metadata = (MetadataResponseData) response;
+        if (error != null || metadata.errorCode() != Errors.NONE.code()) {
+            Throwable cause = error != null ? error : Errors.forCode(metadata.errorCode()).exception();
+            LOG.debug("Metadata request to node {} failed", node, cause);
+            metrics.recordRefreshFailure();
+            metadataNode = nextNode(node);
+            synchronized (lock) {
+                schedule.failed(clockMs.getAsLong());
+            }
+        } else {
+            metadataNode = node;
+            cache.applyMetadata(metadata, view);
+            syncPoolNodes();
+            List<Runnable> completions = new ArrayList<>();
+            synchronized (lock) {
+                schedule.succeeded(clockMs.getAsLong());
+                settleWaitersLocked(completions);
+            }
+            completions.forEach(Runnable::run);
+        }
+        refreshIfDue();
+    }
+
+    private void settleWaitersLocked(List<Runnable> completions) {
+        for (var waiting = topicWaiters.entrySet().iterator(); waiting.hasNext(); ) {
+            var entry = waiting.next();
+            String topic = entry.getKey();
+            Errors error = cache.topicError(topic);
+            List<CompletableFuture<Void>> waits = entry.getValue();
+            if (cache.partitionCount(topic) > 0 && error == Errors.NONE) {
+                completions.add(() -> waits.forEach(wait -> wait.complete(null)));
+                waiting.remove();
+            } else if (error != Errors.NONE && !(error.exception() instanceof RetriableException)) {
+                completions.add(() -> waits.forEach(wait -> wait.completeExceptionally(error.exception())));
+                waiting.remove();
+            } else {
+                schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
+            }
+        }
+    }
+
+    private void rearmLocked(long dueMs, long nowMs) {
+        if (dueMs == wakeupAtMs) {
+            return;
+        }
+        if (wakeup != null) {
+            wakeup.cancel(false);
+            wakeup = null;
+        }
+        wakeupAtMs = dueMs;
+        if (dueMs != Long.MAX_VALUE) {
+            wakeup = thread.schedule(this::refreshIfDue, Math.max(0, dueMs - nowMs), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private MetadataRequestData request(Set<String> topics) {
+        List<MetadataRequestTopic> requested = new ArrayList<>();
+        for (String topic : topics) {
+            requested.add(new MetadataRequestTopic().setName(topic));
+        }
+        return new MetadataRequestData()
+                .setTopics(requested)
+                .setAllowAutoTopicCreation(config.allowAutoTopicCreation());
+    }
+
+    /** The broker that answered last, else the first known broker, else the first bootstrap server. */
+    private int chooseNode() {
+        if (cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode)) {
+            return metadataNode;
+        }
+        return rotation().get(0);
+    }
+
+    private int nextNode(int failed) {
+        List<Integer> rotation = rotation();
+        int index = rotation.indexOf(failed);
+        return rotation.get((index + 1) % rotation.size());
+    }
+
+    /** Known brokers by id, then the bootstrap servers. */
+    private List<Integer> rotation() {
+        List<Integer> rotation = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
+        List<Integer> bootstrapIds = new ArrayList<>(bootstrap.keySet());
+        bootstrapIds.sort((a, b) -> Integer.compare(b, a));
+        rotation.addAll(bootstrapIds);
+        return rotation;
+    }
+
+    /** Gives the pool the cache's node table, if it changed since last time. */
+    private void syncPoolNodes() {
+        synchronized (lock) {
+            Map<Integer, BrokerEndpoint> nodes = cache.nodes();
+            if (nodes == nodesInPool) {
+                return;
+            }
+            Map<Integer, InetSocketAddress> addresses = new HashMap<>(bootstrap);
+            nodes.forEach((id, endpoint) -> addresses.put(id, endpoint.address()));
+            pool.updateNodes(addresses);
+            nodesInPool = nodes;
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.fastleader.clients.metadata;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.fastleader.clients.network.ExponentialBackoff;
+
+/**
+ * How the client keeps its metadata current, named after the Kafka configs they come from.
+ *
+ * @param metadataMaxAge         {@code metadata.max.age.ms}: refresh at least this often
+ * @param retryBackoff           {@code retry.backoff.ms}: the least time between two refreshes, and the
+ *                               wait after a first failed one
+ * @param retryBackoffMax        {@code retry.backoff.max.ms}: the wait doubles per consecutive failure up to this
+ * @param hintConfirmationDelay  {@code fastleader.leader.hint.confirmation.delay.ms}: after an accepted hint,
+ *                               how long to wait before the refresh that confirms it (brokers' metadata
+ *                               caches catch up with the controller in that time)
+ * @param allowAutoTopicCreation whether Metadata requests ask the broker to create missing topics
+ *                               ({@code allow.auto.create.topics} for consumers; producers always ask)
+ */
+public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Duration retryBackoffMax,
+                             Duration hintConfirmationDelay, boolean allowAutoTopicCreation) {
+
+    /** The default of {@code fastleader.leader.hint.confirmation.delay.ms}. */
+    public static final Duration DEFAULT_HINT_CONFIRMATION_DELAY = Duration.ofMillis(300);
+
+    /** Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s. */
+    public static MetadataConfig defaults() {
+        return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
+                DEFAULT_HINT_CONFIRMATION_DELAY, true);
+    }
+
+    public MetadataConfig {
+        requireNotNegative("metadata.max.age.ms", metadataMaxAge);
+        requireNotNegative("retry.backoff.ms", retryBackoff);
+        requireNotNegative("retry.backoff.max.ms", retryBackoffMax);
+        requireNotNegative("fastleader.leader.hint.confirmation.delay.ms", hintConfirmationDelay);
+    }
+
+    /** The backoff between refreshes: {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, Kafka's jitter. */
+    public ExponentialBackoff refreshBackoff() {
+        return new ExponentialBackoff(retryBackoff, retryBackoffMax, ExponentialBackoff.KAFKA_JITTER);
+    }
+
+    private static void requireNotNegative(String key, Duration value) {
+        Objects.requireNonNull(value, key);
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(key + " must not be negative, not " + value.toMillis());
+        }
+    }
+}

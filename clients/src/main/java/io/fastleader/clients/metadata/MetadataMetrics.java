@@ -1,0 +1,66 @@
+package io.fastleader.clients.metadata;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeCount;
+
+/**
+ * The counts that show which path leader discovery took, registered in the client's
+ * {@link Metrics} under the group {@value #GROUP}:
+ * <ul>
+ *   <li>{@code leader-hints-accepted-total};</li>
+ *   <li>{@code leader-hints-rejected-total}, one per {@code reason} ({@link HintVerdict});</li>
+ *   <li>{@code metadata-refreshes-total}, one per {@code cause} ({@link RefreshCause}); a refresh sent
+ *       for several causes counts once under each;</li>
+ *   <li>{@code metadata-refresh-failures-total}.</li>
+ * </ul>
+ */
+public final class MetadataMetrics {
+
+    /** The metric group of every count here. */
+    public static final String GROUP = "fastleader-metadata";
+
+    private final Map<HintVerdict, Sensor> hints = new EnumMap<>(HintVerdict.class);
+    private final Map<RefreshCause, Sensor> refreshes = new EnumMap<>(RefreshCause.class);
+    private final Sensor refreshFailures;
+
+    /** Registers the counts in {@code metrics}. */
+    public MetadataMetrics(Metrics metrics) {
+        for (HintVerdict verdict : HintVerdict.values()) {
+            MetricName name = verdict.isAccepted()
+                    ? metrics.metricName("leader-hints-accepted-total", GROUP,
+                            "Leader hints that advanced a partition's epoch")
+                    : metrics.metricName("leader-hints-rejected-total", GROUP,
+                            "Leader hints that could not be used, by reason", "reason", verdict.metricTag());
+            hints.put(verdict, counter(metrics, name));
+        }
+        for (RefreshCause cause : RefreshCause.values()) {
+            refreshes.put(cause, counter(metrics, metrics.metricName("metadata-refreshes-total", GROUP,
+                    "Metadata requests sent, by cause", "cause", cause.metricTag())));
+        }
+        refreshFailures = counter(metrics, metrics.metricName("metadata-refresh-failures-total", GROUP,
+                "Metadata requests that failed or went unanswered"));
+    }
+
+    void record(HintVerdict verdict) {
+        hints.get(verdict).record();
+    }
+
+    void recordRefresh(RefreshCause cause) {
+        refreshes.get(cause).record();
+    }
+
+    void recordRefreshFailure() {
+        refreshFailures.record();
+    }
+
+    private static Sensor counter(Metrics metrics, MetricName name) {
+        Sensor sensor = metrics.sensor(name.group() + ":" + name.name() + ":" + name.tags());
+        sensor.add(name, new CumulativeCount());
+        return sensor;
+    }
+}

@@ -1,0 +1,351 @@
+package io.fastleader.clients.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.metadata.PartitionLeadership.Source;
+
+class LeaderCacheTest {
+
+    private static final Uuid TOPIC_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
+    private static final Uuid RECREATED_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
+    private static final TopicPartition P0 = new TopicPartition("orders", 0);
+    private static final TopicPartition P1 = new TopicPartition("orders", 1);
+
+    private final Metrics metrics = new Metrics();
+    private final LeaderCache cache = new LeaderCache(new MetadataMetrics(metrics));
+
+    @AfterEach
+    void closeMetrics() {
+        metrics.close();
+    }
+
+    @Test
+    void testMetadataNeverMovesPartitionToOlderEpoch() {
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 7, 2).build(), 1);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 6, 1).build(), 2);
+
+        assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(7);
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(2);
+    }
+
+    @Test
+    void testSameEpochMetadataRefreshesReplicasAndIsr() {
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 2, 3)).build(), 1);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 3)).build(), 2);
+
+        assertThat(cache.leadership(P0).isr()).containsExactly(1, 3);
+        assertThat(cache.leadership(P0).view()).isEqualTo(2);
+    }
+
+    @Test
+    void testSameEpochMetadataFromEarlierRequestDoesNotReplaceLaterView() {
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 3)).build(), 5);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 2, 3)).build(), 4);
+
+        assertThat(cache.leadership(P0).isr()).containsExactly(1, 3);
+        assertThat(cache.leadership(P0).view()).isEqualTo(5);
+    }
+
+    @Test
+    void testNewerEpochMetadataReplacesAnyView() {
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 4, 1).build(), 5);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 5, 3).build(), 4);
+
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(3);
+    }
+
+    @Test
+    void testCompleteAdvancingHintMovesLeaderAtOnce() {
+        trackOrders(4, 1);
+
+        HintVerdict verdict = hint(P0, 2, 5);
+
+        assertThat(verdict).isEqualTo(HintVerdict.ACCEPTED);
+        PartitionLeadership leadership = cache.leadership(P0);
+        assertThat(leadership.leaderId()).isEqualTo(2);
+        assertThat(leadership.leaderEpoch()).isEqualTo(5);
+        assertThat(leadership.source()).isEqualTo(Source.HINT);
+        assertThat(leadership.replicas()).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void testHintWithoutLeaderIdIsRejectedAsIncomplete() {
+        trackOrders(4, 1);
+
+        assertThat(hint(P0, -1, 5)).isEqualTo(HintVerdict.INCOMPLETE);
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(1);
+    }
+
+    @Test
+    void testHintWithoutEpochIsRejectedAsIncomplete() {
+        trackOrders(4, 1);
+
+        assertThat(hint(P0, 2, -1)).isEqualTo(HintVerdict.INCOMPLETE);
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(1);
+    }
+
+    @Test
+    void testEqualEpochHintNamingAnotherLeaderIsIgnored() {
+        trackOrders(4, 1);
+
+        assertThat(hint(P0, 2, 4)).isEqualTo(HintVerdict.NOT_ADVANCING);
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(1);
+    }
+
+    @Test
+    void testOlderEpochHintIsIgnored() {
+        trackOrders(4, 1);
+
+        assertThat(hint(P0, 2, 3)).isEqualTo(HintVerdict.NOT_ADVANCING);
+        assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
+    }
+
+    @Test
+    void testHintForUntrackedPartitionIsIgnored() {
+        trackOrders(4, 1);
+
+        assertThat(hint(new TopicPartition("payments", 0), 2, 5)).isEqualTo(HintVerdict.UNTRACKED_PARTITION);
+        assertThat(cache.leadership(new TopicPartition("payments", 0))).isNull();
+    }
+
+    @Test
+    void testHintForEarlierIncarnationOfTopicIsIgnored() {
+        trackOrders(4, 1);
+
+        HintVerdict verdict = cache.applyHint(new LeaderHint(P0, RECREATED_ID, 2, 9), Map.of());
+
+        assertThat(verdict).isEqualTo(HintVerdict.UNTRACKED_PARTITION);
+        assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
+    }
+
+    @Test
+    void testHintToBrokerWithNoKnownEndpointIsRejected() {
+        trackOrders(4, 1);
+
+        assertThat(hint(P0, 9, 5)).isEqualTo(HintVerdict.UNKNOWN_LEADER_ENDPOINT);
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(1);
+        assertThat(cache.node(9)).isNull();
+    }
+
+    @Test
+    void testHintTouchesOnlyHintedPartitions() {
+        WatchedPartitions watched = new WatchedPartitions();
+        LeaderCache watchedCache = new LeaderCache(watched, new MetadataMetrics(metrics));
+        int[] leaders = new int[1000];
+        Arrays.fill(leaders, 1);
+        watchedCache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 4, leaders).build(), 1);
+        watched.touched.clear();
+
+        watchedCache.applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 2, 5), new LeaderHint(P1, TOPIC_ID, 3, 5)), List.of());
+
+        assertThat(watched.touched).containsOnly(P0, P1);
+        assertThat(watched.iterated).isFalse();
+    }
+
+    @Test
+    void testResponseEndpointNeverOverwritesNodeKnownFromMetadata() {
+        trackOrders(4, 1);
+
+        cache.applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 2, 5)),
+                List.of(new BrokerEndpoint(2, "unreachable.internal", 19092, null, false)));
+
+        assertThat(cache.node(2).host()).isEqualTo("broker-2");
+        assertThat(cache.node(2).provisional()).isFalse();
+    }
+
+    @Test
+    void testEndpointOfUnknownNodeIsUsedProvisionally() {
+        trackOrders(4, 1);
+
+        HintVerdict verdict = cache.applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 4, 5)),
+                List.of(new BrokerEndpoint(4, "broker-4", 9092, "rack-b", false))).get(P0);
+
+        assertThat(verdict).isEqualTo(HintVerdict.ACCEPTED);
+        assertThat(cache.node(4)).isEqualTo(new BrokerEndpoint(4, "broker-4", 9092, "rack-b", true));
+    }
+
+    @Test
+    void testMetadataConfirmsProvisionalEndpointWithItsOwnAddress() {
+        trackOrders(4, 1);
+        cache.applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 4, 5)),
+                List.of(new BrokerEndpoint(4, "stale-name", 9092, null, false)));
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).broker(4, "broker-4", 9093)
+                .topic("orders", TOPIC_ID, 5, 4).build(), 2);
+
+        assertThat(cache.node(4)).isEqualTo(new BrokerEndpoint(4, "broker-4", 9093, null, false));
+        assertThat(cache.leadership(P0).source()).isEqualTo(Source.METADATA);
+    }
+
+    @Test
+    void testProvisionalEndpointSurvivesRefreshThatDoesNotListIt() {
+        trackOrders(4, 1);
+        cache.applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 4, 5)),
+                List.of(new BrokerEndpoint(4, "broker-4", 9092, null, false)));
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 4, 1).build(), 2);
+
+        assertThat(cache.node(4).provisional()).isTrue();
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(4);
+    }
+
+    @Test
+    void testRecreatedTopicResetsEpochs() {
+        trackOrders(40, 1);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", RECREATED_ID, 0, 2).build(), 2);
+
+        assertThat(cache.leadership(P0).leaderEpoch()).isZero();
+        assertThat(cache.leadership(P0).leaderId()).isEqualTo(2);
+        assertThat(cache.topicId("orders")).contains(RECREATED_ID);
+        assertThat(cache.topicName(RECREATED_ID)).isEqualTo("orders");
+        assertThat(cache.topicName(TOPIC_ID)).isNull();
+    }
+
+    @Test
+    void testRecreatedTopicWithFewerPartitionsDropsTheRest() {
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 7, 1, 2).build(), 1);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", RECREATED_ID, 0, 3).build(), 2);
+
+        assertThat(cache.partitionCount("orders")).isEqualTo(1);
+        assertThat(cache.leadership(P1)).isNull();
+    }
+
+    @Test
+    void testTopicErrorKeepsPartitionsAndRecordsError() {
+        trackOrders(4, 1);
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topicError("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION).build(), 2);
+
+        assertThat(cache.topicError("orders")).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 3, 2).build(), 3);
+        assertThat(cache.topicError("orders")).isEqualTo(Errors.NONE);
+        assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
+    }
+
+    @Test
+    void testListenerHearsLeaderChangesFromHintsAndMetadata() {
+        List<String> changes = new ArrayList<>();
+        cache.addListener((partition, previous, current) ->
+                changes.add(partition + ":" + (previous == null ? "none" : previous.leaderEpoch()) + "->" + current.leaderEpoch()));
+
+        trackOrders(4, 1);
+        hint(P0, 2, 5);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 6, 3).build(), 2);
+
+        assertThat(changes).containsExactly("orders-0:none->4", "orders-1:none->4", "orders-0:4->5", "orders-0:5->6");
+    }
+
+    @Test
+    void testListenerIsNotCalledWhenRefreshKeepsLeaderAndEpoch() {
+        trackOrders(4, 1);
+        List<TopicPartition> changed = new ArrayList<>();
+        cache.addListener((partition, previous, current) -> changed.add(partition));
+
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1)).build(), 2);
+
+        assertThat(changed).isEmpty();
+    }
+
+    @Test
+    void testHintVerdictsAreCountedByReason() {
+        trackOrders(4, 1);
+
+        hint(P0, 2, 5);
+        hint(P0, 3, 5);
+        hint(P0, 3, 4);
+        hint(P0, -1, -1);
+
+        assertThat(count("leader-hints-accepted-total", Map.of())).isEqualTo(1.0);
+        assertThat(count("leader-hints-rejected-total", Map.of("reason", "not-advancing"))).isEqualTo(2.0);
+        assertThat(count("leader-hints-rejected-total", Map.of("reason", "incomplete"))).isEqualTo(1.0);
+        assertThat(count("leader-hints-rejected-total", Map.of("reason", "untracked-partition"))).isZero();
+    }
+
+    private void trackOrders(int epoch, int leader) {
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, epoch, leader, leader).build(), 1);
+    }
+
+    private HintVerdict hint(TopicPartition partition, int leaderId, int leaderEpoch) {
+        return cache.applyHint(new LeaderHint(partition, TOPIC_ID, leaderId, leaderEpoch), Map.of());
+    }
+
+    private double count(String name, Map<String, String> tags) {
+        MetricName metricName = metrics.metricName(name, MetadataMetrics.GROUP, "", tags);
+        return (double) metrics.metric(metricName).metricValue();
+    }
+
+    /** A partition map that records every key written and whether anyone walked it. */
+    private static final class WatchedPartitions extends ConcurrentHashMap<TopicPartition, PartitionLeadership> {
+        final Set<TopicPartition> touched = ConcurrentHashMap.newKeySet();
+        volatile boolean iterated;
+
+        @Override
+        public PartitionLeadership compute(TopicPartition key,
+                BiFunction<? super TopicPartition, ? super PartitionLeadership, ? extends PartitionLeadership> remapping) {
+            touched.add(key);
+            return super.compute(key, remapping);
+        }
+
+        @Override
+        public PartitionLeadership computeIfPresent(TopicPartition key,
+                BiFunction<? super TopicPartition, ? super PartitionLeadership, ? extends PartitionLeadership> remapping) {
+            touched.add(key);
+            return super.computeIfPresent(key, remapping);
+        }
+
+        @Override
+        public PartitionLeadership get(Object key) {
+            touched.add((TopicPartition) key);
+            return super.get(key);
+        }
+
+        @Override
+        public KeySetView<TopicPartition, PartitionLeadership> keySet() {
+            iterated = true;
+            return super.keySet();
+        }
+
+        @Override
+        public Collection<PartitionLeadership> values() {
+            iterated = true;
+            return super.values();
+        }
+
+        @Override
+        public Set<Map.Entry<TopicPartition, PartitionLeadership>> entrySet() {
+            iterated = true;
+            return super.entrySet();
+        }
+
+        @Override
+        public void forEach(BiConsumer<? super TopicPartition, ? super PartitionLeadership> action) {
+            iterated = true;
+            super.forEach(action);
+        }
+    }
+}
