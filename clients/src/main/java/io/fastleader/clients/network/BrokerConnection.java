@@ -99,7 +99,9 @@ public final class BrokerConnection implements AutoCloseable {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
-            socket.connect(address, timeoutMs);
+            // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again.
+            socket.connect(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address,
+                    timeoutMs);
             if (!config.security().protocol().usesTls()) {
                 return socket;
             }
