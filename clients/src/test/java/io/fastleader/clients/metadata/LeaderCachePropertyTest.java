@@ -24,7 +24,7 @@ import net.jqwik.api.Provide;
  * report some epoch of that history, late or early, in any order; lying hints name another leader
  * at the epoch the cache holds or an older one, as brokers with stale caches do.
  */
-class LeaderCacheProperties {
+class LeaderCachePropertyTest {
 
     private static final int PARTITIONS = 3;
     private static final int BROKERS = 5;

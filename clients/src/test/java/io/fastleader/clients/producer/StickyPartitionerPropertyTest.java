@@ -8,7 +8,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
-class StickyPartitionerProperties {
+class StickyPartitionerPropertyTest {
 
     @Property(tries = 2000)
     void testKeyLandsOnTheSamePartitionAsWithKafkaProducer(@ForAll byte[] key, @ForAll @IntRange(min = 1, max = 10_000) int partitions) {
