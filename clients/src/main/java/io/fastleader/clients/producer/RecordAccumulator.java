@@ -308,7 +308,12 @@ public final class RecordAccumulator {
      */
     public void abortAll(RuntimeException error) {
         close();
-        // Appends check 'closed' under their queue's monitor, so after this pass no queue refills.
+        for (ProducerBatch batch : List.copyOf(incomplete)) {
+            batch.fail(error);
+        }
+        // Then empty the queues. A batch the sender re-enqueued before the pass above is ended
+        // and goes; one re-enqueued after it is refused. Appends check 'closed' under their
+        // queue's monitor, so a batch an append added after the snapshot is found here.
         for (Deque<ProducerBatch> queue : queues.values()) {
             List<ProducerBatch> queued;
             synchronized (queue) {
@@ -316,9 +321,6 @@ public final class RecordAccumulator {
                 queue.clear();
             }
             queued.forEach(batch -> batch.fail(error));
-        }
-        for (ProducerBatch inFlight : List.copyOf(incomplete)) {
-            inFlight.fail(error);
         }
     }
 }
