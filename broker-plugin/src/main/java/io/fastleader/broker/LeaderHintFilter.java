@@ -34,6 +34,7 @@ import io.kroxylicious.proxy.filter.FetchRequestFilter;
 import io.kroxylicious.proxy.filter.FetchResponseFilter;
 import io.kroxylicious.proxy.filter.FilterContext;
 import io.kroxylicious.proxy.filter.FilterDispatchExecutor;
+import io.kroxylicious.proxy.filter.MetadataRequestFilter;
 import io.kroxylicious.proxy.filter.MetadataResponseFilter;
 import io.kroxylicious.proxy.filter.ProduceRequestFilter;
 import io.kroxylicious.proxy.filter.ProduceResponseFilter;
@@ -54,7 +55,7 @@ import io.kroxylicious.proxy.filter.ResponseFilterResult;
  * <p>Kroxylicious runs a connection's filter on one thread, so the per-connection state here
  * needs no locking; the shared view is thread-safe.
  */
-final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataResponseFilter,
+final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataRequestFilter, MetadataResponseFilter,
     ProduceRequestFilter, ProduceResponseFilter, FetchRequestFilter, FetchResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(LeaderHintFilter.class);
@@ -86,6 +87,8 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataRespo
     private short brokerFetchMax = UNKNOWN_VERSION;
     private short brokerMetadataMax = UNKNOWN_VERSION;
     private boolean versionsKnown;
+    /** The connection's {@code client.id}, from its latest request: Metadata responses carry none. */
+    private String clientId = "";
     /** The out-of-band ApiVersions request for a client that skipped its own, once per connection. */
     private CompletionStage<Void> learningVersions;
     private final Map<Integer, Relabelled> relabelled = new HashMap<>();
@@ -133,9 +136,16 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataRespo
     }
 
     @Override
+    public CompletionStage<RequestFilterResult> onMetadataRequest(short apiVersion, RequestHeaderData header,
+                                                                  MetadataRequestData request, FilterContext context) {
+        clientId = header.clientId();
+        return context.forwardRequest(header, request);
+    }
+
+    @Override
     public CompletionStage<ResponseFilterResult> onMetadataResponse(short apiVersion, ResponseHeaderData header,
                                                                     MetadataResponseData response, FilterContext context) {
-        view(context).recordServed(MetadataSnapshot.of(response));
+        view(context).recordServed(clientId, MetadataSnapshot.of(response));
         return context.forwardResponse(header, response);
     }
 
@@ -147,6 +157,7 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataRespo
     @Override
     public CompletionStage<RequestFilterResult> onProduceRequest(short apiVersion, RequestHeaderData header,
                                                                  ProduceRequestData request, FilterContext context) {
+        clientId = header.clientId();
         return whenVersionsKnown(context, () -> {
             if (brokerProduceMax == PRODUCE_HINT_VERSION - 1) {
                 header.setRequestApiVersion(brokerProduceMax);
@@ -167,6 +178,7 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataRespo
     @Override
     public CompletionStage<RequestFilterResult> onFetchRequest(short apiVersion, RequestHeaderData header,
                                                                FetchRequestData request, FilterContext context) {
+        clientId = header.clientId();
         return whenVersionsKnown(context, () -> {
             if (brokerFetchMax == FETCH_HINT_VERSION - 1) {
                 header.setRequestApiVersion(brokerFetchMax);
@@ -270,14 +282,15 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataRespo
     }
 
     /**
-     * What the client knew: the epoch it sent, if any, else the newest epoch Metadata through this
-     * proxy has told clients. The broker that refused is the leader clients were told of: that
-     * is where a client sends the partition.
+     * What the client knew: the epoch it sent (Fetch), or else the newest epoch Metadata through
+     * this proxy told it; and so the broker that refused: the leader at that epoch, which is
+     * where the client sent the partition.
      */
-    private static <P> Refusal<P> refusal(P part, Partition partition, int sentEpoch, MetadataView metadata) {
-        Optional<PartitionLeader> served = metadata.served(partition);
-        int knownEpoch = sentEpoch >= 0 ? sentEpoch : served.map(PartitionLeader::leaderEpoch).orElse(HintResolver.UNKNOWN);
-        int refusingNodeId = served.map(PartitionLeader::leaderId).orElse(HintResolver.UNKNOWN);
+    private <P> Refusal<P> refusal(P part, Partition partition, int sentEpoch, MetadataView metadata) {
+        int knownEpoch = sentEpoch >= 0
+            ? sentEpoch
+            : metadata.served(clientId, partition).map(PartitionLeader::leaderEpoch).orElse(HintResolver.UNKNOWN);
+        int refusingNodeId = metadata.leaderAt(partition, knownEpoch).orElse(HintResolver.UNKNOWN);
         return new Refusal<>(part, partition, knownEpoch, refusingNodeId);
     }
 

@@ -2,8 +2,11 @@ package io.fastleader.broker;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -24,9 +27,10 @@ import org.apache.kafka.common.Uuid;
  *
  * <p>Two pictures are kept apart. The <em>current</em> leaders are the newest the proxy has
  * heard of from either source; a leader entry older than the maximum age counts as stale. The
- * <em>served</em> leaders are the newest that Metadata responses have carried to clients: no
- * client behind this proxy can know a newer epoch from Metadata, so a hint must beat it. Both
- * only ever move forward in epoch, until a topic is recreated under a new id.
+ * <em>served</em> leaders are the newest that Metadata responses have carried to each client
+ * (by {@code client.id}): a Produce request does not say which epoch its client knows, so this
+ * stands in for it, and a hint must beat it. Both only ever move forward in epoch, until a topic
+ * is recreated under a new id.
  *
  * <p>A stale or outrun view is refreshed with one Metadata request at a time, whichever
  * connection needs it first; every refused response that needs a refresh while one is in flight
@@ -40,10 +44,18 @@ public final class MetadataView implements LeaderView {
     private record Entry(PartitionLeader leader, long recordedNanos) {
     }
 
+    /** How many client ids get their own record of what they were served; clients beyond it share the cluster-wide one. */
+    static final int MAX_TRACKED_CLIENTS = 10_000;
+    /** How many recent epochs per partition {@link #leaderAt} remembers. */
+    static final int HISTORY_EPOCHS = 8;
+
     private final long maxAgeNanos;
     private final LongSupplier nanoClock;
     private final Map<Partition, Entry> current = new ConcurrentHashMap<>();
-    private final Map<Partition, PartitionLeader> served = new ConcurrentHashMap<>();
+    /** Recent leaders by epoch, so the broker a client sends a partition to can be told from the epoch it knows. */
+    private final Map<Partition, NavigableMap<Integer, Integer>> history = new ConcurrentHashMap<>();
+    private final Map<Partition, PartitionLeader> servedToAny = new ConcurrentHashMap<>();
+    private final Map<String, Map<Partition, PartitionLeader>> servedByClient = new ConcurrentHashMap<>();
     private final Map<Integer, Endpoint> endpoints = new ConcurrentHashMap<>();
     private final Map<String, Uuid> topicIds = new ConcurrentHashMap<>();
     private final Map<Uuid, String> topicNames = new ConcurrentHashMap<>();
@@ -66,10 +78,22 @@ public final class MetadataView implements LeaderView {
         return nanoClock.getAsLong();
     }
 
-    /** Records a Metadata response that is on its way to a client. */
-    public void recordServed(MetadataSnapshot snapshot) {
+    /**
+     * Records a Metadata response that is on its way to a client.
+     *
+     * @param clientId the {@code client.id} of the client it is for
+     */
+    public void recordServed(String clientId, MetadataSnapshot snapshot) {
         record(snapshot);
-        snapshot.leaders().forEach((partition, leader) -> served.merge(partition, leader, MetadataView::newer));
+        snapshot.leaders().forEach((partition, leader) -> servedToAny.merge(partition, leader, MetadataView::newer));
+        Map<Partition, PartitionLeader> client = servedByClient.get(clientId);
+        if (client == null && servedByClient.size() < MAX_TRACKED_CLIENTS) {
+            client = servedByClient.computeIfAbsent(clientId, id -> new ConcurrentHashMap<>());
+        }
+        if (client != null) {
+            Map<Partition, PartitionLeader> served = client;
+            snapshot.leaders().forEach((partition, leader) -> served.merge(partition, leader, MetadataView::newer));
+        }
     }
 
     /** Records the response to the proxy's own Metadata request; no client has seen it. */
@@ -81,8 +105,18 @@ public final class MetadataView implements LeaderView {
         long now = nanoClock.getAsLong();
         snapshot.topicIds().forEach(this::recordTopicId);
         snapshot.endpoints().forEach(endpoint -> endpoints.put(endpoint.nodeId(), endpoint));
-        snapshot.leaders().forEach((partition, leader) -> current.merge(partition, new Entry(leader, now),
-            (old, fresh) -> fresh.leader.leaderEpoch() >= old.leader.leaderEpoch() ? fresh : old));
+        snapshot.leaders().forEach((partition, leader) -> {
+            current.merge(partition, new Entry(leader, now),
+                (old, fresh) -> fresh.leader.leaderEpoch() >= old.leader.leaderEpoch() ? fresh : old);
+            history.compute(partition, (key, old) -> {
+                NavigableMap<Integer, Integer> epochs = old == null ? new TreeMap<>() : new TreeMap<>(old);
+                epochs.put(leader.leaderEpoch(), leader.leaderId());
+                while (epochs.size() > HISTORY_EPOCHS) {
+                    epochs.pollFirstEntry();
+                }
+                return epochs;
+            });
+        });
     }
 
     /** A topic recreated under the same name starts again at epoch 0: forget the old one's epochs. */
@@ -91,7 +125,9 @@ public final class MetadataView implements LeaderView {
         if (previous != null && !previous.equals(id)) {
             topicNames.remove(previous);
             current.keySet().removeIf(partition -> partition.topic().equals(topic));
-            served.keySet().removeIf(partition -> partition.topic().equals(topic));
+            history.keySet().removeIf(partition -> partition.topic().equals(topic));
+            servedToAny.keySet().removeIf(partition -> partition.topic().equals(topic));
+            servedByClient.values().forEach(client -> client.keySet().removeIf(partition -> partition.topic().equals(topic)));
         }
         topicNames.put(id, topic);
     }
@@ -111,11 +147,27 @@ public final class MetadataView implements LeaderView {
     }
 
     /**
-     * The newest leader Metadata responses through this proxy have told clients about for
-     * {@code partition}, if any.
+     * The newest leader that Metadata responses through this proxy have told {@code clientId}
+     * about for {@code partition}. Where the view has no record of that client and partition,
+     * the newest told to any client: a client cannot know a newer epoch from this proxy, so a
+     * hint that beats it advances every client. (Client ids need not be unique; clients that
+     * share one share a record, which only errs towards fewer hints.)
      */
-    public Optional<PartitionLeader> served(Partition partition) {
-        return Optional.ofNullable(served.get(partition));
+    public Optional<PartitionLeader> served(String clientId, Partition partition) {
+        Map<Partition, PartitionLeader> client = servedByClient.get(clientId);
+        PartitionLeader leader = client == null ? null : client.get(partition);
+        return Optional.ofNullable(leader != null ? leader : servedToAny.get(partition));
+    }
+
+    /**
+     * The leader the view has seen for {@code partition} at {@code epoch}, if that epoch is
+     * among the recent ones it remembers: the broker a client that knows that epoch sends the
+     * partition to.
+     */
+    public OptionalInt leaderAt(Partition partition, int epoch) {
+        NavigableMap<Integer, Integer> epochs = history.get(partition);
+        Integer leaderId = epochs == null ? null : epochs.get(epoch);
+        return leaderId == null ? OptionalInt.empty() : OptionalInt.of(leaderId);
     }
 
     /** The name of the topic with id {@code topicId}, if a Metadata response has named it. */

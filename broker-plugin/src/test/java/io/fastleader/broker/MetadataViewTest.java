@@ -21,6 +21,7 @@ class MetadataViewTest {
     private static final Duration MAX_AGE = Duration.ofMillis(1000);
     private static final Partition P0 = new Partition("orders", 0);
     private static final Uuid ORDERS_ID = Uuid.randomUuid();
+    private static final String CLIENT = "producer-1";
     private static final Endpoint NODE_1 = new Endpoint(1, "proxy.example", 9093, null);
 
     private final AtomicLong clock = new AtomicLong(5_000_000_000L);
@@ -53,7 +54,7 @@ class MetadataViewTest {
 
     @Test
     void knowsTheLeaderAndAddressesOfAServedMetadataResponse() {
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
 
         assertThat(view.leader(P0)).contains(new PartitionLeader(1, 4));
         assertThat(view.advertisedEndpoint(1)).contains(NODE_1);
@@ -62,43 +63,79 @@ class MetadataViewTest {
 
     @Test
     void aServedResponseIsWhatClientsKnow() {
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
 
-        assertThat(view.served(P0)).contains(new PartitionLeader(1, 4));
+        assertThat(view.served(CLIENT, P0)).contains(new PartitionLeader(1, 4));
+    }
+
+    @Test
+    void eachClientIdKnowsWhatItWasServed() {
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
+        view.recordServed("consumer-1", snapshot(P0, 2, 5));
+
+        assertThat(view.served(CLIENT, P0)).contains(new PartitionLeader(1, 4));
+    }
+
+    @Test
+    void aClientIdNotServedThePartitionIsTakenToKnowTheNewestAnyClientWasServed() {
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
+        view.recordServed("consumer-1", snapshot(P0, 2, 5));
+
+        assertThat(view.served("producer-2", P0)).contains(new PartitionLeader(2, 5));
+    }
+
+    @Test
+    void remembersWhoLedAtEachRecentEpoch() {
+        view.recordServed(CLIENT, snapshot(P0, 0, 4));
+        view.recordRefreshed(snapshot(P0, 1, 5));
+
+        assertThat(view.leaderAt(P0, 4)).hasValue(0);
+        assertThat(view.leaderAt(P0, 5)).hasValue(1);
+        assertThat(view.leaderAt(P0, 3)).isEmpty();
+    }
+
+    @Test
+    void forgetsTheLeadersOfEpochsOlderThanTheRecentOnes() {
+        for (int epoch = 0; epoch <= MetadataView.HISTORY_EPOCHS; epoch++) {
+            view.recordRefreshed(snapshot(P0, epoch % 3, epoch));
+        }
+
+        assertThat(view.leaderAt(P0, 0)).isEmpty();
+        assertThat(view.leaderAt(P0, 1)).hasValue(1);
     }
 
     @Test
     void aRefreshUpdatesLeadersButNotWhatClientsKnow() {
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
         view.recordRefreshed(snapshot(P0, 2, 5));
 
         assertThat(view.leader(P0)).contains(new PartitionLeader(2, 5));
-        assertThat(view.served(P0)).contains(new PartitionLeader(1, 4));
+        assertThat(view.served(CLIENT, P0)).contains(new PartitionLeader(1, 4));
     }
 
     @Test
     void neverMovesALeaderBackToAnOlderEpoch() {
         view.recordRefreshed(snapshot(P0, 2, 5));
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
 
         assertThat(view.leader(P0)).contains(new PartitionLeader(2, 5));
     }
 
     @Test
     void aRecreatedTopicStartsAgainFromItsOwnEpochs() {
-        view.recordServed(snapshot(P0, 2, 5));
+        view.recordServed(CLIENT, snapshot(P0, 2, 5));
         Uuid recreated = Uuid.randomUuid();
-        view.recordServed(snapshot(P0, recreated, 1, 0));
+        view.recordServed(CLIENT, snapshot(P0, recreated, 1, 0));
 
         assertThat(view.leader(P0)).contains(new PartitionLeader(1, 0));
-        assertThat(view.served(P0)).contains(new PartitionLeader(1, 0));
+        assertThat(view.served(CLIENT, P0)).contains(new PartitionLeader(1, 0));
         assertThat(view.topicName(ORDERS_ID)).isEmpty();
         assertThat(view.topicName(recreated)).contains("orders");
     }
 
     @Test
     void anEntryIsFreshUpToTheMaximumAge() {
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
         advance(MAX_AGE);
 
         assertThat(view.isFresh(P0)).isTrue();
@@ -106,7 +143,7 @@ class MetadataViewTest {
 
     @Test
     void anEntryOlderThanTheMaximumAgeIsStale() {
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
         advance(MAX_AGE.plusNanos(1));
 
         assertThat(view.isFresh(P0)).isFalse();
@@ -116,14 +153,14 @@ class MetadataViewTest {
     void anEntryRecordedAfterARequestWasSentIsCurrentForIt() {
         long sent = view.nanoTime();
         advance(Duration.ofMillis(5));
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
 
         assertThat(view.isCurrentFor(P0, sent)).isTrue();
     }
 
     @Test
     void anEntryRecordedBeforeARequestWasSentIsNotCurrentForIt() {
-        view.recordServed(snapshot(P0, 1, 4));
+        view.recordServed(CLIENT, snapshot(P0, 1, 4));
         advance(Duration.ofMillis(5));
 
         assertThat(view.isCurrentFor(P0, view.nanoTime())).isFalse();
@@ -174,7 +211,7 @@ class MetadataViewTest {
 
     @Test
     void aRefreshAsksForEveryTopicTheViewKnowsAsWellAsTheWantedOnes() {
-        view.recordServed(snapshot(new Partition("payments", 0), Uuid.randomUuid(), 1, 0));
+        view.recordServed(CLIENT, snapshot(new Partition("payments", 0), Uuid.randomUuid(), 1, 0));
         MetadataRequests requests = new MetadataRequests();
 
         view.refresh(Set.of("orders"), requests::send);
