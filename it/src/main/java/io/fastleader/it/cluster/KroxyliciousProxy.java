@@ -133,6 +133,9 @@ public final class KroxyliciousProxy implements AutoCloseable {
             filterDefinitions:
               - name: leader-hints
                 type: io.fastleader.broker.LeaderHintFilterFactory
+                config:
+                  metadataMaxAgeMs: 1000
+                  refreshTimeoutMs: 2000
             defaultFilters:
               - leader-hints
             """;

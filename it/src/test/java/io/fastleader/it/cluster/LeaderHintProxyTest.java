@@ -120,6 +120,24 @@ class LeaderHintProxyTest {
     }
 
     @Test
+    void a43BrokerBehindTheProxyAnswersWithItsOwnHintUntouched() {
+        String topic = "moved-on-4.3";
+        currentDisturbances.createTopic(onReplicas012(topic));
+        currentDisturbances.rotateReplicas(topic);
+        try (KroxyliciousProxy proxyFor43 = KroxyliciousProxy.start(current, true)) {
+            byte[] throughProxy = RawExchange.roundTrip(proxyFor43.nodeAddress(OLD_LEADER), ApiKey.PRODUCE, PRODUCE_V10, CORRELATION_ID, produce(topic, 0));
+            byte[] direct = RawExchange.roundTrip(nodeAddress(current, OLD_LEADER), ApiKey.PRODUCE, PRODUCE_V10, CORRELATION_ID, produce(topic, 0));
+
+            // Kroxylicious itself rewrites the endpoint to the proxy's address; nothing else changes.
+            ProduceResponseData expected = (ProduceResponseData) RawExchange.body(ApiKey.PRODUCE, PRODUCE_V10, direct);
+            InetSocketAddress newLeaderThroughProxy = proxyFor43.nodeAddress(NEW_LEADER);
+            expected.nodeEndpoints().forEach(endpoint -> endpoint.setHost(newLeaderThroughProxy.getHostString()).setPort(newLeaderThroughProxy.getPort()));
+            assertThat(expected.nodeEndpoints()).isNotEmpty();
+            assertThat(throughProxy).isEqualTo(RawExchange.encodeResponse(ApiKey.PRODUCE, PRODUCE_V10, CORRELATION_ID, expected));
+        }
+    }
+
+    @Test
     void aRawV16FetchFromAMovedPartitionGetsTheHint() {
         String topic = "moved-fetch";
         int servedEpoch = moveThroughProxy(topic);
