@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -25,6 +27,7 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,17 +160,9 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataReque
     @Override
     public CompletionStage<RequestFilterResult> onProduceRequest(short apiVersion, RequestHeaderData header,
                                                                  ProduceRequestData request, FilterContext context) {
-        clientId = header.clientId();
-        return whenVersionsKnown(context, () -> {
-            if (brokerProduceMax == PRODUCE_HINT_VERSION - 1) {
-                header.setRequestApiVersion(brokerProduceMax);
-                // acks=0: the broker sends no response, so there is nothing to hint.
-                if (request.acks() != 0) {
-                    relabelled.put(header.correlationId(), new Relabelled(view(context).nanoTime(), Map.of()));
-                }
-            }
-            return context.forwardRequest(header, request);
-        });
+        // acks=0: the broker sends no response, so there is nothing to hint.
+        return relabelAndForward(header, request, context, PRODUCE_HINT_VERSION,
+            () -> brokerProduceMax == PRODUCE_HINT_VERSION - 1 && request.acks() != 0, Map::of);
     }
 
     @Override
@@ -178,14 +173,29 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataReque
     @Override
     public CompletionStage<RequestFilterResult> onFetchRequest(short apiVersion, RequestHeaderData header,
                                                                FetchRequestData request, FilterContext context) {
+        return relabelAndForward(header, request, context, FETCH_HINT_VERSION, () -> brokerFetchMax == FETCH_HINT_VERSION - 1, () -> {
+            Map<TopicIdPartition, Integer> epochs = new HashMap<>();
+            request.topics().forEach(topic -> topic.partitions().forEach(partition ->
+                epochs.put(new TopicIdPartition(topic.topicId(), partition.partition()), partition.currentLeaderEpoch())));
+            return epochs;
+        });
+    }
+
+    /**
+     * Forwards a request, relabelled one version down and remembered if it is at the hinting
+     * version and {@code relabel} says so once the broker's versions are known. Later versions
+     * are not the same bytes as the broker's newest, so they pass as they are.
+     *
+     * @param fetchEpochs the leader epochs the request carries, by partition
+     */
+    private CompletionStage<RequestFilterResult> relabelAndForward(RequestHeaderData header, ApiMessage request, FilterContext context,
+                                                                   short hintVersion, BooleanSupplier relabel,
+                                                                   Supplier<Map<TopicIdPartition, Integer>> fetchEpochs) {
         clientId = header.clientId();
         return whenVersionsKnown(context, () -> {
-            if (brokerFetchMax == FETCH_HINT_VERSION - 1) {
-                header.setRequestApiVersion(brokerFetchMax);
-                Map<TopicIdPartition, Integer> epochs = new HashMap<>();
-                request.topics().forEach(topic -> topic.partitions().forEach(partition ->
-                    epochs.put(new TopicIdPartition(topic.topicId(), partition.partition()), partition.currentLeaderEpoch())));
-                relabelled.put(header.correlationId(), new Relabelled(view(context).nanoTime(), epochs));
+            if (header.requestApiVersion() == hintVersion && relabel.getAsBoolean()) {
+                header.setRequestApiVersion((short) (hintVersion - 1));
+                relabelled.put(header.correlationId(), new Relabelled(view(context).nanoTime(), fetchEpochs.get()));
             }
             return context.forwardRequest(header, request);
         });
@@ -238,15 +248,7 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataReque
                 }
             }
         }
-        if (refusals.isEmpty()) {
-            return context.forwardResponse(header, response);
-        }
-        return resolve(refusals, request.sentNanos(), context).thenCompose(hints -> {
-            if (!hints.isEmpty()) {
-                HintFields.addToProduce(response, hints);
-            }
-            return context.forwardResponse(header, response);
-        });
+        return forwardHinted(header, response, refusals, request.sentNanos(), context, hints -> HintFields.addToProduce(response, hints));
     }
 
     @Override
@@ -270,12 +272,19 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataReque
                 }
             }
         }
+        return forwardHinted(header, response, refusals, request.sentNanos(), context, hints -> HintFields.addToFetch(response, hints));
+    }
+
+    /** Forwards {@code response} once the hints for its refusals, if any, are written into it. */
+    private <P> CompletionStage<ResponseFilterResult> forwardHinted(ResponseHeaderData header, ApiMessage response, List<Refusal<P>> refusals,
+                                                                  long sentNanos, FilterContext context, Consumer<Map<P, LeaderHint>> writer) {
         if (refusals.isEmpty()) {
             return context.forwardResponse(header, response);
         }
-        return resolve(refusals, request.sentNanos(), context).thenCompose(hints -> {
+        return resolve(refusals, sentNanos, context).thenCompose(hints -> {
             if (!hints.isEmpty()) {
-                HintFields.addToFetch(response, hints);
+                LOG.debug("{}: hinting {} of {} refused partitions", context.channelDescriptor(), hints.size(), refusals.size());
+                writer.accept(hints);
             }
             return context.forwardResponse(header, response);
         });

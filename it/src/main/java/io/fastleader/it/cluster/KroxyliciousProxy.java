@@ -44,16 +44,6 @@ public final class KroxyliciousProxy implements AutoCloseable {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 30;
 
-    private static final String LOG4J2_CONFIG = """
-        status = warn
-        appender.stdout.type = Console
-        appender.stdout.name = STDOUT
-        appender.stdout.layout.type = PatternLayout
-        appender.stdout.layout.pattern = [%d] %p %m (%c)%n
-        rootLogger.level = WARN
-        rootLogger.appenderRef.stdout.ref = STDOUT
-        """;
-
     private final Path dir;
     private final int bootstrapPort;
     private final Process process;
@@ -79,7 +69,7 @@ public final class KroxyliciousProxy implements AutoCloseable {
         try {
             dir = Files.createTempDirectory("fastleader-proxy-");
             Path config = Files.writeString(dir.resolve("proxy.yaml"), configuration(cluster.bootstrapServers(), port, leaderHints));
-            Path logging = Files.writeString(dir.resolve("log4j2.properties"), LOG4J2_CONFIG);
+            Path logging = Files.writeString(dir.resolve("log4j2.properties"), ChildJvmCluster.LOG4J2_CONFIG);
             Path classpath = Files.writeString(dir.resolve("classpath.args"), "-cp \"" + proxyClasspath().replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n");
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

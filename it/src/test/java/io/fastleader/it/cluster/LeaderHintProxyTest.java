@@ -96,6 +96,7 @@ class LeaderHintProxyTest {
 
         currentDisturbances.createTopic(onReplicas012(topic));
         currentDisturbances.rotateReplicas(topic);
+        awaitOldLeaderKnowsTheNewOne(current, topic);
         byte[] native43 = RawExchange.roundTrip(nodeAddress(current, OLD_LEADER), ApiKey.PRODUCE, PRODUCE_V10, CORRELATION_ID, produce(topic, 0));
 
         ProduceResponseData hinted = (ProduceResponseData) RawExchange.body(ApiKey.PRODUCE, PRODUCE_V10, throughProxy);
@@ -124,6 +125,7 @@ class LeaderHintProxyTest {
         String topic = "moved-on-4.3";
         currentDisturbances.createTopic(onReplicas012(topic));
         currentDisturbances.rotateReplicas(topic);
+        awaitOldLeaderKnowsTheNewOne(current, topic);
         try (KroxyliciousProxy proxyFor43 = KroxyliciousProxy.start(current, true)) {
             byte[] throughProxy = RawExchange.roundTrip(proxyFor43.nodeAddress(OLD_LEADER), ApiKey.PRODUCE, PRODUCE_V10, CORRELATION_ID, produce(topic, 0));
             byte[] direct = RawExchange.roundTrip(nodeAddress(current, OLD_LEADER), ApiKey.PRODUCE, PRODUCE_V10, CORRELATION_ID, produce(topic, 0));
@@ -229,16 +231,30 @@ class LeaderHintProxyTest {
 
     /**
      * Creates {@code topic} on the legacy cluster on replicas {@code [0, 1, 2]}, lets a Metadata
-     * response through the proxy tell clients node 0 leads it, then rotates its replicas.
+     * response through the proxy tell clients node 0 leads it, then rotates its replicas and
+     * waits until node 0 itself knows node 1 leads: that is what the filter's refresh asks.
      *
      * @return the leader epoch clients were told before the move
      */
     private static int moveThroughProxy(String topic) {
         legacyDisturbances.createTopic(onReplicas012(topic));
-        MetadataResponseData.MetadataResponsePartition before = metadataThroughProxy(topic).partitions().get(0);
-        assertThat(before.leaderId()).isEqualTo(OLD_LEADER);
+        Await.until("the proxy to serve node " + OLD_LEADER + " as leader of " + topic, Disturbances.TIMEOUT,
+            () -> metadataThroughProxy(topic).partitions().get(0).leaderId() == OLD_LEADER);
+        int servedEpoch = metadataThroughProxy(topic).partitions().get(0).leaderEpoch();
         legacyDisturbances.rotateReplicas(topic);
-        return before.leaderEpoch();
+        awaitOldLeaderKnowsTheNewOne(legacy, topic);
+        return servedEpoch;
+    }
+
+    /**
+     * Disturbances return once one broker reports the new leader; the old leader may lag a
+     * moment, and its own view is what it refuses with (and what it hints, on 4.3.1). Asked
+     * directly: through the proxy, this Metadata would count as served to clients.
+     */
+    private static void awaitOldLeaderKnowsTheNewOne(KafkaTestCluster cluster, String topic) {
+        InetSocketAddress oldLeader = nodeAddress(cluster, OLD_LEADER);
+        Await.until("node " + OLD_LEADER + " to know node " + NEW_LEADER + " leads " + topic, Disturbances.TIMEOUT,
+            () -> metadata(oldLeader, topic).partitions().get(0).leaderId() == NEW_LEADER);
     }
 
     private static NewTopic onReplicas012(String topic) {
@@ -250,13 +266,17 @@ class LeaderHintProxyTest {
     }
 
     private static MetadataResponseData.MetadataResponseTopic metadataThroughProxy(String topic) {
-        try (BrokerConnection connection = BrokerConnection.open(proxy.bootstrapAddress(), config(5))) {
+        return metadata(proxy.bootstrapAddress(), topic);
+    }
+
+    private static MetadataResponseData.MetadataResponseTopic metadata(InetSocketAddress address, String topic) {
+        try (BrokerConnection connection = BrokerConnection.open(address, config(5))) {
             MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(false);
             request.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(topic));
             MetadataResponseData response = (MetadataResponseData) connection.send(ApiKey.METADATA, request).get(30, TimeUnit.SECONDS);
             return response.topics().find(topic);
         } catch (Exception e) {
-            throw new IllegalStateException("Metadata for " + topic + " through the proxy failed", e);
+            throw new IllegalStateException("Metadata for " + topic + " from " + address + " failed", e);
         }
     }
 
