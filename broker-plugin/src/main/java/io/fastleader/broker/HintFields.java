@@ -28,8 +28,10 @@ final class HintFields {
 
     /** {@code CurrentLeader} in a ProduceResponse partition, and {@code NodeEndpoints} in both responses. */
     private static final int TAG = 0;
-    private static final short PRODUCE_HINT_VERSION = 10;
-    private static final short FETCH_HINT_VERSION = 16;
+    /** The first Produce version whose responses carry hints; its requests are v9's bytes. */
+    static final short PRODUCE_HINT_VERSION = 10;
+    /** The first Fetch version whose responses carry {@code NodeEndpoints}; its requests are v15's bytes. */
+    static final short FETCH_HINT_VERSION = 16;
 
     private HintFields() {
     }

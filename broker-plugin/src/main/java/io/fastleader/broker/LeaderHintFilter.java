@@ -63,8 +63,8 @@ final class LeaderHintFilter implements ApiVersionsResponseFilter, MetadataReque
 
     private static final Logger LOG = LoggerFactory.getLogger(LeaderHintFilter.class);
 
-    static final short PRODUCE_HINT_VERSION = 10;
-    static final short FETCH_HINT_VERSION = 16;
+    private static final short PRODUCE_HINT_VERSION = HintFields.PRODUCE_HINT_VERSION;
+    private static final short FETCH_HINT_VERSION = HintFields.FETCH_HINT_VERSION;
     private static final short UNKNOWN_VERSION = -1;
     /** The newest Metadata version the filter reads; asked for only up to the broker's maximum. */
     private static final short METADATA_VERSION = 12;
