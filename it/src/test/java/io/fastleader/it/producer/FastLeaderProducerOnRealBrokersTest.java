@@ -1,0 +1,165 @@
+package io.fastleader.it.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.fastleader.clients.metadata.MetadataMetrics;
+import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.clients.producer.ProducerMetrics;
+import io.fastleader.clients.producer.ProducerSettings;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.it.cluster.ReadBack;
+
+/**
+ * {@link FastLeaderProducer} on a real 3-broker Kafka 4.3.1 cluster: every acknowledged record is
+ * read back exactly once, at the offset it was acknowledged at, in send order per partition,
+ * while leaders move and brokers restart; and the KIP-951 path shows in the metrics.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class FastLeaderProducerOnRealBrokersTest {
+
+    private static final int RECORDS_PER_SECOND = 1000;
+    private static final int PARTITIONS = 30;
+    private static final Map<String, String> MIN_ISR_2 = Map.of("min.insync.replicas", "2");
+
+    private static KafkaTestCluster cluster;
+    private static Disturbances disturbances;
+
+    @BeforeAll
+    static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
+        cluster = started;
+        disturbances = new Disturbances(cluster);
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        disturbances.close();
+    }
+
+    @Test
+    void producesKeyedRecordsToKafkasPartitionsAndReadsThemBack() throws Exception {
+        String topic = "plain";
+        disturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(MIN_ISR_2));
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        List<Future<RecordMetadata>> futures = new ArrayList<>();
+        try (FastLeaderProducer<String, String> producer = new FastLeaderProducer<>(config, new StringSerializer(),
+                new StringSerializer())) {
+            assertThat(producer.partitionsFor(topic)).hasSize(6);
+            for (int i = 0; i < 1000; i++) {
+                futures.add(producer.send(new ProducerRecord<>(topic, "key-" + i, "value-" + i)));
+            }
+            producer.flush();
+            assertThat(futures).allMatch(Future::isDone);
+            Map<TopicPartition, Map<Long, String>> read = ReadBack.readAll(cluster.clientConfig(), partitions(topic, 6));
+            for (int i = 0; i < 1000; i++) {
+                RecordMetadata metadata = futures.get(i).get();
+                int kafkasPartition = Utils.toPositive(Utils.murmur2(("key-" + i).getBytes())) % 6;
+                assertThat(metadata.partition()).as("partition of key-%d", i).isEqualTo(kafkasPartition);
+                assertThat(read.get(new TopicPartition(topic, metadata.partition())))
+                        .containsEntry(metadata.offset(), "value-" + i);
+            }
+            assertThat(read.values().stream().mapToInt(Map::size).sum()).isEqualTo(1000);
+            assertThat(metric(producer, ProducerMetrics.KAFKA_GROUP, "record-send-total")).isEqualTo(1000);
+            assertThat(metric(producer, ProducerMetrics.KAFKA_GROUP, "record-error-total")).isZero();
+        }
+    }
+
+    @Test
+    void leadershipOfEveryPartitionMovesWhileProducingAndRetriesFollowTheHints() throws Exception {
+        ProducingLoop loop = produceWhile("rotate-hints", Map.of(), () -> disturbances.rotateReplicas("rotate-hints"));
+
+        assertThat(loop.metric(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isGreaterThan(0);
+        assertThat(loop.metric(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isGreaterThan(0);
+    }
+
+    @Test
+    void leadershipOfEveryPartitionMovesWhileProducingWithHintsDisabled() throws Exception {
+        ProducingLoop loop = produceWhile("rotate-no-hints", Map.of(ProducerSettings.LEADER_HINTS_ENABLED, false),
+                () -> disturbances.rotateReplicas("rotate-no-hints"));
+
+        assertThat(loop.metric(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isZero();
+        assertThat(loop.metric(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isZero();
+    }
+
+    @Test
+    void aBrokerRestartsGracefullyWhileProducing() throws Exception {
+        produceWhile("restart", Map.of(), () -> {
+            int broker = cluster.brokerIds().first();
+            cluster.stopBroker(broker);
+            cluster.startBroker(broker);
+            disturbances.awaitFullIsr("restart");
+        });
+    }
+
+    /**
+     * Produces to a new topic, runs the disturbance mid-stream, keeps producing, then checks that
+     * every record sent was acknowledged and reads back once, at its offset, in send order.
+     */
+    private static ProducingLoop produceWhile(String topic, Map<String, Object> overrides, Runnable disturbance)
+            throws Exception {
+        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3).configs(MIN_ISR_2));
+        try (ProducingLoop loop = new ProducingLoop(cluster.clientConfig(), overrides, topic, PARTITIONS, RECORDS_PER_SECOND)) {
+            loop.awaitMoreAcks(300);
+            long sentBefore = loop.sentCount();
+            disturbance.run();
+            assertThat(loop.sentCount()).as("records sent during the disturbance").isGreaterThan(sentBefore);
+            loop.awaitMoreAcks(300);
+            loop.stopAndFlush();
+            assertEveryRecordReadBackOnceInOrder(loop, topic);
+            return loop;
+        }
+    }
+
+    private static void assertEveryRecordReadBackOnceInOrder(ProducingLoop loop, String topic) {
+        assertThat(loop.failures()).isEmpty();
+        assertThat(loop.ackedCount()).isEqualTo(loop.sentCount());
+        Map<TopicPartition, Map<Long, String>> read = ReadBack.readAll(cluster.clientConfig(), partitions(topic, PARTITIONS));
+        for (Map.Entry<TopicPartition, List<String>> sent : loop.sentInOrder().entrySet()) {
+            TopicPartition partition = sent.getKey();
+            Map<Long, String> log = read.getOrDefault(partition, Map.of());
+            assertThat(log).as("records of %s", partition).containsAllEntriesOf(loop.acked().get(partition));
+            // Exactly once and in order: the partition's log is what was sent to it, in send order.
+            assertThat(new TreeMap<>(log).values()).as("log of %s", partition).containsExactlyElementsOf(sent.getValue());
+        }
+    }
+
+    private static double metric(FastLeaderProducer<?, ?> producer, String group, String name) {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    }
+
+    private static java.util.Set<TopicPartition> partitions(String topic, int count) {
+        java.util.Set<TopicPartition> partitions = new java.util.HashSet<>();
+        for (int i = 0; i < count; i++) {
+            partitions.add(new TopicPartition(topic, i));
+        }
+        return partitions;
+    }
+}
