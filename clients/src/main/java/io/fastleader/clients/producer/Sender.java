@@ -168,12 +168,12 @@ public final class Sender implements Runnable {
     /** One pass: expire, get a producer id if needed, send every ready partition. Returns how long to wait. */
     private long sendWhatIsReady(long nowMs) {
         failExpired(nowMs);
-        long waitMs = untilInFlightExpiry(nowMs);
+        ReadyCheck check = accumulator.ready(nowMs);
+        // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
+        long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
         if (identity != null && !identity.isHeld()) {
             return Math.min(waitMs, initProducerId(nowMs));
         }
-        ReadyCheck check = accumulator.ready(nowMs);
-        waitMs = Math.min(waitMs, check.nextReadyCheckDelayMs());
         SendPlan plan = SendPlan.of(check.readyPartitions(), cache::leadership, node -> cache.node(node) != null,
                 node -> requestsPerNode.getOrDefault(node, 0) < maxInFlightPerNode);
         if (!plan.topicsWithoutLeader().isEmpty()) {
@@ -181,14 +181,19 @@ public final class Sender implements Runnable {
             // A leader change wakes the loop; looking again after a refresh backoff covers a topic the cache lacks.
             waitMs = Math.min(waitMs, settings.retryBackoffMs());
         }
-        plan.byLeader().forEach((node, partitions) -> send(node, partitions, nowMs));
-        return waitMs;
+        boolean leftBehind = false;
+        for (Map.Entry<Integer, List<TopicPartition>> entry : plan.byLeader().entrySet()) {
+            leftBehind |= send(entry.getKey(), entry.getValue(), nowMs);
+        }
+        // A partition max.request.size kept out of its request is still ready: go round again at once.
+        return leftBehind ? 0 : waitMs;
     }
 
-    private void send(int node, List<TopicPartition> partitions, long nowMs) {
+    /** Drains the partitions into one request to their leader; true if some ready partition did not fit. */
+    private boolean send(int node, List<TopicPartition> partitions, long nowMs) {
         List<ProducerBatch> batches = accumulator.drain(partitions, settings.maxRequestSize(), nowMs);
         if (batches.isEmpty()) {
-            return;
+            return false;
         }
         Map<String, Uuid> topicIds = new HashMap<>();
         for (ProducerBatch batch : batches) {
@@ -209,6 +214,7 @@ public final class Sender implements Runnable {
                     events.add(() -> answered(node, batches, topicIds, nowMs, response, error));
                     wakeup();
                 });
+        return batches.size() < partitions.size();
     }
 
     private void answered(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
