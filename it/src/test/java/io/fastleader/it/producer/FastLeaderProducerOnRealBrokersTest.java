@@ -2,7 +2,6 @@ package io.fastleader.it.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,10 +12,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
@@ -91,6 +91,44 @@ class FastLeaderProducerOnRealBrokersTest {
             assertThat(read.values().stream().mapToInt(Map::size).sum()).isEqualTo(1000);
             assertThat(metric(producer, ProducerMetrics.KAFKA_GROUP, "record-send-total")).isEqualTo(1000);
             assertThat(metric(producer, ProducerMetrics.KAFKA_GROUP, "record-error-total")).isZero();
+        }
+    }
+
+    @Test
+    void aPartitionerPluginChoosesFromTheClusterTheLeaderCacheDescribes() throws Exception {
+        String topic = "plugged";
+        disturbances.createTopic(new NewTopic(topic, 4, (short) 3).configs(MIN_ISR_2));
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, LastLedPartition.class.getName());
+        try (FastLeaderProducer<String, String> producer = new FastLeaderProducer<>(config, new StringSerializer(),
+                new StringSerializer())) {
+            List<Future<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                futures.add(producer.send(new ProducerRecord<>(topic, "key-" + i, "value-" + i)));
+            }
+            producer.flush();
+            for (Future<RecordMetadata> future : futures) {
+                assertThat(future.get().partition()).isEqualTo(3);
+            }
+        }
+    }
+
+    /** Sends everything to the topic's last partition that has a leader, as the kafka {@code Cluster} it is given says. */
+    public static final class LastLedPartition implements Partitioner {
+
+        @Override
+        public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes,
+                             org.apache.kafka.common.Cluster cluster) {
+            return cluster.partitionsForTopic(topic).stream().filter(p -> p.leader() != null && p.leader().port() > 0)
+                    .mapToInt(PartitionInfo::partition).max().orElseThrow();
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
         }
     }
 
