@@ -307,6 +307,10 @@ public final class Sender implements Runnable {
     }
 
     private void retry(ProducerBatch batch, RuntimeException error, long nowMs) {
+        if (batch.isDone()) {
+            // It expired in flight or was aborted: its end is already settled.
+            return;
+        }
         TopicPartition partition = batch.topicPartition();
         RetryDecision decision = RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(),
                 batch, leaderEpoch(partition), error, nowMs);
