@@ -328,13 +328,16 @@ public final class Sender implements Runnable {
 
     private void fail(ProducerBatch batch, RuntimeException error) {
         backingOff.remove(batch.topicPartition(), batch);
-        if (batch.fail(error)) {
-            metrics.batchFailed(batch);
-            // A batch that took a sequence and was not written leaves a gap the broker would refuse.
-            if (identity != null && identity.bumpFor(batch)) {
-                LOG.info("A batch for {} failed after taking a sequence: bumping the producer epoch", batch.topicPartition());
-            }
+        if (batch.isDone()) {
+            return;
         }
+        // Counted before the callbacks run, so whoever sees the record fail finds it counted.
+        metrics.batchFailed(batch);
+        // A batch that took a sequence and was not written leaves a gap the broker would refuse.
+        if (identity != null && identity.bumpFor(batch)) {
+            LOG.info("A batch for {} failed after taking a sequence: bumping the producer epoch", batch.topicPartition());
+        }
+        batch.fail(error);
     }
 
     /** A leader change from Metadata or a hint: a batch backing off since an older epoch goes at once (KIP-951). */
