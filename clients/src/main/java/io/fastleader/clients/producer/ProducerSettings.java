@@ -89,6 +89,7 @@ public final class ProducerSettings {
         }
         ProducerSettings settings = new ProducerSettings(new ProducerConfig(kafkaKeys), FASTLEADER_KEYS.parse(fastleaderKeys));
         settings.rejectTransactions();
+        settings.rejectAcksZero();
         return settings;
     }
 
@@ -156,6 +157,26 @@ public final class ProducerSettings {
         return kafka.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
     }
 
+    /** {@code request.timeout.ms}: how long a broker may take to answer, and the Produce request's replication timeout. */
+    public int requestTimeoutMs() {
+        return kafka.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+    }
+
+    /** {@code max.in.flight.requests.per.connection}. */
+    public int maxInFlightPerConnection() {
+        return kafka.getInt(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    /** {@code retry.backoff.ms}. */
+    public long retryBackoffMs() {
+        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+    }
+
+    /** {@code retry.backoff.max.ms}. */
+    public long retryBackoffMaxMs() {
+        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
+    }
+
     public int retries() {
         return kafka.getInt(ProducerConfig.RETRIES_CONFIG);
     }
@@ -198,6 +219,14 @@ public final class ProducerSettings {
         if (transactionalId != null) {
             throw new ConfigException(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId,
                     "FastLeaderProducer does not support transactions yet; leave transactional.id unset");
+        }
+    }
+
+    private void rejectAcksZero() {
+        // With acks=0 brokers send no answer, and the transport matches every request to an answer.
+        if (acks() == 0) {
+            throw new ConfigException(ProducerConfig.ACKS_CONFIG, "0",
+                    "FastLeaderProducer does not support acks=0 yet; use 1 or all");
         }
     }
 

@@ -52,6 +52,16 @@ class ProducerSettingsTest {
     }
 
     @Test
+    void testAcksZeroIsRefusedUntilSupported() {
+        configs.put(ProducerConfig.ACKS_CONFIG, "0");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("acks")
+                .hasMessageContaining("not support acks=0");
+    }
+
+    @Test
     void testBadFastleaderValueFailsNamingKeyAndValue() {
         configs.put(ProducerSettings.LEADER_HINTS_ENABLED, "maybe");
 
