@@ -11,9 +11,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.SecurityConfig;
+import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
@@ -28,6 +30,7 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,9 +43,6 @@ import org.junit.jupiter.api.Test;
  * <p>Every moved partition here starts on replicas {@code [0, 1, 2]} and is rotated to
  * {@code [1, 2, 0]}: node 0, the old leader, stays a follower and refuses; node 1 leads.
  *
- * <p>Pending: the same reassignment through the proxy with {@code FastLeaderProducer}, which does
- * not exist yet; it belongs here, next to {@link #kafkaProducerThroughTheProxyFollowsAReassignment()},
- * once the producer issue lands.
  */
 class LeaderHintProxyTest {
 
@@ -217,16 +217,34 @@ class LeaderHintProxyTest {
 
     @Test
     void kafkaProducerThroughTheProxyFollowsAReassignment() throws Exception {
-        String topic = "reassigned";
-        legacyDisturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(Map.of("min.insync.replicas", "2")));
-        try (SteadyProducer producer = new SteadyProducer(proxy.clientConfig(), topic, 1000)) {
-            producer.awaitMoreAcks(500);
-            legacyDisturbances.rotateReplicas(topic);
-            producer.awaitMoreAcks(500);
-            producer.stopAndFlush();
+        try (SteadyProducer producer = new SteadyProducer(proxy.clientConfig(), "reassigned", 1000)) {
+            produceThroughAReassignment(producer, "reassigned");
 
             AckedRecords.assertAllReadBack(producer, proxy.clientConfig());
         }
+    }
+
+    @Test
+    void fastLeaderProducerThroughTheProxyFollowsTheFiltersHints() throws Exception {
+        String topic = "reassigned-fastleader";
+        FastLeaderProducer<String, String> fastleader =
+            new FastLeaderProducer<>(proxy.clientConfig(), new StringSerializer(), new StringSerializer());
+        try (SteadyProducer producer = new SteadyProducer(fastleader, topic, 6, 1000)) {
+            produceThroughAReassignment(producer, topic);
+
+            AckedRecords.assertAllReadBackOnceInSendOrder(producer, proxy.clientConfig());
+            // A 3.6.2 broker never hints: every accepted hint was written by the filter.
+            assertThat(producer.metric(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isGreaterThan(0);
+        }
+    }
+
+    /** Produces to a new 6-partition topic on the legacy cluster while its replicas rotate, then flushes. */
+    private static void produceThroughAReassignment(SteadyProducer producer, String topic) throws Exception {
+        legacyDisturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(Map.of("min.insync.replicas", "2")));
+        producer.awaitMoreAcks(500);
+        legacyDisturbances.rotateReplicas(topic);
+        producer.awaitMoreAcks(500);
+        producer.stopAndFlush();
     }
 
     /**
