@@ -19,8 +19,8 @@ public record BrokerEndpoint(int nodeId, String host, int port, String rack, boo
         Objects.requireNonNull(host, "host");
     }
 
-    /** The socket address to connect to, resolving the host name now. */
+    /** The socket address to connect to, unresolved: the connection resolves it each time it connects. */
     public InetSocketAddress address() {
-        return new InetSocketAddress(host, port);
+        return InetSocketAddress.createUnresolved(host, port);
     }
 }

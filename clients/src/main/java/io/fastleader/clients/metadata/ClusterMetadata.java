@@ -220,27 +220,41 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     private void answered(int node, long view, ApiMessage response, Throwable error) {
-        MetadataResponseData metadata = (MetadataResponseData) response;
-        if (error != null || metadata.errorCode() != Errors.NONE.code()) {
-            Throwable cause = error != null ? error : Errors.forCode(metadata.errorCode()).exception();
-            LOG.debug("Metadata request to node {} failed", node, cause);
+        Throwable failure = error != null ? error : topLevelError((MetadataResponseData) response);
+        if (failure == null) {
+            try {
+                applied(node, view, (MetadataResponseData) response);
+            } catch (RuntimeException bug) {
+                // Never leave the schedule believing a request is still in flight: that would stop all refreshes.
+                LOG.error("Could not apply a Metadata response from node {}", node, bug);
+                failure = bug;
+            }
+        }
+        if (failure != null) {
+            LOG.debug("Metadata request to node {} failed", node, failure);
             metrics.recordRefreshFailure();
             metadataNode = nextNode(node);
             synchronized (lock) {
                 schedule.failed(clockMs.getAsLong());
             }
-        } else {
-            metadataNode = node;
-            cache.applyMetadata(metadata, view);
-            syncPoolNodes();
-            List<Runnable> completions = new ArrayList<>();
-            synchronized (lock) {
-                schedule.succeeded(clockMs.getAsLong());
-                settleWaitersLocked(completions);
-            }
-            completions.forEach(Runnable::run);
         }
         refreshIfDue();
+    }
+
+    private static Throwable topLevelError(MetadataResponseData response) {
+        return response.errorCode() == Errors.NONE.code() ? null : Errors.forCode(response.errorCode()).exception();
+    }
+
+    private void applied(int node, long view, MetadataResponseData response) {
+        cache.applyMetadata(response, view);
+        metadataNode = node;
+        syncPoolNodes();
+        List<Runnable> completions = new ArrayList<>();
+        synchronized (lock) {
+            schedule.succeeded(clockMs.getAsLong());
+            settleWaitersLocked(completions);
+        }
+        completions.forEach(Runnable::run);
     }
 
     private void settleWaitersLocked(List<Runnable> completions) {

@@ -103,9 +103,11 @@ public final class BrokerConnection implements AutoCloseable {
     private static Wire connect(InetSocketAddress address, ConnectionConfig config) {
         String broker = address.getHostString() + ":" + address.getPort();
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
+        // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again.
+        InetSocketAddress resolved = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
         if (!config.security().protocol().usesTls()) {
             try {
-                return ChannelWire.connect(address, timeoutMs, config.maxResponseBytes());
+                return ChannelWire.connect(resolved, timeoutMs, config.maxResponseBytes());
             } catch (IOException e) {
                 throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
             }
@@ -113,7 +115,7 @@ public final class BrokerConnection implements AutoCloseable {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
-            socket.connect(address, timeoutMs);
+            socket.connect(resolved, timeoutMs);
             Socket tls = TlsSockets.wrap(socket, address.getHostString(), address.getPort(), config.security(), timeoutMs);
             return new StreamWire(tls, config.maxResponseBytes());
         } catch (SSLHandshakeException | GeneralSecurityException e) {

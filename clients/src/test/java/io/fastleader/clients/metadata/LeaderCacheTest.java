@@ -49,9 +49,9 @@ class LeaderCacheTest {
 
     @Test
     void testSameEpochMetadataRefreshesReplicasAndIsr() {
-        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 2, 3)).build(), 1);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 1, 4, List.of(1, 2, 3)).build(), 1);
 
-        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 3)).build(), 2);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 1, 4, List.of(1, 3)).build(), 2);
 
         assertThat(cache.leadership(P0).isr()).containsExactly(1, 3);
         assertThat(cache.leadership(P0).view()).isEqualTo(2);
@@ -59,9 +59,9 @@ class LeaderCacheTest {
 
     @Test
     void testSameEpochMetadataFromEarlierRequestDoesNotReplaceLaterView() {
-        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 3)).build(), 5);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 1, 4, List.of(1, 3)).build(), 5);
 
-        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1, 2, 3)).build(), 4);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 1, 4, List.of(1, 2, 3)).build(), 4);
 
         assertThat(cache.leadership(P0).isr()).containsExactly(1, 3);
         assertThat(cache.leadership(P0).view()).isEqualTo(5);
@@ -266,7 +266,7 @@ class LeaderCacheTest {
         List<TopicPartition> changed = new ArrayList<>();
         cache.addListener((partition, previous, current) -> changed.add(partition));
 
-        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, 4, List.of(1)).build(), 2);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 1, 4, List.of(1)).build(), 2);
 
         assertThat(changed).isEmpty();
     }

@@ -44,10 +44,10 @@ final class MetadataResponses {
         return this;
     }
 
-    /** Adds a topic with one partition, 0, in the given state. */
-    MetadataResponses partition(String name, Uuid id, int leader, int epoch, List<Integer> isr) {
+    /** Adds a topic described by one partition, {@code index}, in the given state. */
+    MetadataResponses partition(String name, Uuid id, int index, int leader, int epoch, List<Integer> isr) {
         MetadataResponseTopic topic = new MetadataResponseTopic().setName(name).setTopicId(id);
-        topic.partitions().add(partition(0, leader, epoch, isr));
+        topic.partitions().add(partition(index, leader, epoch, isr));
         response.topics().add(topic);
         return this;
     }
