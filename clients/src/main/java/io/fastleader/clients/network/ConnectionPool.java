@@ -348,7 +348,8 @@ public final class ConnectionPool implements AutoCloseable {
         long maxIdleNanos = poolConfig.connectionsMaxIdle().toNanos();
         List<BrokerConnection> idle = new ArrayList<>();
         for (Node node : nodes.values()) {
-            if (node.attempt != null && node.attempt.published && now - node.lastUsedNanos >= maxIdleNanos) {
+            // An opened connection still being handed to its waiters counts too: it was last used when it opened.
+            if (node.attempt != null && node.attempt.connection != null && now - node.lastUsedNanos >= maxIdleNanos) {
                 idle.add(node.attempt.connection);
                 node.attempt = null;
             }
