@@ -219,7 +219,8 @@ class BrokerConnectionOnRealBrokersTest {
 
     /** The certificates of the trust store a cluster's client config names, as PEM text. */
     private static String certificatesAsPem(Map<String, Object> clientConfigs) throws Exception {
-        KeyStore store = KeyStore.getInstance(String.valueOf(clientConfigs.get(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG)));
+        KeyStore store = KeyStore.getInstance(String.valueOf(
+            clientConfigs.getOrDefault(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, SslConfigs.DEFAULT_SSL_TRUSTSTORE_TYPE)));
         Object password = clientConfigs.get(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG);
         try (InputStream in = Files.newInputStream(Path.of(String.valueOf(clientConfigs.get(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG))))) {
             store.load(in, password == null ? null : (password instanceof Password secret ? secret.value() : password.toString()).toCharArray());
