@@ -217,7 +217,8 @@ public final class BrokerConnection implements AutoCloseable {
             if (closedBy != null) {
                 return CompletableFuture.failedFuture(closedBy);
             }
-            if (writing || !queued.isEmpty() || inFlight.size() >= config.maxInFlight()) {
+            // An interrupted thread's channel write would close the channel (it is interruptible), so such a caller queues.
+            if (writing || !queued.isEmpty() || inFlight.size() >= config.maxInFlight() || Thread.currentThread().isInterrupted()) {
                 queued.add(request);
                 writerWakeup.signal();
                 return request.response;

@@ -124,23 +124,19 @@ public record SecurityConfig(Protocol protocol,
             string(configs, SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG,
                 SslConfigs.DEFAULT_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM),
             mechanism, username, password);
-        security.checkTruststore();
-        security.checkKeystore();
+        // As in Kafka, the ssl.* keys matter only when the connection is TLS.
+        if (protocol.usesTls()) {
+            security.checkTruststore();
+            security.checkKeystore();
+        }
         return security;
     }
 
     /** Kafka's rules for where trusted certificates come from; PEM given as a value is parsed here. */
     private void checkTruststore() {
-        boolean pem = PEM.equalsIgnoreCase(truststoreType);
         if (truststoreCertificates != null) {
-            if (!pem) {
-                throw new ConfigException(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, truststoreType,
-                    SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG + " can only be given with type PEM");
-            }
-            if (truststoreLocation != null) {
-                throw new ConfigException(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, truststoreLocation,
-                    "give either it or " + SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG + ", not both");
-            }
+            requirePemWithoutFile(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, truststoreType, SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG,
+                SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, truststoreLocation);
             try {
                 PemStores.trustStore(truststoreCertificates);
             } catch (GeneralSecurityException e) {
@@ -148,26 +144,19 @@ public record SecurityConfig(Protocol protocol,
                     "PEM X.509 certificates are expected: " + e.getMessage());
             }
         }
-        if (pem && truststorePassword != null) {
+        if (PEM.equalsIgnoreCase(truststoreType) && truststorePassword != null) {
             throw new ConfigException(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, HIDDEN, "a PEM trust store takes no password");
         }
     }
 
     /** Kafka's rules for where the client's own key comes from; PEM given as values is parsed here. */
     private void checkKeystore() {
-        boolean pem = PEM.equalsIgnoreCase(keystoreType);
         if (keystoreKey != null) {
-            if (!pem) {
-                throw new ConfigException(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, keystoreType,
-                    SslConfigs.SSL_KEYSTORE_KEY_CONFIG + " can only be given with type PEM");
-            }
+            requirePemWithoutFile(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, keystoreType, SslConfigs.SSL_KEYSTORE_KEY_CONFIG,
+                SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, keystoreLocation);
             if (keystoreCertificateChain == null) {
                 throw new ConfigException(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, null,
                     "required with " + SslConfigs.SSL_KEYSTORE_KEY_CONFIG);
-            }
-            if (keystoreLocation != null) {
-                throw new ConfigException(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, keystoreLocation,
-                    "give either it or " + SslConfigs.SSL_KEYSTORE_KEY_CONFIG + ", not both");
             }
             try {
                 PemStores.keyStore(keystoreCertificateChain, keystoreKey, keyPassword, PemStores.randomEntryPassword());
@@ -181,9 +170,19 @@ public record SecurityConfig(Protocol protocol,
             throw new ConfigException(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, null,
                 "required with " + SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG);
         }
-        if (pem && keystorePassword != null) {
+        if (PEM.equalsIgnoreCase(keystoreType) && keystorePassword != null) {
             throw new ConfigException(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, HIDDEN,
                 "a PEM key store takes no password; an encrypted PEM key takes " + SslConfigs.SSL_KEY_PASSWORD_CONFIG);
+        }
+    }
+
+    /** A store given as PEM values ({@code valuesKey}) needs its type to be PEM and no file besides. */
+    private static void requirePemWithoutFile(String typeKey, String type, String valuesKey, String locationKey, String location) {
+        if (!PEM.equalsIgnoreCase(type)) {
+            throw new ConfigException(typeKey, type, valuesKey + " can only be given with type PEM");
+        }
+        if (location != null) {
+            throw new ConfigException(locationKey, location, "give either it or " + valuesKey + ", not both");
         }
     }
 

@@ -163,6 +163,23 @@ class BrokerConnectionTest {
     }
 
     @Test
+    void anInterruptedCallersRequestGoesOutWithoutClosingTheConnection() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+        Thread.currentThread().interrupt();
+        CompletableFuture<ApiMessage> response;
+        try {
+            response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        } finally {
+            assertThat(Thread.interrupted()).as("send leaves the interrupt for the caller").isTrue();
+        }
+        server.respond(server.read(), new MetadataResponseData().setClusterId("despite-the-interrupt"));
+
+        assertThat(((MetadataResponseData) response.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("despite-the-interrupt");
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
     void responsesArrivingTogetherAreSplitIntoTheirFrames() throws Exception {
         connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
         CompletableFuture<ApiMessage> first = connection.send(ApiKey.METADATA, new MetadataRequestData());

@@ -163,6 +163,15 @@ class SecurityConfigTest {
     }
 
     @Test
+    void ignoresTlsStoreKeysWhenTheProtocolIsNotTls() {
+        Map<String, Object> configs = pemKeystore(Pem.CLIENT_KEY, null);
+        configs.put("security.protocol", "PLAINTEXT");
+        configs.put("ssl.keystore.type", "JKS");
+
+        assertThat(SecurityConfig.fromKafkaConfigs(configs).protocol()).isEqualTo(Protocol.PLAINTEXT);
+    }
+
+    @Test
     void refusesSaslWithoutAJaasConfig() {
         assertThatThrownBy(() -> SecurityConfig.fromKafkaConfigs(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN")))
             .isInstanceOf(ConfigException.class)
