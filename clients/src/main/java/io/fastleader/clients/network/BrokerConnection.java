@@ -217,8 +217,7 @@ public final class BrokerConnection implements AutoCloseable {
             if (closedBy != null) {
                 return CompletableFuture.failedFuture(closedBy);
             }
-            // An interrupted thread's channel write would close the channel (it is interruptible), so such a caller queues.
-            if (writing || !queued.isEmpty() || inFlight.size() >= config.maxInFlight() || Thread.currentThread().isInterrupted()) {
+            if (writing || !queued.isEmpty() || inFlight.size() >= config.maxInFlight()) {
                 queued.add(request);
                 writerWakeup.signal();
                 return request.response;

@@ -14,10 +14,10 @@
  * which is what kept us behind kafka-clients' single-threaded network client on round trips. What
  * the socket's send buffer does not take goes to the writer, which finishes the frame, waiting for
  * room on its own selector, and writes whatever queued behind it; so a slow broker can only ever
- * hold up the writer, never a caller. A caller whose thread is interrupted queues instead: a
- * channel write on an interrupted thread would close the channel (an interrupt that lands during
- * the write itself still does, and fails the connection like any broken socket). The reader waits
- * on a selector of its own and reads responses through a 64 KiB buffer.
+ * hold up the writer, never a caller. An interrupted caller cannot break the connection: only
+ * blocking operations on an interruptible channel close it when the thread is interrupted, and the
+ * caller's write never blocks. The reader waits on a selector of its own and reads responses
+ * through a 64 KiB buffer.
  *
  * <p>TLS connections keep {@link javax.net.ssl.SSLSocket}'s blocking streams and every frame goes
  * through the writer: {@code SSLSocket} has no write that gives up when the socket is full, and
