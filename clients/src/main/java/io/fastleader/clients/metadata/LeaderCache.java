@@ -1,5 +1,6 @@
 package io.fastleader.clients.metadata;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -10,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -24,28 +26,31 @@ import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic
 /**
  * Who leads each partition, and where each broker is: the client's single source of leader state.
  *
- * <p>Reads ({@link #leadership}, {@link #node}) take no lock: partitions live in a concurrent map
- * of immutable values, and the node table is an immutable map behind a volatile reference, so a
- * send path can look up a leader per record. Writes keep one rule: a partition's leader epoch never
- * goes backwards.
+ * <p>Reads ({@link #leadership}, {@link #node}) take no lock: each topic's partitions are an array
+ * of immutable values, found by topic name, and the node table is an immutable map behind a
+ * volatile reference, so a send path can look up a leader per record for the cost of one map probe
+ * and one array load. Writes (Metadata responses, hints) take one lock per call, held for work
+ * proportional to what the call carries, and keep one rule: a partition's leader epoch never goes
+ * backwards.
  * <ul>
  *   <li>A Metadata response replaces a partition's state only if its epoch is newer, or equal and
  *       from a request sent no earlier than the one that set the current replicas and ISR.</li>
  *   <li>A {@link LeaderHint} is applied only if complete and strictly newer, for a tracked
  *       partition of the same topic incarnation, led by a broker whose endpoint is known. It costs
- *       a map update per hinted partition, independent of the cluster's size.</li>
+ *       an array store per hinted partition, independent of the cluster's size.</li>
  *   <li>Endpoints from responses never replace a broker known from Metadata; an unknown broker's
  *       endpoint is kept provisionally until a Metadata response lists that broker.</li>
  *   <li>A topic seen under a new topic id was deleted and recreated: its old epochs are dropped.</li>
  * </ul>
- * Metadata responses must be applied by one thread at a time; hints may come from any thread.
+ * Listeners are told of changes after the lock is released, on the writing thread.
  */
 public final class LeaderCache {
 
-    private final ConcurrentMap<TopicPartition, PartitionLeadership> partitions;
+    private final ConcurrentMap<String, AtomicReferenceArray<PartitionLeadership>> partitionsByTopic;
     private final ConcurrentMap<String, TopicState> topics = new ConcurrentHashMap<>();
     private final ConcurrentMap<Uuid, String> topicNames = new ConcurrentHashMap<>();
-    private final Object nodesWriteLock = new Object();
+    /** Serialises writers; readers never take it. */
+    private final Object writeLock = new Object();
     private volatile Map<Integer, BrokerEndpoint> nodes = Map.of();
     private final List<LeaderChangeListener> listeners = new CopyOnWriteArrayList<>();
     private final MetadataMetrics metrics;
@@ -55,15 +60,21 @@ public final class LeaderCache {
         this(new ConcurrentHashMap<>(), metrics);
     }
 
-    /** A cache over a given partition map, so tests can watch which partitions a write touches. */
-    LeaderCache(ConcurrentMap<TopicPartition, PartitionLeadership> partitions, MetadataMetrics metrics) {
-        this.partitions = Objects.requireNonNull(partitions, "partitions");
+    /** A cache over a given topic map, so tests can watch how a write reaches partitions. */
+    LeaderCache(ConcurrentMap<String, AtomicReferenceArray<PartitionLeadership>> partitionsByTopic, MetadataMetrics metrics) {
+        this.partitionsByTopic = Objects.requireNonNull(partitionsByTopic, "partitionsByTopic");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
     /** The partition's leadership as last learned, or null if the partition is not tracked. */
     public PartitionLeadership leadership(TopicPartition partition) {
-        return partitions.get(partition);
+        return leadership(partition.topic(), partition.partition());
+    }
+
+    /** The leadership of partition {@code index} of {@code topic}, or null if it is not tracked. */
+    public PartitionLeadership leadership(String topic, int index) {
+        AtomicReferenceArray<PartitionLeadership> slots = partitionsByTopic.get(topic);
+        return slots == null || index < 0 || index >= slots.length() ? null : slots.get(index);
     }
 
     /** Where broker {@code nodeId} is reached, or null if it is unknown. */
@@ -78,8 +89,8 @@ public final class LeaderCache {
 
     /** How many partitions the topic has, or 0 if no Metadata response has described it. */
     public int partitionCount(String topic) {
-        TopicState state = topics.get(topic);
-        return state == null ? 0 : state.partitionCount;
+        AtomicReferenceArray<PartitionLeadership> slots = partitionsByTopic.get(topic);
+        return slots == null ? 0 : slots.length();
     }
 
     /** The topic's id, if a Metadata response (v10+) has given it. */
@@ -123,12 +134,16 @@ public final class LeaderCache {
             confirmed.put(broker.nodeId(),
                     new BrokerEndpoint(broker.nodeId(), broker.host(), broker.port(), broker.rack(), false));
         }
-        confirmNodes(confirmed);
-        for (MetadataResponseTopic topic : response.topics()) {
-            if (topic.name() != null) {
-                applyTopic(topic, view);
+        List<Change> changes = new ArrayList<>();
+        synchronized (writeLock) {
+            confirmNodes(confirmed);
+            for (MetadataResponseTopic topic : response.topics()) {
+                if (topic.name() != null) {
+                    applyTopic(topic, view, changes);
+                }
             }
         }
+        notifyListeners(changes);
     }
 
     /**
@@ -138,33 +153,35 @@ public final class LeaderCache {
      * @return the verdict on each hint, in the order given
      */
     public Map<TopicPartition, HintVerdict> applyHints(Collection<LeaderHint> hints, Collection<BrokerEndpoint> endpoints) {
-        Map<Integer, BrokerEndpoint> endpointsById = new HashMap<>();
-        for (BrokerEndpoint endpoint : endpoints) {
-            endpointsById.put(endpoint.nodeId(), endpoint);
+        Map<TopicPartition, HintVerdict> verdicts = new LinkedHashMap<>(Math.max(4, hints.size() * 2));
+        List<Change> changes = new ArrayList<>(hints.size());
+        synchronized (writeLock) {
+            for (LeaderHint hint : hints) {
+                verdicts.put(hint.partition(), judge(hint, endpoints, changes));
+            }
         }
-        Map<TopicPartition, HintVerdict> verdicts = new LinkedHashMap<>();
-        for (LeaderHint hint : hints) {
-            verdicts.put(hint.partition(), applyHint(hint, endpointsById));
-        }
+        notifyListeners(changes);
+        metrics.record(verdicts.values());
         return verdicts;
     }
 
     /**
      * Applies one hint.
      *
-     * @param endpoints the response's {@code NodeEndpoints} by node id
+     * @param endpoints the response's {@code NodeEndpoints}
      */
-    public HintVerdict applyHint(LeaderHint hint, Map<Integer, BrokerEndpoint> endpoints) {
-        HintVerdict verdict = judge(hint, endpoints);
-        metrics.record(verdict);
-        return verdict;
+    public HintVerdict applyHint(LeaderHint hint, Collection<BrokerEndpoint> endpoints) {
+        return applyHints(List.of(hint), endpoints).get(hint.partition());
     }
 
-    private HintVerdict judge(LeaderHint hint, Map<Integer, BrokerEndpoint> endpoints) {
+    /** The verdict on one hint, applying it if accepted. Called holding {@code writeLock}. */
+    private HintVerdict judge(LeaderHint hint, Collection<BrokerEndpoint> endpoints, List<Change> changes) {
         if (!hint.isComplete()) {
             return HintVerdict.INCOMPLETE;
         }
-        PartitionLeadership known = partitions.get(hint.partition());
+        TopicPartition partition = hint.partition();
+        AtomicReferenceArray<PartitionLeadership> slots = partitionsByTopic.get(partition.topic());
+        PartitionLeadership known = leadership(partition);
         if (known == null || !sameIncarnation(known, hint.topicId())) {
             return HintVerdict.UNTRACKED_PARTITION;
         }
@@ -172,27 +189,29 @@ public final class LeaderCache {
             return HintVerdict.NOT_ADVANCING;
         }
         if (!nodes.containsKey(hint.leaderId())) {
-            BrokerEndpoint endpoint = endpoints.get(hint.leaderId());
+            BrokerEndpoint endpoint = endpointOf(hint.leaderId(), endpoints);
             if (endpoint == null) {
                 return HintVerdict.UNKNOWN_LEADER_ENDPOINT;
             }
             addProvisionalNode(endpoint);
         }
-        PartitionLeadership[] before = new PartitionLeadership[1];
-        PartitionLeadership after = partitions.computeIfPresent(hint.partition(), (partition, current) -> {
-            before[0] = current;
-            boolean advances = sameIncarnation(current, hint.topicId()) && hint.leaderEpoch() > current.leaderEpoch();
-            return advances ? current.hinted(hint.leaderId(), hint.leaderEpoch()) : current;
-        });
-        if (after == null || after == before[0]) {
-            // A concurrent write got there first; the hint no longer advances anything.
-            return HintVerdict.NOT_ADVANCING;
-        }
-        notifyListeners(hint.partition(), before[0], after);
+        PartitionLeadership hinted = known.hinted(hint.leaderId(), hint.leaderEpoch());
+        slots.set(partition.partition(), hinted);
+        changes.add(new Change(partition, known, hinted));
         return HintVerdict.ACCEPTED;
     }
 
-    private void applyTopic(MetadataResponseTopic topic, long view) {
+    private static BrokerEndpoint endpointOf(int nodeId, Collection<BrokerEndpoint> endpoints) {
+        for (BrokerEndpoint endpoint : endpoints) {
+            if (endpoint.nodeId() == nodeId) {
+                return endpoint;
+            }
+        }
+        return null;
+    }
+
+    /** Called holding {@code writeLock}. */
+    private void applyTopic(MetadataResponseTopic topic, long view, List<Change> changes) {
         String name = topic.name();
         TopicState known = topics.get(name);
         if (topic.errorCode() != Errors.NONE.code()) {
@@ -203,37 +222,50 @@ public final class LeaderCache {
         Uuid id = topic.topicId();
         boolean recreated = known != null && !known.id.equals(Uuid.ZERO_UUID) && !id.equals(Uuid.ZERO_UUID)
                 && !known.id.equals(id);
+        AtomicReferenceArray<PartitionLeadership> slots = slotsFor(name, topic.partitions().size(), recreated);
         for (MetadataResponsePartition partition : topic.partitions()) {
+            if (partition.partitionIndex() < 0 || partition.partitionIndex() >= slots.length()) {
+                continue;
+            }
             PartitionLeadership candidate = new PartitionLeadership(id, partition.leaderId(), partition.leaderEpoch(),
                     partition.replicaNodes(), partition.isrNodes(), partition.offlineReplicas(), Source.METADATA, view);
-            merge(new TopicPartition(name, partition.partitionIndex()), candidate, recreated);
-        }
-        int partitionCount = topic.partitions().size();
-        if (recreated) {
-            for (int index = partitionCount; index < known.partitionCount; index++) {
-                partitions.remove(new TopicPartition(name, index));
+            PartitionLeadership current = slots.get(partition.partitionIndex());
+            if (supersedes(candidate, current)) {
+                slots.set(partition.partitionIndex(), candidate);
+                if (current == null || current.leaderId() != candidate.leaderId()
+                        || current.leaderEpoch() != candidate.leaderEpoch()) {
+                    changes.add(new Change(new TopicPartition(name, partition.partitionIndex()), current, candidate));
+                }
             }
+        }
+        if (recreated) {
             topicNames.remove(known.id);
-        } else if (known != null) {
-            partitionCount = Math.max(partitionCount, known.partitionCount);
         }
         Uuid keptId = id.equals(Uuid.ZERO_UUID) && known != null ? known.id : id;
-        topics.put(name, new TopicState(keptId, partitionCount, Errors.NONE));
+        topics.put(name, new TopicState(keptId, Errors.NONE));
         if (!keptId.equals(Uuid.ZERO_UUID)) {
             topicNames.put(keptId, name);
         }
     }
 
-    private void merge(TopicPartition partition, PartitionLeadership candidate, boolean replaceOlderIncarnation) {
-        PartitionLeadership[] before = new PartitionLeadership[1];
-        PartitionLeadership after = partitions.compute(partition, (key, current) -> {
-            before[0] = current;
-            return replaceOlderIncarnation || supersedes(candidate, current) ? candidate : current;
-        });
-        PartitionLeadership previous = before[0];
-        if (previous == null || previous.leaderId() != after.leaderId() || previous.leaderEpoch() != after.leaderEpoch()) {
-            notifyListeners(partition, previous, after);
+    /**
+     * The topic's partition array, sized for {@code partitionCount}: the current one if big enough,
+     * else a longer copy; a recreated topic starts from an empty one. Readers holding the old array
+     * still see a consistent, if older, state.
+     */
+    private AtomicReferenceArray<PartitionLeadership> slotsFor(String topic, int partitionCount, boolean recreated) {
+        AtomicReferenceArray<PartitionLeadership> current = partitionsByTopic.get(topic);
+        if (!recreated && current != null && current.length() >= partitionCount) {
+            return current;
         }
+        AtomicReferenceArray<PartitionLeadership> grown = new AtomicReferenceArray<>(partitionCount);
+        if (!recreated && current != null) {
+            for (int index = 0; index < current.length(); index++) {
+                grown.set(index, current.get(index));
+            }
+        }
+        partitionsByTopic.put(topic, grown);
+        return grown;
     }
 
     /** A newer epoch wins; at the same epoch, the answer to the later-sent request wins. */
@@ -248,41 +280,43 @@ public final class LeaderCache {
         return topicId.equals(Uuid.ZERO_UUID) || known.topicId().equals(Uuid.ZERO_UUID) || known.topicId().equals(topicId);
     }
 
+    /** Called holding {@code writeLock}. */
     private void confirmNodes(Map<Integer, BrokerEndpoint> confirmed) {
-        synchronized (nodesWriteLock) {
-            Map<Integer, BrokerEndpoint> table = new HashMap<>(confirmed);
-            nodes.forEach((id, endpoint) -> {
-                if (endpoint.provisional()) {
-                    table.putIfAbsent(id, endpoint);
-                }
-            });
-            nodes = Map.copyOf(table);
-        }
+        Map<Integer, BrokerEndpoint> table = new HashMap<>(confirmed);
+        nodes.forEach((id, endpoint) -> {
+            if (endpoint.provisional()) {
+                table.putIfAbsent(id, endpoint);
+            }
+        });
+        nodes = Map.copyOf(table);
     }
 
+    /** Called holding {@code writeLock}. */
     private void addProvisionalNode(BrokerEndpoint endpoint) {
-        synchronized (nodesWriteLock) {
-            if (!nodes.containsKey(endpoint.nodeId())) {
-                Map<Integer, BrokerEndpoint> table = new HashMap<>(nodes);
-                table.put(endpoint.nodeId(), new BrokerEndpoint(endpoint.nodeId(), endpoint.host(), endpoint.port(),
-                        endpoint.rack(), true));
-                nodes = Map.copyOf(table);
+        Map<Integer, BrokerEndpoint> table = new HashMap<>(nodes);
+        table.put(endpoint.nodeId(), new BrokerEndpoint(endpoint.nodeId(), endpoint.host(), endpoint.port(),
+                endpoint.rack(), true));
+        nodes = Map.copyOf(table);
+    }
+
+    private void notifyListeners(List<Change> changes) {
+        for (Change change : changes) {
+            for (LeaderChangeListener listener : listeners) {
+                listener.onLeaderChange(change.partition, change.previous, change.current);
             }
         }
     }
 
-    private void notifyListeners(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
-        for (LeaderChangeListener listener : listeners) {
-            listener.onLeaderChange(partition, previous, current);
-        }
+    /** A change to tell listeners of once the lock is released. */
+    private record Change(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
     }
 
     /** What Metadata said of a topic as a whole. */
-    private record TopicState(Uuid id, int partitionCount, Errors error) {
-        static final TopicState UNKNOWN = new TopicState(Uuid.ZERO_UUID, 0, Errors.NONE);
+    private record TopicState(Uuid id, Errors error) {
+        static final TopicState UNKNOWN = new TopicState(Uuid.ZERO_UUID, Errors.NONE);
 
         TopicState withError(Errors newError) {
-            return new TopicState(id, partitionCount, newError);
+            return new TopicState(id, newError);
         }
     }
 }

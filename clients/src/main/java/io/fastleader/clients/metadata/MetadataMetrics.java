@@ -1,12 +1,13 @@
 package io.fastleader.clients.metadata;
 
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.Map;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.CumulativeCount;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
 
 /**
  * The counts that show which path leader discovery took, registered in the client's
@@ -46,21 +47,31 @@ public final class MetadataMetrics {
                 "Metadata requests that failed or went unanswered"));
     }
 
-    void record(HintVerdict verdict) {
-        hints.get(verdict).record();
+    /** Counts a response's verdicts, one record per verdict kind rather than per hint. */
+    void record(Collection<HintVerdict> verdicts) {
+        int[] counts = new int[HintVerdict.values().length];
+        for (HintVerdict verdict : verdicts) {
+            counts[verdict.ordinal()]++;
+        }
+        for (HintVerdict verdict : HintVerdict.values()) {
+            if (counts[verdict.ordinal()] > 0) {
+                hints.get(verdict).record(counts[verdict.ordinal()]);
+            }
+        }
     }
 
     void recordRefresh(RefreshCause cause) {
-        refreshes.get(cause).record();
+        refreshes.get(cause).record(1);
     }
 
     void recordRefreshFailure() {
-        refreshFailures.record();
+        refreshFailures.record(1);
     }
 
+    /** A total that each {@code record(n)} raises by n. */
     private static Sensor counter(Metrics metrics, MetricName name) {
         Sensor sensor = metrics.sensor(name.group() + ":" + name.name() + ":" + name.tags());
-        sensor.add(name, new CumulativeCount());
+        sensor.add(name, new CumulativeSum());
         return sensor;
     }
 }

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
-import java.util.function.BiFunction;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
@@ -134,7 +134,7 @@ class LeaderCacheTest {
     void testHintForEarlierIncarnationOfTopicIsIgnored() {
         trackOrders(4, 1);
 
-        HintVerdict verdict = cache.applyHint(new LeaderHint(P0, RECREATED_ID, 2, 9), Map.of());
+        HintVerdict verdict = cache.applyHint(new LeaderHint(P0, RECREATED_ID, 2, 9), List.of());
 
         assertThat(verdict).isEqualTo(HintVerdict.UNTRACKED_PARTITION);
         assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
@@ -151,17 +151,26 @@ class LeaderCacheTest {
 
     @Test
     void testHintTouchesOnlyHintedPartitions() {
-        WatchedPartitions watched = new WatchedPartitions();
+        WatchedTopics watched = new WatchedTopics();
         LeaderCache watchedCache = new LeaderCache(watched, new MetadataMetrics(metrics));
         int[] leaders = new int[1000];
         Arrays.fill(leaders, 1);
         watchedCache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 4, leaders).build(), 1);
-        watched.touched.clear();
+        List<PartitionLeadership> before = new ArrayList<>();
+        for (int index = 0; index < leaders.length; index++) {
+            before.add(watchedCache.leadership("orders", index));
+        }
+        watched.lookedUp.clear();
 
         watchedCache.applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 2, 5), new LeaderHint(P1, TOPIC_ID, 3, 5)), List.of());
 
-        assertThat(watched.touched).containsOnly(P0, P1);
         assertThat(watched.iterated).isFalse();
+        assertThat(watched.lookedUp).containsOnly("orders");
+        for (int index = 2; index < leaders.length; index++) {
+            assertThat(watchedCache.leadership("orders", index)).isSameAs(before.get(index));
+        }
+        assertThat(watchedCache.leadership(P0).leaderEpoch()).isEqualTo(5);
+        assertThat(watchedCache.leadership(P1).leaderEpoch()).isEqualTo(5);
     }
 
     @Test
@@ -291,7 +300,7 @@ class LeaderCacheTest {
     }
 
     private HintVerdict hint(TopicPartition partition, int leaderId, int leaderEpoch) {
-        return cache.applyHint(new LeaderHint(partition, TOPIC_ID, leaderId, leaderEpoch), Map.of());
+        return cache.applyHint(new LeaderHint(partition, TOPIC_ID, leaderId, leaderEpoch), List.of());
     }
 
     private double count(String name, Map<String, String> tags) {
@@ -299,51 +308,37 @@ class LeaderCacheTest {
         return (double) metrics.metric(metricName).metricValue();
     }
 
-    /** A partition map that records every key written and whether anyone walked it. */
-    private static final class WatchedPartitions extends ConcurrentHashMap<TopicPartition, PartitionLeadership> {
-        final Set<TopicPartition> touched = ConcurrentHashMap.newKeySet();
+    /** A topic map that records which topics were looked up and whether anyone walked it. */
+    private static final class WatchedTopics extends ConcurrentHashMap<String, AtomicReferenceArray<PartitionLeadership>> {
+        final Set<Object> lookedUp = ConcurrentHashMap.newKeySet();
         volatile boolean iterated;
 
         @Override
-        public PartitionLeadership compute(TopicPartition key,
-                BiFunction<? super TopicPartition, ? super PartitionLeadership, ? extends PartitionLeadership> remapping) {
-            touched.add(key);
-            return super.compute(key, remapping);
-        }
-
-        @Override
-        public PartitionLeadership computeIfPresent(TopicPartition key,
-                BiFunction<? super TopicPartition, ? super PartitionLeadership, ? extends PartitionLeadership> remapping) {
-            touched.add(key);
-            return super.computeIfPresent(key, remapping);
-        }
-
-        @Override
-        public PartitionLeadership get(Object key) {
-            touched.add((TopicPartition) key);
+        public AtomicReferenceArray<PartitionLeadership> get(Object key) {
+            lookedUp.add(key);
             return super.get(key);
         }
 
         @Override
-        public KeySetView<TopicPartition, PartitionLeadership> keySet() {
+        public KeySetView<String, AtomicReferenceArray<PartitionLeadership>> keySet() {
             iterated = true;
             return super.keySet();
         }
 
         @Override
-        public Collection<PartitionLeadership> values() {
+        public Collection<AtomicReferenceArray<PartitionLeadership>> values() {
             iterated = true;
             return super.values();
         }
 
         @Override
-        public Set<Map.Entry<TopicPartition, PartitionLeadership>> entrySet() {
+        public Set<Map.Entry<String, AtomicReferenceArray<PartitionLeadership>>> entrySet() {
             iterated = true;
             return super.entrySet();
         }
 
         @Override
-        public void forEach(BiConsumer<? super TopicPartition, ? super PartitionLeadership> action) {
+        public void forEach(BiConsumer<? super String, ? super AtomicReferenceArray<PartitionLeadership>> action) {
             iterated = true;
             super.forEach(action);
         }

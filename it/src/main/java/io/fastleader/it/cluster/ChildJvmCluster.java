@@ -75,7 +75,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 20;
 
-    private static final String LOG4J2_CONFIG = """
+    /** WARN and above to stdout, which the child's log file receives; {@link KroxyliciousProxy} uses it too. */
+    static final String LOG4J2_CONFIG = """
         status = warn
         appender.stdout.type = Console
         appender.stdout.name = STDOUT

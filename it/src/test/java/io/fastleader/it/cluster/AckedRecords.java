@@ -3,17 +3,18 @@ package io.fastleader.it.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.TopicPartition;
 
 /** The end-to-end check of every smoke test: nothing acknowledged was lost or moved. */
-final class AckedRecords {
+public final class AckedRecords {
 
     private AckedRecords() {
     }
 
     /** Every record the producer sent was acknowledged, and reads back at the offset it was acknowledged at. */
-    static void assertAllReadBack(SteadyProducer producer, Map<String, Object> clientConfig) {
+    public static void assertAllReadBack(SteadyProducer producer, Map<String, Object> clientConfig) {
         assertThat(producer.failures()).isEmpty();
         assertThat(producer.ackedCount()).isEqualTo(producer.sentCount());
 
@@ -21,5 +22,18 @@ final class AckedRecords {
 
         producer.acked().forEach((partition, acked) ->
             assertThat(read.get(partition)).as("records of %s", partition).containsAllEntriesOf(acked));
+    }
+
+    /**
+     * Stronger, for a producer that sent round-robin over partitions: every record sent was
+     * acknowledged and reads back at its offset, and each partition's log holds exactly what was
+     * sent to it, in send order (nothing lost, duplicated or reordered).
+     */
+    public static void assertAllReadBackOnceInSendOrder(SteadyProducer producer, Map<String, Object> clientConfig) {
+        assertAllReadBack(producer, clientConfig);
+        Map<TopicPartition, Map<Long, String>> read = ReadBack.readAll(clientConfig, producer.sentInOrder().keySet());
+        producer.sentInOrder().forEach((partition, sent) ->
+            assertThat(new TreeMap<>(read.getOrDefault(partition, Map.of())).values()).as("log of %s", partition)
+                .containsExactlyElementsOf(sent));
     }
 }

@@ -12,13 +12,13 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads partitions from their beginning to their current end with kafka-clients' own consumer. */
-final class ReadBack {
+public final class ReadBack {
 
     private ReadBack() {
     }
 
     /** Every record of {@code partitions}: partition, then offset to value. */
-    static Map<TopicPartition, Map<Long, String>> readAll(Map<String, Object> clientConfig, Set<TopicPartition> partitions) {
+    public static Map<TopicPartition, Map<Long, String>> readAll(Map<String, Object> clientConfig, Set<TopicPartition> partitions) {
         Map<String, Object> config = new HashMap<>(clientConfig);
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         Map<TopicPartition, Map<Long, String>> records = new HashMap<>();

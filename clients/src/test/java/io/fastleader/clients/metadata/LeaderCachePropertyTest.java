@@ -3,7 +3,6 @@ package io.fastleader.clients.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -24,7 +23,7 @@ import net.jqwik.api.Provide;
  * report some epoch of that history, late or early, in any order; lying hints name another leader
  * at the epoch the cache holds or an older one, as brokers with stale caches do.
  */
-class LeaderCacheProperties {
+class LeaderCachePropertyTest {
 
     private static final int PARTITIONS = 3;
     private static final int BROKERS = 5;
@@ -46,7 +45,7 @@ class LeaderCacheProperties {
                     }
                     case TRUE_HINT -> {
                         HintVerdict verdict = cache.applyHint(
-                                new LeaderHint(partition, TOPIC_ID, trueLeader(input.partition, input.epoch), input.epoch), Map.of());
+                                new LeaderHint(partition, TOPIC_ID, trueLeader(input.partition, input.epoch), input.epoch), List.of());
                         if (verdict.isAccepted()) {
                             newestSeen[input.partition] = Math.max(newestSeen[input.partition], input.epoch);
                         }
@@ -54,7 +53,7 @@ class LeaderCacheProperties {
                     case LYING_HINT -> {
                         if (before != null) {
                             int staleEpoch = Math.max(0, before.leaderEpoch() - input.epoch % 2);
-                            cache.applyHint(new LeaderHint(partition, TOPIC_ID, (before.leaderId() + 1) % BROKERS, staleEpoch), Map.of());
+                            cache.applyHint(new LeaderHint(partition, TOPIC_ID, (before.leaderId() + 1) % BROKERS, staleEpoch), List.of());
                         }
                     }
                 }

@@ -1,0 +1,66 @@
+package io.fastleader.clients.producer;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * How one batch ended, shared by the futures of all its records: the broker's base offset and
+ * log-append time, or the error. Set once; readers block until then.
+ */
+final class BatchOutcome {
+
+    private final TopicPartition topicPartition;
+    private final CountDownLatch known = new CountDownLatch(1);
+    // Written once before the latch opens; the latch publishes them to readers.
+    private long baseOffset = -1;
+    private long logAppendTimeMs = -1;
+    private RuntimeException error;
+
+    BatchOutcome(TopicPartition topicPartition) {
+        this.topicPartition = topicPartition;
+    }
+
+    /** Records success; the caller guarantees this or {@link #failed} runs once. */
+    void written(long baseOffset, long logAppendTimeMs) {
+        this.baseOffset = baseOffset;
+        this.logAppendTimeMs = logAppendTimeMs;
+        known.countDown();
+    }
+
+    /** Records failure; the caller guarantees this or {@link #written} runs once. */
+    void failed(RuntimeException error) {
+        this.error = error;
+        known.countDown();
+    }
+
+    boolean isKnown() {
+        return known.getCount() == 0;
+    }
+
+    void await() throws InterruptedException {
+        known.await();
+    }
+
+    boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        return known.await(timeout, unit);
+    }
+
+    TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    long baseOffset() {
+        return baseOffset;
+    }
+
+    long logAppendTimeMs() {
+        return logAppendTimeMs;
+    }
+
+    /** The failure, or null once the batch was written. */
+    RuntimeException error() {
+        return error;
+    }
+}

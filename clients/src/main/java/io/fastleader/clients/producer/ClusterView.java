@@ -1,0 +1,60 @@
+package io.fastleader.clients.producer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+import io.fastleader.clients.metadata.BrokerEndpoint;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.PartitionLeadership;
+
+/**
+ * The {@link LeaderCache} in kafka-clients' public types: {@link PartitionInfo} for
+ * {@code partitionsFor}, and a {@link Cluster} for {@code Partitioner} plugins. Built on demand;
+ * a copy, not a live view.
+ */
+final class ClusterView {
+
+    private ClusterView() {
+    }
+
+    /** Every partition of the topic the cache knows, in partition order. */
+    static List<PartitionInfo> partitions(LeaderCache cache, String topic) {
+        List<PartitionInfo> partitions = new ArrayList<>();
+        for (int index = 0; index < cache.partitionCount(topic); index++) {
+            PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
+            if (leadership == null) {
+                continue;
+            }
+            partitions.add(new PartitionInfo(topic, index, leadership.hasLeader() ? node(cache, leadership.leaderId()) : null,
+                    nodes(cache, leadership.replicas()), nodes(cache, leadership.isr()),
+                    nodes(cache, leadership.offlineReplicas())));
+        }
+        return partitions;
+    }
+
+    /** A cluster holding every known broker and the partitions of one topic. */
+    static Cluster forTopic(LeaderCache cache, String topic) {
+        List<Node> nodes = new ArrayList<>();
+        for (Map.Entry<Integer, BrokerEndpoint> entry : cache.nodes().entrySet()) {
+            nodes.add(node(cache, entry.getKey()));
+        }
+        return new Cluster(null, nodes, partitions(cache, topic), Set.of(), Set.of());
+    }
+
+    private static Node[] nodes(LeaderCache cache, List<Integer> ids) {
+        return ids.stream().map(id -> node(cache, id)).toArray(Node[]::new);
+    }
+
+    /** The broker as a {@link Node}; one the cache has no address for yet gets an empty host, as Kafka does. */
+    private static Node node(LeaderCache cache, int id) {
+        BrokerEndpoint endpoint = cache.node(id);
+        return endpoint == null ? new Node(id, "", -1) : new Node(id, endpoint.host(), endpoint.port(), endpoint.rack());
+    }
+}

@@ -1,0 +1,455 @@
+package io.fastleader.clients.producer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.Partitioner;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.ExponentialBackoff;
+
+/**
+ * A Kafka producer that follows KIP-951 leader hints: when a broker refuses a batch because the
+ * partition's leadership moved and names the new leader, the batch goes to that leader at once,
+ * with no backoff and no Metadata round trip first. A drop-in for {@code KafkaProducer}: the same
+ * constructors, configuration keys and {@link Producer} contract, plus the {@code fastleader.*}
+ * keys described in the module's README.
+ *
+ * <p>Not supported yet: transactions (every transactional method throws
+ * {@link UnsupportedOperationException}, and {@code transactional.id} is refused), {@code acks=0},
+ * splitting a batch the broker finds too large, adaptive partitioning and client telemetry.
+ *
+ * <p>Thread-safe: share one instance between threads, as with {@code KafkaProducer}.
+ */
+public final class FastLeaderProducer<K, V> implements Producer<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
+    private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
+    private static final String NO_TRANSACTIONS = "FastLeaderProducer does not support transactions yet";
+
+    private final ProducerSettings settings;
+    private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    private final Set<String> topicsInUse = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final Metrics metrics;
+    private final ConnectionPool pool;
+    private final ClusterMetadata metadata;
+    private final LeaderCache cache;
+    private final RecordAccumulator accumulator;
+    private final Sender sender;
+    private final Thread senderThread;
+    private final Serializer<K> keySerializer;
+    private final Serializer<V> valueSerializer;
+    private final Partitioner partitioner;
+    private final StickyPartitioner stickyPartitioner;
+    private final Interceptors<K, V> interceptors;
+
+    /** A producer configured by {@code configs}, serializers from {@code key.serializer} and {@code value.serializer}. */
+    public FastLeaderProducer(Map<String, Object> configs) {
+        this(configs, null, null);
+    }
+
+    /** A producer configured by {@code properties}, serializers from {@code key.serializer} and {@code value.serializer}. */
+    public FastLeaderProducer(Properties properties) {
+        this(Utils.propsToMap(properties), null, null);
+    }
+
+    /** A producer configured by {@code properties} with the given serializers, which it closes on close. */
+    public FastLeaderProducer(Properties properties, Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+        this(Utils.propsToMap(properties), keySerializer, valueSerializer);
+    }
+
+    /**
+     * A producer configured by {@code configs} with the given serializers (null: from the
+     * serializer keys), which it closes on close. As with {@code KafkaProducer}, serializers given
+     * here are not configured again.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed
+     */
+    public FastLeaderProducer(Map<String, Object> configs, Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+        this.settings = ProducerSettings.parse(configs, keySerializer, valueSerializer);
+        ProducerConfig kafka = settings.kafkaConfig();
+        String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
+        Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        try {
+            this.metrics = register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
+            this.keySerializer = register(keySerializer != null ? keySerializer
+                    : configuredSerializer(kafka, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, clientIdOverride, true));
+            this.valueSerializer = register(valueSerializer != null ? valueSerializer
+                    : configuredSerializer(kafka, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, clientIdOverride, false));
+            this.partitioner = kafka.getConfiguredInstance(ProducerConfig.PARTITIONER_CLASS_CONFIG, Partitioner.class,
+                    clientIdOverride);
+            if (partitioner != null) {
+                register(partitioner);
+            }
+            @SuppressWarnings("unchecked")
+            List<ProducerInterceptor<K, V>> configured = (List<ProducerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
+                    ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ProducerInterceptor.class, clientIdOverride);
+            this.interceptors = register(new Interceptors<>(configured));
+            this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));
+            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig()));
+            this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
+            this.cache = metadata.cache();
+            this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
+                    settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()));
+            RetryPolicy retryPolicy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
+                    Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER),
+                    () -> ThreadLocalRandom.current().nextDouble(), settings.leaderHintsEnabled());
+            this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, new ProducerMetrics(metrics), clockMs);
+            if (settings.connectionsPrewarm()) {
+                cache.addListener((partition, previous, current) -> {
+                    if (topicsInUse.contains(partition.topic())) {
+                        prewarm(current);
+                    }
+                });
+            }
+            this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
+            senderThread.setDaemon(true);
+            senderThread.start();
+        } catch (RuntimeException e) {
+            releaseResources();
+            throw new KafkaException("Failed to construct the FastLeaderProducer", e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Serializer<T> configuredSerializer(ProducerConfig kafka, String key, Map<String, Object> overrides,
+                                                          boolean isKey) {
+        Serializer<T> serializer = kafka.getConfiguredInstance(key, Serializer.class);
+        serializer.configure(kafka.originals(overrides), isKey);
+        return serializer;
+    }
+
+    private <T extends AutoCloseable> T register(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    /** {@inheritDoc} Same as {@code send(record, null)}. */
+    @Override
+    public Future<RecordMetadata> send(ProducerRecord<K, V> record) {
+        return send(record, null);
+    }
+
+    /**
+     * Sends a record: interceptors, serializers, partitioner, then the accumulator. Blocks at most
+     * {@code max.block.ms} in all, for the topic's metadata and for buffer memory; past it the
+     * record fails with a {@link TimeoutException} (through the callback and the future, as in
+     * {@code KafkaProducer}).
+     *
+     * @throws IllegalStateException after {@link #close}
+     * @throws InterruptException    if interrupted while blocked
+     * @throws SerializationException when the key or value cannot be serialized
+     */
+    @Override
+    public Future<RecordMetadata> send(ProducerRecord<K, V> record, Callback callback) {
+        ProducerRecord<K, V> intercepted = interceptors.onSend(record);
+        TopicPartition partition = null;
+        try {
+            if (closed.get()) {
+                throw new IllegalStateException("Cannot send after the producer is closed");
+            }
+            long nowMs = clockMs.getAsLong();
+            long deadlineMs = nowMs + settings.maxBlockMs();
+            String topic = intercepted.topic();
+            int partitionCount = awaitTopic(topic, deadlineMs);
+            Headers headers = intercepted.headers();
+            byte[] key = serialize(keySerializer, topic, headers, intercepted.key(), "key");
+            byte[] value = serialize(valueSerializer, topic, headers, intercepted.value(), "value");
+            partition = new TopicPartition(topic, partition(intercepted, key, value, partitionCount));
+            long timestamp = intercepted.timestamp() == null ? System.currentTimeMillis() : intercepted.timestamp();
+            Callback acknowledged = (metadata, error) -> {
+                interceptors.onAcknowledgement(metadata, error);
+                if (callback != null) {
+                    callback.onCompletion(metadata, error);
+                }
+            };
+            AppendResult appended = accumulator.append(partition, timestamp, key, value, headers.toArray(), acknowledged,
+                    Math.max(0, deadlineMs - clockMs.getAsLong()), clockMs.getAsLong());
+            if (appended.batchIsFull() || appended.newBatchCreated()) {
+                sender.wakeup();
+            }
+            return appended.future();
+        } catch (ApiException e) {
+            TopicPartition failed = partition != null ? partition
+                    : new TopicPartition(intercepted.topic(), intercepted.partition() == null ? -1 : intercepted.partition());
+            RecordMetadata unknown = new RecordMetadata(failed, -1, -1, RecordBatch.NO_TIMESTAMP, -1, -1);
+            interceptors.onAcknowledgement(unknown, e);
+            if (callback != null) {
+                callback.onCompletion(unknown, e);
+            }
+            return CompletableFuture.failedFuture(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+    }
+
+    /** The topic's partition count, waiting for its metadata until {@code deadlineMs}. */
+    private int awaitTopic(String topic, long deadlineMs) throws InterruptedException {
+        int count = cache.partitionCount(topic);
+        if (count > 0 && topicsInUse.contains(topic)) {
+            return count;
+        }
+        try {
+            metadata.awaitTopics(List.of(topic)).get(Math.max(0, deadlineMs - clockMs.getAsLong()), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new TimeoutException("Topic " + topic + " not present in metadata after "
+                    + settings.maxBlockMs() + " ms (" + ProducerConfig.MAX_BLOCK_MS_CONFIG + ")");
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
+        }
+        if (topicsInUse.add(topic) && settings.connectionsPrewarm()) {
+            for (int index = 0; index < cache.partitionCount(topic); index++) {
+                PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
+                if (leadership != null) {
+                    prewarm(leadership);
+                }
+            }
+        }
+        return cache.partitionCount(topic);
+    }
+
+    /** Opens connections to the partition's replicas ahead of need, so a leader move never waits for a handshake. */
+    private void prewarm(PartitionLeadership leadership) {
+        Set<Integer> nodes = new HashSet<>(leadership.replicas());
+        if (leadership.hasLeader()) {
+            nodes.add(leadership.leaderId());
+        }
+        // A broker that cannot be reached now is retried by the first request that needs it.
+        nodes.forEach(pool::connect);
+    }
+
+    private static <T> byte[] serialize(Serializer<T> serializer, String topic, Headers headers, T data, String what) {
+        try {
+            return serializer.serialize(topic, headers, data);
+        } catch (ClassCastException e) {
+            throw new SerializationException("Can't convert " + what + " of class " + data.getClass().getName() + " to class "
+                    + serializer.getClass().getName() + " specified in " + what + ".serializer", e);
+        }
+    }
+
+    private int partition(ProducerRecord<K, V> record, byte[] key, byte[] value, int partitionCount) {
+        String topic = record.topic();
+        if (record.partition() != null) {
+            int chosen = record.partition();
+            if (chosen < 0 || chosen >= partitionCount) {
+                throw new IllegalArgumentException("Invalid partition given with record: " + chosen
+                        + " is not in the range [0..." + partitionCount + "] of topic " + topic);
+            }
+            return chosen;
+        }
+        if (partitioner != null) {
+            return partitioner.partition(topic, record.key(), key, record.value(), value, ClusterView.forTopic(cache, topic));
+        }
+        if (key != null && !settings.kafkaConfig().getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG)) {
+            return StickyPartitioner.partitionForKey(key, partitionCount);
+        }
+        int bytes = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+        return stickyPartitioner.partitionForUnkeyed(topic, partitionCount, index -> {
+            PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
+            return leadership != null && leadership.hasLeader();
+        }, bytes);
+    }
+
+    /**
+     * Sends every record sent so far at once (linger is ignored meanwhile) and waits until each has
+     * been acknowledged or has failed.
+     *
+     * @throws InterruptException if interrupted while waiting
+     */
+    @Override
+    public void flush() {
+        Flush flush = accumulator.beginFlush();
+        sender.wakeup();
+        try {
+            flush.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+    }
+
+    /**
+     * The topic's partitions, waiting at most {@code max.block.ms} for its metadata.
+     *
+     * @throws TimeoutException naming {@code max.block.ms} when the metadata did not arrive in time
+     */
+    @Override
+    public List<PartitionInfo> partitionsFor(String topic) {
+        try {
+            awaitTopic(topic, clockMs.getAsLong() + settings.maxBlockMs());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+        return ClusterView.partitions(cache, topic);
+    }
+
+    /**
+     * The producer's metrics: Kafka's names in {@code producer-metrics} (see {@link ProducerMetrics}),
+     * leader discovery in {@code fastleader-metadata}, KIP-951 retries in {@code fastleader-producer}.
+     * Every metric carries the {@code client-id} tag.
+     */
+    @Override
+    public Map<MetricName, ? extends Metric> metrics() {
+        return Collections.unmodifiableMap(metrics.metrics());
+    }
+
+    /** Client telemetry (KIP-714) is not supported: there is no client instance id. */
+    @Override
+    public Uuid clientInstanceId(Duration timeout) {
+        throw new UnsupportedOperationException("FastLeaderProducer does not support client telemetry (KIP-714)");
+    }
+
+    /** Does nothing: client telemetry (KIP-714) is not supported, so no metric is pushed to brokers. */
+    @Override
+    public void registerMetricForSubscription(KafkaMetric metric) {
+        LOG.debug("Client telemetry is not supported; {} is not pushed", metric.metricName());
+    }
+
+    /** Does nothing: client telemetry (KIP-714) is not supported. */
+    @Override
+    public void unregisterMetricFromSubscription(KafkaMetric metric) {
+        LOG.debug("Client telemetry is not supported; {} was never pushed", metric.metricName());
+    }
+
+    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    @Override
+    public void initTransactions() {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
+    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    @Override
+    public void beginTransaction() {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
+    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    @Override
+    public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
+    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    @Override
+    public void commitTransaction() {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
+    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    @Override
+    public void abortTransaction() {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
+    /** Closes the producer after every record sent so far has been acknowledged or has failed, however long that takes. */
+    @Override
+    public void close() {
+        close(Duration.ofMillis(Long.MAX_VALUE));
+    }
+
+    /**
+     * Refuses further sends, then waits up to {@code timeout} for the records already sent to be
+     * acknowledged; whatever is left then fails with a {@link KafkaException}. {@link Duration#ZERO}
+     * fails everything unsent at once. Called from a send callback it does not wait (the thread
+     * it would wait for is the caller). Returns with no producer thread left running.
+     *
+     * @throws IllegalArgumentException for a negative timeout
+     */
+    @Override
+    public void close(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("The timeout cannot be negative: " + timeout);
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        boolean onSenderThread = Thread.currentThread() == senderThread;
+        accumulator.close();
+        sender.initiateClose();
+        boolean drained = false;
+        if (!timeout.isZero() && !onSenderThread) {
+            drained = joinSender(timeout.toMillis());
+        }
+        if (!drained) {
+            accumulator.abortAll(new KafkaException("The producer was closed before the record was acknowledged"));
+            sender.forceClose();
+            if (!onSenderThread) {
+                joinSender(0);
+            }
+        }
+        releaseResources();
+    }
+
+    /** Waits for the sender thread ({@code 0}: without limit); false if it still runs. */
+    private boolean joinSender(long timeoutMs) {
+        try {
+            senderThread.join(timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("Interrupted while closing the producer; records not yet acknowledged fail");
+        }
+        return !senderThread.isAlive();
+    }
+
+    /** Closes what the producer opened, last first. */
+    private void releaseResources() {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("Failed to close {} while closing the producer", resources.get(i).getClass().getName(), e);
+            }
+        }
+        resources.clear();
+    }
+}

@@ -1,0 +1,57 @@
+package io.fastleader.clients.producer;
+
+import org.apache.kafka.common.errors.InvalidMetadataException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * What the sender does with a partition's answer to a Produce request. Every error code is
+ * classified here, once, and nowhere else.
+ */
+public enum ProduceErrorKind {
+    /** Written: complete the batch. A duplicate sequence means an earlier attempt was written. */
+    WRITTEN,
+    /**
+     * The broker does not lead the partition (or knows a different leader epoch): retry, to the
+     * leader a hint names at once if it advances the epoch, else after a Metadata refresh.
+     */
+    LEADER_MOVED,
+    /**
+     * A transient broker-side failure (timeout, not enough replicas, a leader that has not yet
+     * caught up with the epoch the client knows): retry after backoff.
+     */
+    RETRIABLE,
+    /** The idempotent producer's sequence state disagrees with the broker's: bump the producer epoch and resend. */
+    SEQUENCE_LOST,
+    /** The batch is too large for the broker: fail it with RecordTooLargeException (splitting it is not built yet). */
+    TOO_LARGE,
+    /** Anything else (authorization, invalid record, ...): fail the batch's records with the error. */
+    FATAL;
+
+    /** The kind of a partition error code. */
+    public static ProduceErrorKind of(Errors error) {
+        switch (error) {
+            case NONE:
+            case DUPLICATE_SEQUENCE_NUMBER:
+                return WRITTEN;
+            case OUT_OF_ORDER_SEQUENCE_NUMBER:
+            case UNKNOWN_PRODUCER_ID:
+            case INVALID_PRODUCER_EPOCH:
+                return SEQUENCE_LOST;
+            case MESSAGE_TOO_LARGE:
+                return TOO_LARGE;
+            default:
+                break;
+        }
+        Exception exception = error.exception();
+        if (exception instanceof InvalidMetadataException) {
+            return LEADER_MOVED;
+        }
+        return exception instanceof RetriableException ? RETRIABLE : FATAL;
+    }
+
+    /** Whether the response may carry a {@code CurrentLeader} hint for this error (KIP-951). */
+    public static boolean mayCarryHint(Errors error) {
+        return error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
+    }
+}

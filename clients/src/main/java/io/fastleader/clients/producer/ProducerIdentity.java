@@ -1,0 +1,76 @@
+package io.fastleader.clients.producer;
+
+import io.fastleader.protocol.message.InitProducerIdRequestData;
+import io.fastleader.protocol.message.InitProducerIdResponseData;
+
+/**
+ * The idempotent producer's identity (producer id and epoch, from InitProducerId) and its
+ * per-partition sequence numbers. Owned by the sender's thread; not thread-safe.
+ *
+ * <p>While no identity is held (at start, and while an epoch bump is under way) nothing may be
+ * sent. A bump (KIP-360) asks the broker for a new epoch with the current id and epoch, and
+ * every partition's sequence then starts again at 0: each batch is stamped when it is sent under
+ * an identity it does not carry yet, so the batches still queued are re-sequenced in their
+ * queue's order as they go out.
+ */
+public final class ProducerIdentity {
+
+    /** Sent as InitProducerId's TransactionTimeoutMs; brokers ignore it without a transactional id. */
+    private static final int NO_TRANSACTION_TIMEOUT_MS = 60_000;
+
+    private final SequenceNumbers sequences = new SequenceNumbers();
+    private long producerId = -1;
+    private short producerEpoch = -1;
+    private boolean held;
+
+    /** Whether an identity is held, so batches may be stamped and sent. */
+    public boolean isHeld() {
+        return held;
+    }
+
+    /** The InitProducerId request to send: a first one, or a bump carrying the current id and epoch. */
+    public InitProducerIdRequestData initRequest() {
+        return new InitProducerIdRequestData()
+                .setTransactionalId(null)
+                .setTransactionTimeoutMs(NO_TRANSACTION_TIMEOUT_MS)
+                .setProducerId(producerId)
+                .setProducerEpoch(producerEpoch);
+    }
+
+    /** Takes the identity of a successful InitProducerId response; every partition starts again at sequence 0. */
+    public void initialized(InitProducerIdResponseData response) {
+        producerId = response.producerId();
+        producerEpoch = response.producerEpoch();
+        sequences.reset();
+        held = true;
+    }
+
+    /**
+     * Asks for an epoch bump because the batch's sequence state is lost (the broker refused its
+     * sequence, or the batch failed for good after taking one, leaving a gap). A batch stamped under
+     * an earlier identity asks for nothing: the bump it would ask for has happened.
+     *
+     * @return whether a bump is now needed
+     */
+    public boolean bumpFor(ProducerBatch batch) {
+        if (!held || batch.producerId() != producerId || batch.producerEpoch() != producerEpoch) {
+            return false;
+        }
+        held = false;
+        return true;
+    }
+
+    /**
+     * Gives a batch about to be sent its producer state: a batch already stamped under the current
+     * identity keeps its sequence (a retry must reuse it), any other takes the partition's next one.
+     */
+    public void stamp(ProducerBatch batch) {
+        if (!held) {
+            throw new IllegalStateException("no producer id is held");
+        }
+        if (batch.hasSequence() && batch.producerId() == producerId && batch.producerEpoch() == producerEpoch) {
+            return;
+        }
+        batch.setProducerState(producerId, producerEpoch, sequences.take(batch.topicPartition(), batch.recordCount()));
+    }
+}

@@ -1,0 +1,256 @@
+package io.fastleader.clients.producer;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.metadata.MetadataConfig;
+import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.PoolConfig;
+import io.fastleader.clients.network.SecurityConfig;
+
+/**
+ * A producer's configuration: the {@link ProducerConfig} keys with Kafka's defaults and checks,
+ * plus fastleader's own keys under {@code fastleader.}. Kafka's {@link ProducerConfig} parses and
+ * validates the Kafka keys (so a bad value fails with the same {@link ConfigException}, naming key
+ * and value, and an unknown key is logged as Kafka logs it); this class adds the cross-key checks
+ * {@code KafkaProducer} makes and turns the result into the settings of each part of the client.
+ */
+public final class ProducerSettings {
+
+    /** Whether KIP-951 hints are used at all; off gives a pre-KIP-951 baseline for comparisons. */
+    public static final String LEADER_HINTS_ENABLED = "fastleader.leader.hints.enabled";
+    /** Delay of the Metadata refresh that confirms an accepted hint. */
+    public static final String HINT_CONFIRMATION_DELAY_MS = "fastleader.leader.hint.confirmation.delay.ms";
+    /** Whether connections to every broker hosting a replica of a partition in use are opened ahead of need. */
+    public static final String CONNECTIONS_PREWARM = "fastleader.connections.prewarm";
+
+    private static final ConfigDef FASTLEADER_KEYS = new ConfigDef()
+            .define(LEADER_HINTS_ENABLED, Type.BOOLEAN, true, Importance.MEDIUM,
+                    "Follow KIP-951 leader hints from Produce responses, retrying at once to an advancing leader. "
+                            + "false retries after backoff and a Metadata refresh, as clients did before KIP-951.")
+            .define(HINT_CONFIRMATION_DELAY_MS, Type.LONG, MetadataConfig.DEFAULT_HINT_CONFIRMATION_DELAY.toMillis(),
+                    ConfigDef.Range.atLeast(0), Importance.LOW,
+                    "After a hint is accepted, wait this long before the Metadata refresh that confirms it.")
+            .define(CONNECTIONS_PREWARM, Type.BOOLEAN, true, Importance.LOW,
+                    "Open connections to every broker hosting a replica of a partition in use, so a leader move "
+                            + "never waits for a TCP or TLS handshake.");
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
+
+    private final ProducerConfig kafka;
+    private final long deliveryTimeoutMs;
+    private final boolean leaderHintsEnabled;
+    private final Duration hintConfirmationDelay;
+    private final boolean connectionsPrewarm;
+
+    private ProducerSettings(ProducerConfig kafka, Map<String, Object> fastleader) {
+        this.kafka = kafka;
+        this.deliveryTimeoutMs = deliveryTimeout(kafka);
+        this.leaderHintsEnabled = (Boolean) fastleader.get(LEADER_HINTS_ENABLED);
+        this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(HINT_CONFIRMATION_DELAY_MS));
+        this.connectionsPrewarm = (Boolean) fastleader.get(CONNECTIONS_PREWARM);
+    }
+
+    /**
+     * Parses and checks a producer's configuration.
+     *
+     * @param configs         the configuration as given to the producer's constructor
+     * @param keySerializer   the key serializer given as an instance, or null to create it from {@code key.serializer}
+     * @param valueSerializer the value serializer given as an instance, or null to create it from {@code value.serializer}
+     * @throws ConfigException naming the key, the value and what is allowed
+     */
+    public static ProducerSettings parse(Map<String, ?> configs, Serializer<?> keySerializer, Serializer<?> valueSerializer) {
+        Map<String, Object> kafkaKeys = new HashMap<>();
+        Map<String, Object> fastleaderKeys = new HashMap<>();
+        configs.forEach((key, value) -> (key.startsWith("fastleader.") ? fastleaderKeys : kafkaKeys).put(key, value));
+        warnOfUnknownFastleaderKeys(fastleaderKeys);
+        // As KafkaProducer does: an instance given to the constructor stands in for its class key.
+        if (keySerializer != null) {
+            kafkaKeys.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, keySerializer.getClass());
+        }
+        if (valueSerializer != null) {
+            kafkaKeys.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, valueSerializer.getClass());
+        }
+        ProducerSettings settings = new ProducerSettings(new ProducerConfig(kafkaKeys), FASTLEADER_KEYS.parse(fastleaderKeys));
+        settings.rejectTransactions();
+        settings.rejectAcksZero();
+        return settings;
+    }
+
+    /** The parsed Kafka keys, for plugins (serializers, partitioner, interceptors) and anything not typed here. */
+    public ProducerConfig kafkaConfig() {
+        return kafka;
+    }
+
+    /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
+    public List<InetSocketAddress> bootstrapServers() {
+        return ClientUtils.parseAndValidateAddresses(kafka);
+    }
+
+    /** {@code client.id}, or a generated {@code producer-N} when none was given. */
+    public String clientId(int generatedIndex) {
+        String clientId = kafka.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
+        return clientId == null || clientId.isEmpty() ? "fastleader-producer-" + generatedIndex : clientId;
+    }
+
+    /** {@code acks} as the Produce request carries it: -1 for all. */
+    public short acks() {
+        String acks = kafka.getString(ProducerConfig.ACKS_CONFIG);
+        return "all".equals(acks) ? (short) -1 : Short.parseShort(acks);
+    }
+
+    /** {@code enable.idempotence}, after Kafka's defaulting (on unless a conflicting key turned it off). */
+    public boolean idempotent() {
+        return kafka.getBoolean(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+    }
+
+    /** {@code compression.type} with its level key. */
+    public Compression compression() {
+        CompressionType type = CompressionType.forName(kafka.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        return switch (type) {
+            case NONE -> Compression.NONE;
+            case GZIP -> Compression.gzip().level(kafka.getInt(ProducerConfig.COMPRESSION_GZIP_LEVEL_CONFIG)).build();
+            case SNAPPY -> Compression.snappy().build();
+            case LZ4 -> Compression.lz4().level(kafka.getInt(ProducerConfig.COMPRESSION_LZ4_LEVEL_CONFIG)).build();
+            case ZSTD -> Compression.zstd().level(kafka.getInt(ProducerConfig.COMPRESSION_ZSTD_LEVEL_CONFIG)).build();
+        };
+    }
+
+    public int batchSize() {
+        return kafka.getInt(ProducerConfig.BATCH_SIZE_CONFIG);
+    }
+
+    public long lingerMs() {
+        return kafka.getLong(ProducerConfig.LINGER_MS_CONFIG);
+    }
+
+    public long bufferMemory() {
+        return kafka.getLong(ProducerConfig.BUFFER_MEMORY_CONFIG);
+    }
+
+    public long maxBlockMs() {
+        return kafka.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+    }
+
+    /** {@code delivery.timeout.ms}; as in Kafka, raised to {@code linger.ms + request.timeout.ms} when left at its default. */
+    public long deliveryTimeoutMs() {
+        return deliveryTimeoutMs;
+    }
+
+    public int maxRequestSize() {
+        return kafka.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    }
+
+    /** {@code request.timeout.ms}: how long a broker may take to answer, and the Produce request's replication timeout. */
+    public int requestTimeoutMs() {
+        return kafka.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+    }
+
+    /** {@code max.in.flight.requests.per.connection}. */
+    public int maxInFlightPerConnection() {
+        return kafka.getInt(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    /** {@code retry.backoff.ms}. */
+    public long retryBackoffMs() {
+        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+    }
+
+    /** {@code retry.backoff.max.ms}. */
+    public long retryBackoffMaxMs() {
+        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
+    }
+
+    public int retries() {
+        return kafka.getInt(ProducerConfig.RETRIES_CONFIG);
+    }
+
+    public boolean leaderHintsEnabled() {
+        return leaderHintsEnabled;
+    }
+
+    public boolean connectionsPrewarm() {
+        return connectionsPrewarm;
+    }
+
+    /** The transport's settings: in-flight limit, timeouts, security. */
+    public ConnectionConfig connectionConfig(String clientId) {
+        return new ConnectionConfig(clientId,
+                kafka.getInt(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION),
+                Duration.ofMillis(kafka.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(ProducerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG)),
+                Integer.MAX_VALUE,
+                SecurityConfig.fromKafkaConfigs(kafka.originals()));
+    }
+
+    /** The connection pool's settings. */
+    public PoolConfig poolConfig() {
+        return new PoolConfig(Duration.ofMillis(kafka.getLong(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(ProducerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG)));
+    }
+
+    /** The metadata settings; a producer always lets brokers create topics it sends to, as Kafka's does. */
+    public MetadataConfig metadataConfig() {
+        return new MetadataConfig(Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_AGE_CONFIG)),
+                Duration.ofMillis(kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG)),
+                hintConfirmationDelay, true);
+    }
+
+    private void rejectTransactions() {
+        String transactionalId = kafka.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        if (transactionalId != null) {
+            throw new ConfigException(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId,
+                    "FastLeaderProducer does not support transactions yet; leave transactional.id unset");
+        }
+    }
+
+    private void rejectAcksZero() {
+        // With acks=0 brokers send no answer, and the transport matches every request to an answer.
+        if (acks() == 0) {
+            throw new ConfigException(ProducerConfig.ACKS_CONFIG, "0",
+                    "FastLeaderProducer does not support acks=0 yet; use 1 or all");
+        }
+    }
+
+    /** Kafka's rule: an explicit delivery timeout shorter than linger plus request timeout is an error. */
+    private static long deliveryTimeout(ProducerConfig kafka) {
+        long configured = kafka.getInt(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG);
+        long floor = kafka.getLong(ProducerConfig.LINGER_MS_CONFIG) + kafka.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+        if (configured >= floor) {
+            return configured;
+        }
+        if (kafka.originals().containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
+            throw new ConfigException(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, configured,
+                    "must be at least linger.ms + request.timeout.ms (" + floor + ")");
+        }
+        LOG.warn("{} raised to {} ms, linger.ms + request.timeout.ms", ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, floor);
+        return floor;
+    }
+
+    private static void warnOfUnknownFastleaderKeys(Map<String, Object> fastleaderKeys) {
+        for (String key : fastleaderKeys.keySet()) {
+            if (!FASTLEADER_KEYS.names().contains(key)) {
+                LOG.warn("These configurations '{}' were supplied but are not known fastleader keys; known: {}",
+                        key, FASTLEADER_KEYS.names());
+            }
+        }
+    }
+}

@@ -1,0 +1,326 @@
+package io.fastleader.clients.producer;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.clients.producer.BufferExhaustedException;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.internal.AbstractRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * Records waiting to be sent: one queue of {@link ProducerBatch}es per partition, oldest first,
+ * bounded by {@code buffer.memory}.
+ *
+ * <p>Application threads {@link #append}; the sender, on its own thread, asks which partitions
+ * are {@link #ready}, {@link #drain}s their first batches, and puts failed ones back with
+ * {@link #reenqueue}. The accumulator owns no thread and reads no clock: every decision takes
+ * the time as an argument. Only {@link #append} may block, for memory, and only up to the
+ * {@code max.block.ms} it is given.
+ *
+ * <p>Each queue is guarded by its own monitor, so appends to different partitions do not
+ * contend. A batch gives its memory back by itself when it ends ({@link ProducerBatch#complete},
+ * {@link ProducerBatch#fail}), which wakes appenders waiting for memory.
+ */
+public final class RecordAccumulator {
+
+    private final AccumulatorConfig config;
+    private final MemoryBudget memory;
+    private final Map<TopicPartition, Deque<ProducerBatch>> queues = new ConcurrentHashMap<>();
+    // Batches that hold memory: queued or in flight. Flush and abort work from this.
+    private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
+    private final Set<TopicPartition> muted = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger flushesInProgress = new AtomicInteger();
+    private volatile boolean closed;
+
+    /** An empty accumulator. */
+    public RecordAccumulator(AccumulatorConfig config) {
+        this.config = config;
+        this.memory = new MemoryBudget(config.bufferMemory());
+    }
+
+    /**
+     * Adds a record to its partition's last batch, or to a new batch when it does not fit.
+     *
+     * @param timestampMs the record's timestamp (the caller fills in the send time when the application gave none)
+     * @param key         serialized key, may be null
+     * @param value       serialized value, may be null
+     * @param headers     never null, may be empty
+     * @param callback    run once when the record is acknowledged or failed, may be null
+     * @param maxBlockMs  how long to wait for buffer memory
+     * @param nowMs       the time of the send: a new batch's linger and delivery timeout count from it
+     * @throws RecordTooLargeException  when the record alone exceeds {@code max.request.size} or {@code buffer.memory}
+     * @throws BufferExhaustedException when no memory was freed within {@code maxBlockMs}
+     * @throws KafkaException           when the accumulator is closed
+     */
+    public AppendResult append(TopicPartition partition, long timestampMs, byte[] key, byte[] value, Header[] headers,
+                               Callback callback, long maxBlockMs, long nowMs) throws InterruptedException {
+        Deque<ProducerBatch> queue = queues.computeIfAbsent(partition, p -> new ArrayDeque<>());
+        synchronized (queue) {
+            AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
+            if (appended != null) {
+                return appended;
+            }
+        }
+
+        int batchBytes = newBatchBytes(partition, key, value, headers);
+        memory.reserve(batchBytes, maxBlockMs);
+        boolean memoryUsed = false;
+        try {
+            synchronized (queue) {
+                // Another thread may have started a batch while this one waited for memory.
+                AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
+                if (appended != null) {
+                    return appended;
+                }
+                ProducerBatch batch = new ProducerBatch(partition, config.compression(), batchBytes, nowMs,
+                        this::ended);
+                Future<RecordMetadata> future = batch.tryAppend(timestampMs, key, value, headers, callback);
+                queue.addLast(batch);
+                incomplete.add(batch);
+                memoryUsed = true;
+                return new AppendResult(future, queue.size() > 1 || batch.isFull(), true);
+            }
+        } finally {
+            if (!memoryUsed) {
+                memory.release(batchBytes);
+            }
+        }
+    }
+
+    /** Appends to the partition's last batch; null when there is none or it is full. Caller holds the queue's monitor. */
+    private AppendResult appendToLast(Deque<ProducerBatch> queue, long timestampMs, byte[] key, byte[] value,
+                                      Header[] headers, Callback callback) {
+        // Checked under the queue's monitor so that abortAll, which empties each queue under it, misses nothing.
+        if (closed) {
+            throw new KafkaException("The producer is closed: the record was not sent");
+        }
+        ProducerBatch last = queue.peekLast();
+        if (last == null) {
+            return null;
+        }
+        Future<RecordMetadata> future = last.tryAppend(timestampMs, key, value, headers, callback);
+        return future == null ? null : new AppendResult(future, queue.size() > 1 || last.isFull(), false);
+    }
+
+    /**
+     * The bytes a new batch for this record reserves: {@code batch.size}, or the record's own size
+     * when it is larger, so that it travels alone.
+     */
+    private int newBatchBytes(TopicPartition partition, byte[] key, byte[] value, Header[] headers) {
+        int recordBytes = AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
+                config.compression().type(), key, value, headers);
+        if (recordBytes > config.maxRequestSize()) {
+            throw new RecordTooLargeException("A record for " + partition + " is " + recordBytes
+                    + " bytes when serialized, more than max.request.size (" + config.maxRequestSize() + ")");
+        }
+        if (recordBytes > config.bufferMemory()) {
+            throw new RecordTooLargeException("A record for " + partition + " is " + recordBytes
+                    + " bytes when serialized, more than buffer.memory (" + config.bufferMemory() + ")");
+        }
+        // A batch.size above buffer.memory could never be reserved; the whole buffer is the most a batch gets.
+        return (int) Math.max(recordBytes, Math.min(config.batchSize(), config.bufferMemory()));
+    }
+
+    private void ended(ProducerBatch batch) {
+        incomplete.remove(batch);
+        memory.release(batch.reservedBytes());
+    }
+
+    /**
+     * Which partitions should send their first batch now. A partition is ready when its first batch
+     * <ul>
+     *   <li>was sent before: once its retry backoff ({@link ProducerBatch#retryAt}) has ended, and
+     *       not before, whatever else holds;</li>
+     *   <li>otherwise: when it is full or has another batch behind it, when it has lingered
+     *       {@code linger.ms}, or at once while a flush is in progress, the accumulator is closed or
+     *       appenders are waiting for memory (sending is the only way to free it).</li>
+     * </ul>
+     * Muted partitions are never ready.
+     */
+    public ReadyCheck ready(long nowMs) {
+        boolean sendEverything = closed || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
+        Set<TopicPartition> ready = new HashSet<>();
+        long nextCheckDelayMs = Long.MAX_VALUE;
+        for (Map.Entry<TopicPartition, Deque<ProducerBatch>> entry : queues.entrySet()) {
+            Deque<ProducerBatch> queue = entry.getValue();
+            synchronized (queue) {
+                ProducerBatch first = queue.peekFirst();
+                if (first == null) {
+                    continue;
+                }
+                // Queued batches expire too, even behind a muted partition's batch in flight.
+                long untilExpiryMs = first.createdMs() + config.deliveryTimeoutMs() - nowMs;
+                nextCheckDelayMs = Math.min(nextCheckDelayMs, Math.max(0, untilExpiryMs));
+                if (muted.contains(entry.getKey())) {
+                    continue;
+                }
+                long untilReadyMs = untilReadyMs(first, sendEverything || queue.size() > 1, nowMs);
+                if (untilReadyMs == 0) {
+                    ready.add(entry.getKey());
+                } else {
+                    nextCheckDelayMs = Math.min(nextCheckDelayMs, untilReadyMs);
+                }
+            }
+        }
+        return new ReadyCheck(ready, nextCheckDelayMs);
+    }
+
+    private long untilReadyMs(ProducerBatch first, boolean sendNow, long nowMs) {
+        if (first.attempts() > 0) {
+            return Math.max(0, first.retryAtMs() - nowMs);
+        }
+        if (sendNow || first.isFull()) {
+            return 0;
+        }
+        return Math.max(0, first.createdMs() + config.lingerMs() - nowMs);
+    }
+
+    /**
+     * Takes the first batch of each given partition, in the given order, for one Produce request:
+     * at most one batch per partition, skipping muted partitions and batches still backing off,
+     * and no batch that would take the request past {@code maxRequestSize} (the first always goes,
+     * so a single large record is never stuck). A taken batch accepts no more records.
+     */
+    public List<ProducerBatch> drain(Collection<TopicPartition> partitions, int maxRequestSize, long nowMs) {
+        List<ProducerBatch> drained = new ArrayList<>();
+        int requestBytes = 0;
+        for (TopicPartition partition : partitions) {
+            Deque<ProducerBatch> queue = queues.get(partition);
+            if (queue == null || muted.contains(partition)) {
+                continue;
+            }
+            synchronized (queue) {
+                ProducerBatch first = queue.peekFirst();
+                if (first == null || first.isBackingOff(nowMs)) {
+                    continue;
+                }
+                if (!drained.isEmpty() && requestBytes + first.estimatedSizeBytes() > maxRequestSize) {
+                    continue;
+                }
+                queue.pollFirst();
+                first.closeForAppends();
+                drained.add(first);
+                requestBytes += first.estimatedSizeBytes();
+            }
+        }
+        return drained;
+    }
+
+    /**
+     * Puts a batch that will be retried back at the head of its partition's queue. Among batches
+     * that already carry sequence numbers it goes in sequence order, so an idempotent producer
+     * resends them as the broker expects. A batch that ended meanwhile (aborted, say) is dropped.
+     */
+    public void reenqueue(ProducerBatch batch) {
+        Deque<ProducerBatch> queue = queues.computeIfAbsent(batch.topicPartition(), p -> new ArrayDeque<>());
+        synchronized (queue) {
+            if (batch.isDone()) {
+                return;
+            }
+            Deque<ProducerBatch> earlier = new ArrayDeque<>();
+            while (batch.hasSequence() && !queue.isEmpty() && queue.peekFirst().hasSequence()
+                    && queue.peekFirst().baseSequence() < batch.baseSequence()) {
+                earlier.push(queue.pollFirst());
+            }
+            queue.addFirst(batch);
+            while (!earlier.isEmpty()) {
+                queue.addFirst(earlier.pop());
+            }
+        }
+    }
+
+    /** Keeps the partition out of {@link #ready} and {@link #drain}: the sender's choice while one of its batches is in flight. */
+    public void mute(TopicPartition partition) {
+        muted.add(partition);
+    }
+
+    /** Undoes {@link #mute}. */
+    public void unmute(TopicPartition partition) {
+        muted.remove(partition);
+    }
+
+    /** Whether the partition is muted. */
+    public boolean isMuted(TopicPartition partition) {
+        return muted.contains(partition);
+    }
+
+    /**
+     * Removes and returns the queued batches that have reached {@code delivery.timeout.ms}; the
+     * caller fails them. Batches in flight are the sender's to expire.
+     */
+    public List<ProducerBatch> expired(long nowMs) {
+        List<ProducerBatch> expired = new ArrayList<>();
+        for (Deque<ProducerBatch> queue : queues.values()) {
+            synchronized (queue) {
+                // Queues are oldest first: the first batch still in time ends the search.
+                while (!queue.isEmpty() && queue.peekFirst().hasReachedDeliveryTimeout(config.deliveryTimeoutMs(), nowMs)) {
+                    ProducerBatch batch = queue.pollFirst();
+                    batch.closeForAppends();
+                    expired.add(batch);
+                }
+            }
+        }
+        return expired;
+    }
+
+    /**
+     * Starts a flush: every partition is ready until the returned flush is awaited, and it is done
+     * when all batches that hold records now, queued or in flight, have ended.
+     */
+    public Flush beginFlush() {
+        flushesInProgress.incrementAndGet();
+        return new Flush(List.copyOf(incomplete), flushesInProgress::decrementAndGet);
+    }
+
+    /** Whether any batch is queued or in flight: a closing producer waits until there is none. */
+    public boolean hasIncomplete() {
+        return !incomplete.isEmpty();
+    }
+
+    /**
+     * Refuses further appends (threads waiting for memory fail too) and makes every queued batch
+     * ready, so that a graceful close sends what is left.
+     */
+    public void close() {
+        closed = true;
+        memory.close();
+    }
+
+    /**
+     * Closes the accumulator and fails every batch, queued or in flight, with {@code error}: the
+     * forced close ({@code close(Duration.ZERO)}). A response arriving later for an aborted batch
+     * finds it ended and changes nothing.
+     */
+    public void abortAll(RuntimeException error) {
+        close();
+        for (ProducerBatch batch : List.copyOf(incomplete)) {
+            batch.fail(error);
+        }
+        // Then empty the queues. A batch the sender re-enqueued before the pass above is ended
+        // and goes; one re-enqueued after it is refused. Appends check 'closed' under their
+        // queue's monitor, so a batch an append added after the snapshot is found here.
+        for (Deque<ProducerBatch> queue : queues.values()) {
+            List<ProducerBatch> queued;
+            synchronized (queue) {
+                queued = new ArrayList<>(queue);
+                queue.clear();
+            }
+            queued.forEach(batch -> batch.fail(error));
+        }
+    }
+}

@@ -1,0 +1,424 @@
+package io.fastleader.clients.producer;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.InitProducerIdResponseData;
+import io.fastleader.protocol.message.ProduceResponseData;
+import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
+
+/**
+ * The producer's I/O loop, run by one daemon thread per producer: takes ready batches out of the
+ * {@link RecordAccumulator}, sends them to their partitions' leaders and settles every batch by
+ * its answer. Woken by appends ({@link #wakeup}), by answers and by leader changes.
+ *
+ * <p>Every piece of the sender's state is touched only by its thread: answers from the transport
+ * and leader changes from the metadata thread are queued as events and handled here, in order.
+ * The decisions are pure and clock-driven elsewhere: readiness ({@link RecordAccumulator#ready}),
+ * routing ({@link SendPlan}), retry timing ({@link RetryDecision}, {@link RetryPolicy}), error
+ * classes ({@link ProduceErrorKind}), sequence numbers ({@link ProducerIdentity}).
+ *
+ * <p>Ordering: at most one batch per partition is in flight (the partition is muted until its
+ * answer), so a retry can never be overtaken by a later batch of the same partition and the
+ * broker never sees sequences out of order across a leader change. Requests for different
+ * partitions still pipeline, up to {@code max.in.flight.requests.per.connection} per broker. This
+ * costs throughput on a single hot partition with a long round trip, and buys retries that cannot
+ * reorder, with or without idempotence.
+ *
+ * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
+ * running out, by {@code delivery.timeout.ms} (queued or in flight), or by a forced close.
+ */
+public final class Sender implements Runnable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sender.class);
+
+    private final RecordAccumulator accumulator;
+    private final ClusterMetadata metadata;
+    private final LeaderCache cache;
+    private final ConnectionPool pool;
+    private final ProducerSettings settings;
+    private final RetryPolicy retryPolicy;
+    private final ProducerMetrics metrics;
+    private final LongSupplier clockMs;
+    /** Null without idempotence. */
+    private final ProducerIdentity identity;
+    private final short acks;
+    private final int requestTimeoutMs;
+    private final int maxInFlightPerNode;
+
+    private final Queue<Runnable> events = new ConcurrentLinkedQueue<>();
+    private final Object wakeLock = new Object();
+    private boolean woken;
+    private volatile boolean closing;
+    private volatile boolean forced;
+
+    // Sender thread only.
+    private final Map<TopicPartition, ProducerBatch> inFlight = new HashMap<>();
+    private final Map<TopicPartition, ProducerBatch> backingOff = new HashMap<>();
+    private final Map<Integer, Integer> requestsPerNode = new HashMap<>();
+    private boolean initInFlight;
+    private int initFailures;
+    private long initRetryAtMs;
+
+    /**
+     * @param clockMs monotonic milliseconds, the clock the accumulator's batches were created by
+     */
+    public Sender(RecordAccumulator accumulator, ClusterMetadata metadata, ConnectionPool pool, ProducerSettings settings,
+                  RetryPolicy retryPolicy, ProducerMetrics metrics, LongSupplier clockMs) {
+        this.accumulator = accumulator;
+        this.metadata = metadata;
+        this.cache = metadata.cache();
+        this.pool = pool;
+        this.settings = settings;
+        this.retryPolicy = retryPolicy;
+        this.metrics = metrics;
+        this.clockMs = clockMs;
+        this.identity = settings.idempotent() ? new ProducerIdentity() : null;
+        this.acks = settings.acks();
+        this.requestTimeoutMs = settings.requestTimeoutMs();
+        this.maxInFlightPerNode = settings.maxInFlightPerConnection();
+        cache.addListener((partition, previous, current) -> {
+            events.add(() -> leaderChanged(partition, current));
+            wakeup();
+        });
+    }
+
+    /** Makes the loop look again at once: records were appended, a flush began, or the producer closes. */
+    public void wakeup() {
+        synchronized (wakeLock) {
+            woken = true;
+            wakeLock.notifyAll();
+        }
+    }
+
+    /** Asks the loop to end once every batch has ended; the accumulator must be closed first, so no batch is added. */
+    public void initiateClose() {
+        closing = true;
+        wakeup();
+    }
+
+    /** Ends the loop at once; the caller has failed every batch ({@link RecordAccumulator#abortAll}). */
+    public void forceClose() {
+        closing = true;
+        forced = true;
+        wakeup();
+    }
+
+    @Override
+    public void run() {
+        while (!forced) {
+            try {
+                handleEvents();
+                if (closing && !accumulator.hasIncomplete()) {
+                    break;
+                }
+                long waitMs = sendWhatIsReady(clockMs.getAsLong());
+                await(waitMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.error("The producer's sender was interrupted; its batches are left to close()");
+                return;
+            } catch (RuntimeException e) {
+                // The loop must outlive any one bad batch or answer, or every later record hangs.
+                LOG.error("Unexpected error in the producer's sender", e);
+            }
+        }
+    }
+
+    private void handleEvents() {
+        Runnable event;
+        while ((event = events.poll()) != null) {
+            event.run();
+        }
+    }
+
+    private void await(long waitMs) throws InterruptedException {
+        synchronized (wakeLock) {
+            if (!woken && waitMs > 0) {
+                wakeLock.wait(waitMs == Long.MAX_VALUE ? 0 : waitMs);
+            }
+            woken = false;
+        }
+    }
+
+    /** One pass: expire, get a producer id if needed, send every ready partition. Returns how long to wait. */
+    private long sendWhatIsReady(long nowMs) {
+        failExpired(nowMs);
+        ReadyCheck check = accumulator.ready(nowMs);
+        // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
+        long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
+        if (identity != null && !identity.isHeld()) {
+            return Math.min(waitMs, initProducerId(nowMs));
+        }
+        SendPlan plan = SendPlan.of(check.readyPartitions(), cache::leadership, node -> cache.node(node) != null,
+                node -> requestsPerNode.getOrDefault(node, 0) < maxInFlightPerNode);
+        if (!plan.topicsWithoutLeader().isEmpty()) {
+            metadata.onLeaderError(plan.topicsWithoutLeader());
+            // A leader change wakes the loop; looking again after a refresh backoff covers a topic the cache lacks.
+            waitMs = Math.min(waitMs, settings.retryBackoffMs());
+        }
+        boolean leftBehind = false;
+        for (Map.Entry<Integer, List<TopicPartition>> entry : plan.byLeader().entrySet()) {
+            leftBehind |= send(entry.getKey(), entry.getValue(), nowMs);
+        }
+        // A partition max.request.size kept out of its request is still ready: go round again at once.
+        return leftBehind ? 0 : waitMs;
+    }
+
+    /** Drains the partitions into one request to their leader; true if some ready partition did not fit. */
+    private boolean send(int node, List<TopicPartition> partitions, long nowMs) {
+        List<ProducerBatch> batches = accumulator.drain(partitions, settings.maxRequestSize(), nowMs);
+        if (batches.isEmpty()) {
+            return false;
+        }
+        Map<String, Uuid> topicIds = new HashMap<>();
+        for (ProducerBatch batch : batches) {
+            TopicPartition partition = batch.topicPartition();
+            cache.topicId(partition.topic()).ifPresent(id -> topicIds.put(partition.topic(), id));
+            if (identity != null) {
+                identity.stamp(batch);
+            }
+            metrics.batchSent(batch, batch.attempts() == 0);
+            batch.markSent(leaderEpoch(partition));
+            backingOff.remove(partition);
+            accumulator.mute(partition);
+            inFlight.put(partition, batch);
+        }
+        requestsPerNode.merge(node, 1, Integer::sum);
+        pool.send(node, ApiKey.PRODUCE, ProduceRequests.build(acks, requestTimeoutMs, batches))
+                .whenComplete((response, error) -> {
+                    events.add(() -> answered(node, batches, topicIds, nowMs, response, error));
+                    wakeup();
+                });
+        return batches.size() < partitions.size();
+    }
+
+    private void answered(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
+                          ApiMessage response, Throwable error) {
+        long nowMs = clockMs.getAsLong();
+        requestsPerNode.merge(node, -1, Integer::sum);
+        for (ProducerBatch batch : batches) {
+            inFlight.remove(batch.topicPartition());
+            accumulator.unmute(batch.topicPartition());
+        }
+        if (error != null) {
+            requestFailed(batches, error instanceof CompletionException ? error.getCause() : error, nowMs);
+            return;
+        }
+        metrics.requestAnswered(nowMs - sentAtMs);
+        ProduceResponseData produced = (ProduceResponseData) response;
+        List<ProducerBatch> moved = new ArrayList<>();
+        Set<String> unhintedTopics = new HashSet<>();
+        for (ProducerBatch batch : batches) {
+            PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
+            if (batch.isDone()) {
+                continue;
+            }
+            if (answer == null) {
+                retry(batch, new KafkaException("the broker's Produce response left out " + batch.topicPartition()), nowMs);
+                continue;
+            }
+            Errors code = Errors.forCode(answer.errorCode());
+            switch (ProduceErrorKind.of(code)) {
+                case WRITTEN -> batch.complete(answer.baseOffset(), answer.logAppendTimeMs());
+                case LEADER_MOVED -> {
+                    moved.add(batch);
+                    if (!settings.leaderHintsEnabled() || !ProduceErrorKind.mayCarryHint(code)) {
+                        unhintedTopics.add(batch.topicPartition().topic());
+                    }
+                }
+                case RETRIABLE -> retry(batch, code.exception(answer.errorMessage()), nowMs);
+                case SEQUENCE_LOST -> sequenceLost(batch, code, answer.errorMessage(), nowMs);
+                case TOO_LARGE -> fail(batch, new RecordTooLargeException("The broker refused the batch of "
+                        + batch.recordCount() + " record(s) for " + batch.topicPartition() + " (" + batch.estimatedSizeBytes()
+                        + " bytes) as too large; splitting batches is not supported yet"));
+                case FATAL -> fail(batch, code.exception(answer.errorMessage()));
+            }
+        }
+        if (moved.isEmpty()) {
+            return;
+        }
+        if (settings.leaderHintsEnabled()) {
+            // Applied before the retry decisions below, so an accepted hint's new epoch lets them go at once.
+            ProduceResponseHints hints = ProduceResponseHints.of(produced, topicIds);
+            if (!hints.hints().isEmpty()) {
+                metadata.onLeaderHints(hints.hints(), hints.endpoints());
+            }
+        }
+        if (!unhintedTopics.isEmpty()) {
+            metadata.onLeaderError(unhintedTopics);
+        }
+        for (ProducerBatch batch : moved) {
+            PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
+            retry(batch, Errors.forCode(answer.errorCode()).exception(answer.errorMessage()), nowMs);
+        }
+    }
+
+    /** The request got no answer (connection failure, timeout): every batch in it is retried, its topics refreshed. */
+    private void requestFailed(List<ProducerBatch> batches, Throwable error, long nowMs) {
+        RuntimeException failure = error instanceof RuntimeException runtime ? runtime : new KafkaException(error);
+        if (!(failure instanceof RetriableException)) {
+            batches.forEach(batch -> fail(batch, failure));
+            return;
+        }
+        LOG.debug("A Produce request failed; retrying its {} batch(es)", batches.size(), failure);
+        Set<String> topics = new TreeSet<>();
+        for (ProducerBatch batch : batches) {
+            topics.add(batch.topicPartition().topic());
+            retry(batch, failure, nowMs);
+        }
+        metadata.onLeaderError(topics);
+    }
+
+    private void sequenceLost(ProducerBatch batch, Errors code, String message, long nowMs) {
+        if (identity == null) {
+            // Only idempotent batches carry sequences; a broker saying otherwise is answering nonsense.
+            fail(batch, code.exception(message));
+            return;
+        }
+        if (identity.bumpFor(batch)) {
+            LOG.info("{} for {}: bumping the producer epoch and re-sequencing", code, batch.topicPartition());
+        }
+        retry(batch, code.exception(message), nowMs);
+    }
+
+    private void retry(ProducerBatch batch, RuntimeException error, long nowMs) {
+        if (batch.isDone()) {
+            // It expired in flight or was aborted: its end is already settled.
+            return;
+        }
+        TopicPartition partition = batch.topicPartition();
+        RetryDecision decision = RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(),
+                batch, leaderEpoch(partition), error, nowMs);
+        if (!decision.retry()) {
+            fail(batch, decision.failure());
+            return;
+        }
+        if (decision.backoffSkipped()) {
+            metrics.backoffSkipped();
+        }
+        batch.retryAt(decision.retryAtMs());
+        backingOff.put(partition, batch);
+        accumulator.reenqueue(batch);
+    }
+
+    private void fail(ProducerBatch batch, RuntimeException error) {
+        backingOff.remove(batch.topicPartition(), batch);
+        if (batch.isDone()) {
+            return;
+        }
+        // Counted before the callbacks run, so whoever sees the record fail finds it counted.
+        metrics.batchFailed(batch);
+        // A batch that took a sequence and was not written leaves a gap the broker would refuse.
+        if (identity != null && identity.bumpFor(batch)) {
+            LOG.info("A batch for {} failed after taking a sequence: bumping the producer epoch", batch.topicPartition());
+        }
+        batch.fail(error);
+    }
+
+    /** A leader change from Metadata or a hint: a batch backing off since an older epoch goes at once (KIP-951). */
+    private void leaderChanged(TopicPartition partition, PartitionLeadership current) {
+        ProducerBatch batch = backingOff.get(partition);
+        long nowMs = clockMs.getAsLong();
+        if (batch != null && RetryDecision.backoffEndsOnEpochAdvance(retryPolicy, batch, current.leaderEpoch(), nowMs)) {
+            batch.retryAt(nowMs);
+            metrics.backoffSkipped();
+        }
+    }
+
+    private void failExpired(long nowMs) {
+        long timeoutMs = settings.deliveryTimeoutMs();
+        for (ProducerBatch batch : accumulator.expired(nowMs)) {
+            fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs));
+        }
+        // In flight too: the answer may never come in time. The partition stays muted until it does.
+        for (ProducerBatch batch : List.copyOf(inFlight.values())) {
+            if (!batch.isDone() && batch.hasReachedDeliveryTimeout(timeoutMs, nowMs)) {
+                fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs));
+            }
+        }
+    }
+
+    private long untilInFlightExpiry(long nowMs) {
+        long waitMs = Long.MAX_VALUE;
+        for (ProducerBatch batch : inFlight.values()) {
+            if (!batch.isDone()) {
+                waitMs = Math.min(waitMs, Math.max(0, batch.createdMs() + settings.deliveryTimeoutMs() - nowMs));
+            }
+        }
+        return waitMs;
+    }
+
+    /** Sends InitProducerId unless one is in flight or backing off; returns how long until it may be sent again. */
+    private long initProducerId(long nowMs) {
+        if (initInFlight) {
+            return Long.MAX_VALUE;
+        }
+        if (nowMs < initRetryAtMs) {
+            return initRetryAtMs - nowMs;
+        }
+        // Any broker answers an idempotent producer's InitProducerId; after failures, try the next one.
+        List<Integer> nodes = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
+        int node = nodes.isEmpty() ? -1 : nodes.get(initFailures % nodes.size());
+        initInFlight = true;
+        pool.send(node, ApiKey.INIT_PRODUCER_ID, identity.initRequest()).whenComplete((response, error) -> {
+            events.add(() -> initAnswered(node, response, error));
+            wakeup();
+        });
+        return Long.MAX_VALUE;
+    }
+
+    private void initAnswered(int node, ApiMessage response, Throwable error) {
+        initInFlight = false;
+        Throwable failure = error instanceof CompletionException ? error.getCause() : error;
+        if (failure == null) {
+            InitProducerIdResponseData answer = (InitProducerIdResponseData) response;
+            Errors code = Errors.forCode(answer.errorCode());
+            if (code == Errors.NONE) {
+                identity.initialized(answer);
+                initFailures = 0;
+                LOG.debug("Producer id {} epoch {} from node {}", answer.producerId(), answer.producerEpoch(), node);
+                return;
+            }
+            failure = code.exception();
+        }
+        if (!(failure instanceof RetriableException)) {
+            // No producer id can be had (authorization, say): nothing queued could ever be sent.
+            LOG.error("InitProducerId failed for good; failing every batch", failure);
+            accumulator.abortAll(failure instanceof RuntimeException runtime ? runtime : new KafkaException(failure));
+            return;
+        }
+        initFailures++;
+        initRetryAtMs = retryPolicy.backoffUntilMs(initFailures, clockMs.getAsLong());
+        LOG.debug("InitProducerId to node {} failed; retrying", node, failure);
+    }
+
+    private int leaderEpoch(TopicPartition partition) {
+        PartitionLeadership leadership = cache.leadership(partition);
+        return leadership == null ? -1 : leadership.leaderEpoch();
+    }
+}

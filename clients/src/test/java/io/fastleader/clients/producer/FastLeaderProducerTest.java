@@ -1,0 +1,133 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.metadata.MetadataMetrics;
+
+/** The producer's behaviour that needs no broker: against a bootstrap address nobody listens on. */
+class FastLeaderProducerTest {
+
+    private static final List<String> INTERCEPTED = new ArrayList<>();
+    private FastLeaderProducer<String, String> producer;
+
+    @AfterEach
+    void close() {
+        if (producer != null) {
+            producer.close(Duration.ZERO);
+        }
+        INTERCEPTED.clear();
+    }
+
+    @Test
+    void testSendFailsNamingMaxBlockMsWhenTheTopicNeverAppears() throws Exception {
+        producer = unreachable(Map.of(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, Recording.class.getName()));
+        List<Exception> callbackErrors = new ArrayList<>();
+
+        Future<RecordMetadata> future = producer.send(new ProducerRecord<>("nowhere", "k", "v"),
+                (metadata, error) -> callbackErrors.add(error));
+
+        assertThatThrownBy(future::get).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(TimeoutException.class).hasMessageContaining("max.block.ms");
+        assertThat(callbackErrors).singleElement().isInstanceOf(TimeoutException.class);
+        assertThat(INTERCEPTED).containsExactly("onSend nowhere", "onAcknowledgement TimeoutException");
+    }
+
+    @Test
+    void testPartitionsForFailsNamingMaxBlockMs() {
+        producer = unreachable(Map.of());
+
+        assertThatThrownBy(() -> producer.partitionsFor("nowhere")).isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("max.block.ms");
+    }
+
+    @Test
+    void testTransactionalMethodsSayTheyAreNotSupported() {
+        producer = unreachable(Map.of());
+
+        List<Runnable> calls = List.of(producer::initTransactions, producer::beginTransaction,
+                () -> producer.sendOffsetsToTransaction(Map.of(), null), producer::commitTransaction,
+                producer::abortTransaction);
+
+        for (Runnable call : calls) {
+            assertThatThrownBy(call::run).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessage("FastLeaderProducer does not support transactions yet");
+        }
+        assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofSeconds(1)))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void testMetricsCarryKafkasNamesAndOurs() {
+        producer = unreachable(Map.of(ProducerConfig.CLIENT_ID_CONFIG, "metered"));
+
+        List<String> names = producer.metrics().keySet().stream().map(name -> name.group() + "/" + name.name()).toList();
+
+        assertThat(names).contains("producer-metrics/record-send-total", "producer-metrics/record-send-rate",
+                "producer-metrics/record-retry-total", "producer-metrics/record-error-total",
+                "producer-metrics/request-latency-avg", "producer-metrics/batch-size-avg",
+                "fastleader-producer/retry-backoffs-skipped-total",
+                MetadataMetrics.GROUP + "/leader-hints-accepted-total", MetadataMetrics.GROUP + "/metadata-refreshes-total");
+        assertThat(producer.metrics().keySet()).extracting(MetricName::tags).allMatch(tags -> "metered".equals(tags.get("client-id")));
+    }
+
+    @Test
+    void testCloseLeavesNoSenderThreadAndRefusesSends() {
+        producer = unreachable(Map.of(ProducerConfig.CLIENT_ID_CONFIG, "closing"));
+
+        producer.close(Duration.ofMillis(100));
+
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(
+                thread -> thread.getName().equals("fastleader-producer-sender-closing") && thread.isAlive());
+        assertThatThrownBy(() -> producer.send(new ProducerRecord<>("t", "v"))).isInstanceOf(IllegalStateException.class);
+    }
+
+    private static FastLeaderProducer<String, String> unreachable(Map<String, Object> overrides) {
+        Map<String, Object> configs = new HashMap<>();
+        configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
+        configs.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 200);
+        configs.putAll(overrides);
+        return new FastLeaderProducer<>(configs, new StringSerializer(), new StringSerializer());
+    }
+
+    /** Writes down what it is called with. */
+    public static final class Recording implements ProducerInterceptor<String, String> {
+
+        @Override
+        public ProducerRecord<String, String> onSend(ProducerRecord<String, String> record) {
+            INTERCEPTED.add("onSend " + record.topic());
+            return record;
+        }
+
+        @Override
+        public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
+            INTERCEPTED.add("onAcknowledgement " + (exception == null ? "ok" : exception.getClass().getSimpleName()));
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class ProduceErrorKindTest {
+
+    @ParameterizedTest
+    @CsvSource({
+        "NONE, WRITTEN",
+        "DUPLICATE_SEQUENCE_NUMBER, WRITTEN",
+        "NOT_LEADER_OR_FOLLOWER, LEADER_MOVED",
+        "FENCED_LEADER_EPOCH, LEADER_MOVED",
+        "UNKNOWN_LEADER_EPOCH, RETRIABLE",
+        "LEADER_NOT_AVAILABLE, LEADER_MOVED",
+        "UNKNOWN_TOPIC_OR_PARTITION, LEADER_MOVED",
+        "NOT_ENOUGH_REPLICAS, RETRIABLE",
+        "NOT_ENOUGH_REPLICAS_AFTER_APPEND, RETRIABLE",
+        "REQUEST_TIMED_OUT, RETRIABLE",
+        "CORRUPT_MESSAGE, RETRIABLE",
+        "OUT_OF_ORDER_SEQUENCE_NUMBER, SEQUENCE_LOST",
+        "UNKNOWN_PRODUCER_ID, SEQUENCE_LOST",
+        "INVALID_PRODUCER_EPOCH, SEQUENCE_LOST",
+        "MESSAGE_TOO_LARGE, TOO_LARGE",
+        "TOPIC_AUTHORIZATION_FAILED, FATAL",
+        "INVALID_RECORD, FATAL",
+        "RECORD_LIST_TOO_LARGE, FATAL",
+        "INVALID_REQUIRED_ACKS, FATAL",
+    })
+    void testClassifiesEachErrorOnce(Errors error, ProduceErrorKind kind) {
+        assertThat(ProduceErrorKind.of(error)).isEqualTo(kind);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Errors.class)
+    void testOnlyRefusalsForLeadershipMayCarryHints(Errors error) {
+        boolean expected = error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
+
+        assertThat(ProduceErrorKind.mayCarryHint(error)).isEqualTo(expected);
+        if (expected) {
+            assertThat(ProduceErrorKind.of(error)).isEqualTo(ProduceErrorKind.LEADER_MOVED);
+        }
+    }
+}

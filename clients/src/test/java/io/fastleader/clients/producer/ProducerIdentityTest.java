@@ -1,0 +1,93 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.protocol.message.InitProducerIdRequestData;
+import io.fastleader.protocol.message.InitProducerIdResponseData;
+
+class ProducerIdentityTest {
+
+    private static final TopicPartition PARTITION = new TopicPartition("orders", 0);
+    private final ProducerIdentity identity = new ProducerIdentity();
+
+    @Test
+    void testFirstRequestAsksForANewId() {
+        InitProducerIdRequestData request = identity.initRequest();
+
+        assertThat(identity.isHeld()).isFalse();
+        assertThat(request.transactionalId()).isNull();
+        assertThat(request.producerId()).isEqualTo(-1);
+        assertThat(request.producerEpoch()).isEqualTo((short) -1);
+    }
+
+    @Test
+    void testNothingIsStampedWithoutAnId() {
+        assertThatThrownBy(() -> identity.stamp(batch(1))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void testBatchesTakeConsecutiveSequencesAndARetryKeepsItsOwn() {
+        identity.initialized(answer(42, 0));
+        ProducerBatch first = batch(3);
+        ProducerBatch second = batch(2);
+
+        identity.stamp(first);
+        identity.stamp(second);
+        identity.stamp(first);
+
+        assertThat(first.baseSequence()).isZero();
+        assertThat(second.baseSequence()).isEqualTo(3);
+        assertThat(first.producerId()).isEqualTo(42);
+    }
+
+    @Test
+    void testBumpAsksWithTheCurrentIdAndResequencesFromZeroInSendOrder() {
+        identity.initialized(answer(42, 0));
+        ProducerBatch refused = batch(3);
+        ProducerBatch queued = batch(2);
+        identity.stamp(refused);
+
+        assertThat(identity.bumpFor(refused)).isTrue();
+        assertThat(identity.isHeld()).isFalse();
+        assertThat(identity.initRequest().producerId()).isEqualTo(42);
+        assertThat(identity.initRequest().producerEpoch()).isZero();
+
+        identity.initialized(answer(42, 1));
+        identity.stamp(refused);
+        identity.stamp(queued);
+
+        assertThat(refused.producerEpoch()).isEqualTo((short) 1);
+        assertThat(refused.baseSequence()).isZero();
+        assertThat(queued.baseSequence()).isEqualTo(3);
+    }
+
+    @Test
+    void testABatchFromAnEarlierEpochDoesNotBumpAgain() {
+        identity.initialized(answer(42, 0));
+        ProducerBatch old = batch(1);
+        identity.stamp(old);
+        identity.bumpFor(old);
+        identity.initialized(answer(42, 1));
+
+        assertThat(identity.bumpFor(old)).isFalse();
+        assertThat(identity.isHeld()).isTrue();
+    }
+
+    private static InitProducerIdResponseData answer(long producerId, int epoch) {
+        return new InitProducerIdResponseData().setProducerId(producerId).setProducerEpoch((short) epoch);
+    }
+
+    private static ProducerBatch batch(int records) {
+        ProducerBatch batch = new ProducerBatch(PARTITION, Compression.NONE, 4096, 0);
+        for (int i = 0; i < records; i++) {
+            batch.tryAppend(0, null, ("v" + i).getBytes(), new Header[0], null);
+        }
+        return batch;
+    }
+}

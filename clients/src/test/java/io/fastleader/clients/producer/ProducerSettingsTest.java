@@ -1,0 +1,147 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+class ProducerSettingsTest {
+
+    private final Map<String, Object> configs = new HashMap<>(Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
+
+    @Test
+    void testDefaultsAreKafkasAndOurs() {
+        ProducerSettings settings = ProducerSettings.parse(configs, null, null);
+
+        assertThat(settings.acks()).isEqualTo((short) -1);
+        assertThat(settings.idempotent()).isTrue();
+        assertThat(settings.batchSize()).isEqualTo(16_384);
+        assertThat(settings.lingerMs()).isEqualTo(5);
+        assertThat(settings.bufferMemory()).isEqualTo(32L << 20);
+        assertThat(settings.maxBlockMs()).isEqualTo(60_000);
+        assertThat(settings.deliveryTimeoutMs()).isEqualTo(120_000);
+        assertThat(settings.maxRequestSize()).isEqualTo(1_048_576);
+        assertThat(settings.compression().type()).isEqualTo(CompressionType.NONE);
+        assertThat(settings.connectionConfig("c").maxInFlight()).isEqualTo(5);
+        assertThat(settings.metadataConfig().retryBackoff()).isEqualTo(Duration.ofMillis(100));
+        assertThat(settings.metadataConfig().hintConfirmationDelay()).isEqualTo(Duration.ofMillis(300));
+        assertThat(settings.leaderHintsEnabled()).isTrue();
+        assertThat(settings.connectionsPrewarm()).isTrue();
+    }
+
+    @Test
+    void testBadValueFailsNamingKeyAndValue() {
+        configs.put(ProducerConfig.ACKS_CONFIG, "2");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("acks")
+                .hasMessageContaining("2");
+    }
+
+    @Test
+    void testAcksZeroIsRefusedUntilSupported() {
+        configs.put(ProducerConfig.ACKS_CONFIG, "0");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("acks")
+                .hasMessageContaining("not support acks=0");
+    }
+
+    @Test
+    void testBadFastleaderValueFailsNamingKeyAndValue() {
+        configs.put(ProducerSettings.LEADER_HINTS_ENABLED, "maybe");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ProducerSettings.LEADER_HINTS_ENABLED)
+                .hasMessageContaining("maybe");
+    }
+
+    @Test
+    void testMissingSerializerFails() {
+        configs.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+    }
+
+    @Test
+    void testSerializerInstanceStandsInForItsKey() {
+        configs.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        configs.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+
+        ProducerSettings settings = ProducerSettings.parse(configs, new StringSerializer(), new StringSerializer());
+
+        assertThat(settings.kafkaConfig().getClass(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG)).isEqualTo(StringSerializer.class);
+    }
+
+    @Test
+    void testTransactionalIdIsRefused() {
+        configs.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("transactional.id")
+                .hasMessageContaining("does not support transactions");
+    }
+
+    @Test
+    void testExplicitDeliveryTimeoutBelowLingerPlusRequestTimeoutIsRefused() {
+        configs.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);
+        configs.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000);
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("delivery.timeout.ms")
+                .hasMessageContaining("30005");
+    }
+
+    @Test
+    void testDefaultDeliveryTimeoutIsRaisedToLingerPlusRequestTimeout() {
+        configs.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 200_000);
+
+        assertThat(ProducerSettings.parse(configs, null, null).deliveryTimeoutMs()).isEqualTo(200_005);
+    }
+
+    @Test
+    void testIdempotenceWithMoreThanFiveInFlightIsRefused() {
+        configs.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        configs.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 6);
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    @Test
+    void testLeaderHintsCanBeTurnedOff() {
+        configs.put(ProducerSettings.LEADER_HINTS_ENABLED, "false");
+
+        assertThat(ProducerSettings.parse(configs, null, null).leaderHintsEnabled()).isFalse();
+    }
+
+    @Test
+    void testCompressionCarriesItsLevel() {
+        configs.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+        configs.put(ProducerConfig.COMPRESSION_ZSTD_LEVEL_CONFIG, 7);
+
+        ProducerSettings settings = ProducerSettings.parse(configs, null, null);
+
+        assertThat(settings.compression()).isEqualTo(Compression.zstd().level(7).build());
+    }
+}

@@ -1,0 +1,364 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+import org.apache.kafka.clients.producer.BufferExhaustedException;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class RecordAccumulatorTest {
+
+    private static final TopicPartition TP0 = new TopicPartition("orders", 0);
+    private static final TopicPartition TP1 = new TopicPartition("orders", 1);
+    private static final Header[] NO_HEADERS = new Header[0];
+    private static final int BATCH_SIZE = 1024;
+    private static final long LINGER_MS = 10;
+    private static final long DELIVERY_TIMEOUT_MS = 120_000;
+    private static final int MAX_REQUEST_SIZE = 8192;
+    private static final long NO_BLOCK = 0;
+
+    private RecordAccumulator accumulator(long bufferMemory) {
+        return new RecordAccumulator(new AccumulatorConfig(BATCH_SIZE, LINGER_MS, bufferMemory, Compression.NONE,
+                DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE));
+    }
+
+    private final RecordAccumulator accumulator = accumulator(64 * 1024);
+
+    private static AppendResult append(RecordAccumulator accumulator, TopicPartition tp, int valueBytes, long nowMs)
+            throws InterruptedException {
+        return accumulator.append(tp, nowMs, null, new byte[valueBytes], NO_HEADERS, null, NO_BLOCK, nowMs);
+    }
+
+    private AppendResult append(TopicPartition tp, int valueBytes, long nowMs) throws InterruptedException {
+        return append(accumulator, tp, valueBytes, nowMs);
+    }
+
+    private ProducerBatch drainOne(RecordAccumulator accumulator, TopicPartition tp, long nowMs) {
+        List<ProducerBatch> drained = accumulator.drain(List.of(tp), MAX_REQUEST_SIZE, nowMs);
+        assertThat(drained).hasSize(1);
+        return drained.get(0);
+    }
+
+    @Test
+    void testBatchIsReadyWhenFull() throws Exception {
+        AppendResult result;
+        do {
+            result = append(TP0, 100, 0);
+        } while (!result.batchIsFull());
+
+        assertThat(accumulator.ready(0).readyPartitions()).containsExactly(TP0);
+    }
+
+    @Test
+    void testBatchIsReadyAfterLinger() throws Exception {
+        append(TP0, 10, 1_000);
+
+        ReadyCheck early = accumulator.ready(1_000 + LINGER_MS - 1);
+        ReadyCheck lingered = accumulator.ready(1_000 + LINGER_MS);
+
+        assertThat(early.readyPartitions()).isEmpty();
+        assertThat(early.nextReadyCheckDelayMs()).isEqualTo(1);
+        assertThat(lingered.readyPartitions()).containsExactly(TP0);
+    }
+
+    @Test
+    void testNothingQueuedMeansNoReadyCheckIsDue() {
+        assertThat(accumulator.ready(0).nextReadyCheckDelayMs()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void testRecordsShareTheLastBatchUntilItIsFull() throws Exception {
+        AppendResult first = append(TP0, 10, 0);
+        AppendResult second = append(TP0, 10, 0);
+
+        assertThat(first.newBatchCreated()).isTrue();
+        assertThat(second.newBatchCreated()).isFalse();
+        assertThat(drainOne(accumulator, TP0, 0).recordCount()).isEqualTo(2);
+    }
+
+    @Test
+    void testRecordLargerThanBatchSizeGetsItsOwnBatch() throws Exception {
+        append(TP0, 10, 0);
+
+        AppendResult large = append(TP0, 3 * BATCH_SIZE, 0);
+
+        assertThat(large.newBatchCreated()).isTrue();
+        assertThat(large.batchIsFull()).isTrue();
+        List<ProducerBatch> batches = new ArrayList<>();
+        batches.add(drainOne(accumulator, TP0, 0));
+        batches.add(drainOne(accumulator, TP0, 0));
+        assertThat(batches).extracting(ProducerBatch::recordCount).containsExactly(1, 1);
+        assertThat(batches.get(1).estimatedSizeBytes()).isGreaterThan(3 * BATCH_SIZE);
+    }
+
+    @Test
+    void testRecordLargerThanMaxRequestSizeIsRejected() {
+        assertThatThrownBy(() -> append(TP0, MAX_REQUEST_SIZE, 0))
+                .isInstanceOf(RecordTooLargeException.class)
+                .hasMessageContaining("max.request.size (" + MAX_REQUEST_SIZE + ")");
+    }
+
+    @Test
+    @Timeout(30)
+    void testAppendBlocksUntilMemoryIsFreed() throws Exception {
+        RecordAccumulator full = accumulator(BATCH_SIZE);
+        append(full, TP0, 10, 0);
+        CompletableFuture<AppendResult> blocked = appendInBackground(full, TP1, Long.MAX_VALUE);
+        awaitWaitingAppender(full);
+        assertThat(blocked).isNotDone();
+
+        drainOne(full, TP0, 0).complete(0, -1);
+
+        assertThat(blocked.get().newBatchCreated()).isTrue();
+    }
+
+    @Test
+    @Timeout(30)
+    void testAllPartitionsAreReadyWhileAppendersWaitForMemory() throws Exception {
+        RecordAccumulator full = accumulator(BATCH_SIZE);
+        append(full, TP0, 10, 0);
+        assertThat(full.ready(0).readyPartitions()).isEmpty();
+
+        CompletableFuture<AppendResult> blocked = appendInBackground(full, TP1, Long.MAX_VALUE);
+
+        // Returns only once the lingering batch of TP0 counts as ready; the timeout fails the test otherwise.
+        awaitWaitingAppender(full);
+
+        full.close();
+        assertThatThrownBy(blocked::join).hasCauseInstanceOf(KafkaException.class);
+    }
+
+    @Test
+    void testAppendFailsAfterMaxBlockWhenMemoryStaysExhausted() throws Exception {
+        RecordAccumulator full = accumulator(BATCH_SIZE);
+        append(full, TP0, 10, 0);
+
+        assertThatThrownBy(() -> full.append(TP1, 0, null, new byte[10], NO_HEADERS, null, 5, 0))
+                .isInstanceOf(BufferExhaustedException.class)
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("max.block.ms (5 ms)")
+                .hasMessageContaining("buffer.memory (" + BATCH_SIZE + " bytes)");
+    }
+
+    @Test
+    void testEndedBatchGivesItsMemoryBack() throws Exception {
+        RecordAccumulator full = accumulator(BATCH_SIZE);
+        append(full, TP0, 10, 0);
+        ProducerBatch batch = drainOne(full, TP0, 0);
+        batch.fail(new TimeoutException("gone"));
+
+        assertThat(append(full, TP1, 10, 0).newBatchCreated()).isTrue();
+        assertThat(full.hasIncomplete()).isTrue();
+    }
+
+    private static CompletableFuture<AppendResult> appendInBackground(RecordAccumulator accumulator,
+                                                                      TopicPartition tp, long maxBlockMs) {
+        CompletableFuture<AppendResult> result = new CompletableFuture<>();
+        Thread appender = new Thread(() -> {
+            try {
+                result.complete(accumulator.append(tp, 0, null, new byte[10], NO_HEADERS, null, maxBlockMs, 0));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        }, "blocked-appender");
+        appender.setDaemon(true);
+        appender.start();
+        return result;
+    }
+
+    /**
+     * Spins (the test's timeout bounds it) until an appender queues for memory, which the
+     * accumulator shows by making TP0's lingering batch ready at once; no sleeping.
+     */
+    private static void awaitWaitingAppender(RecordAccumulator accumulator) {
+        while (!accumulator.ready(0).readyPartitions().contains(TP0)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void testRetriedBatchGoesBackAtHeadOfItsPartition() throws Exception {
+        append(TP0, 10, 0);
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        append(TP0, 10, 1);
+        sent.markSent(5);
+
+        accumulator.reenqueue(sent);
+
+        assertThat(drainOne(accumulator, TP0, 100)).isSameAs(sent);
+    }
+
+    @Test
+    void testReenqueuedBatchesKeepSequenceOrder() throws Exception {
+        List<ProducerBatch> sent = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            append(TP0, 10, i);
+            ProducerBatch batch = drainOne(accumulator, TP0, i);
+            batch.setProducerState(9, (short) 0, i * 10);
+            batch.markSent(5);
+            sent.add(batch);
+        }
+        append(TP0, 10, 10);
+
+        accumulator.reenqueue(sent.get(1));
+        accumulator.reenqueue(sent.get(2));
+        accumulator.reenqueue(sent.get(0));
+
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            order.add(drainOne(accumulator, TP0, 100).baseSequence());
+        }
+        assertThat(order).containsExactly(0, 10, 20, -1);
+    }
+
+    @Test
+    void testRetriedBatchIsNotReadyUntilItsBackoffEnds() throws Exception {
+        append(TP0, 10, 0);
+        ProducerBatch batch = drainOne(accumulator, TP0, 0);
+        batch.markSent(5);
+        batch.retryAt(500);
+        accumulator.reenqueue(batch);
+
+        ReadyCheck backingOff = accumulator.ready(400);
+
+        assertThat(backingOff.readyPartitions()).isEmpty();
+        assertThat(backingOff.nextReadyCheckDelayMs()).isEqualTo(100);
+        assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 400)).isEmpty();
+        assertThat(accumulator.ready(500).readyPartitions()).containsExactly(TP0);
+    }
+
+    @Test
+    void testDrainTakesAtMostOneBatchPerPartition() throws Exception {
+        append(TP0, 10, 0);
+        append(TP0, 2 * BATCH_SIZE, 0);
+        append(TP1, 10, 0);
+
+        List<ProducerBatch> drained = accumulator.drain(List.of(TP1, TP0), MAX_REQUEST_SIZE, 0);
+
+        assertThat(drained).extracting(ProducerBatch::topicPartition).containsExactly(TP1, TP0);
+        assertThat(drained.get(1).recordCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testDrainLeavesBatchesThatWouldExceedTheRequestSize() throws Exception {
+        append(TP0, 600, 0);
+        append(TP1, 600, 0);
+
+        List<ProducerBatch> drained = accumulator.drain(List.of(TP0, TP1), 1000, 0);
+
+        assertThat(drained).extracting(ProducerBatch::topicPartition).containsExactly(TP0);
+        assertThat(accumulator.drain(List.of(TP1), 1000, 0)).hasSize(1);
+    }
+
+    @Test
+    void testMutedPartitionIsNeitherReadyNorDrained() throws Exception {
+        append(TP0, 10, 0);
+        accumulator.mute(TP0);
+
+        assertThat(accumulator.ready(LINGER_MS).readyPartitions()).isEmpty();
+        assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, LINGER_MS)).isEmpty();
+
+        accumulator.unmute(TP0);
+        assertThat(accumulator.ready(LINGER_MS).readyPartitions()).containsExactly(TP0);
+    }
+
+    @Test
+    void testExpiredBatchesAreReturnedAfterDeliveryTimeout() throws Exception {
+        append(TP0, 10, 0);
+        append(TP1, 10, 50);
+
+        assertThat(accumulator.expired(DELIVERY_TIMEOUT_MS - 1)).isEmpty();
+        List<ProducerBatch> expired = accumulator.expired(DELIVERY_TIMEOUT_MS);
+
+        assertThat(expired).extracting(ProducerBatch::topicPartition).containsExactly(TP0);
+        assertThat(accumulator.drain(List.of(TP0, TP1), MAX_REQUEST_SIZE, DELIVERY_TIMEOUT_MS))
+                .extracting(ProducerBatch::topicPartition).containsExactly(TP1);
+    }
+
+    @Test
+    void testReadyCheckIsDueWhenAMutedBatchReachesItsDeliveryTimeout() throws Exception {
+        append(TP0, 10, 0);
+        accumulator.mute(TP0);
+
+        assertThat(accumulator.ready(100).nextReadyCheckDelayMs()).isEqualTo(DELIVERY_TIMEOUT_MS - 100);
+    }
+
+    @Test
+    void testFlushWaitsForBatchesAppendedBeforeIt() throws Exception {
+        Future<RecordMetadata> before = append(TP0, 10, 0).future();
+        Flush flush = accumulator.beginFlush();
+        Future<RecordMetadata> after = append(TP1, 10, 0).future();
+        assertThat(flush.isDone()).isFalse();
+
+        drainOne(accumulator, TP0, 0).complete(0, -1);
+
+        assertThat(flush.isDone()).isTrue();
+        flush.await();
+        assertThat(before).isDone();
+        assertThat(after).isNotDone();
+    }
+
+    @Test
+    void testFlushMakesLingeringBatchesReady() throws Exception {
+        append(TP0, 10, 0);
+
+        Flush flush = accumulator.beginFlush();
+
+        assertThat(accumulator.ready(0).readyPartitions()).containsExactly(TP0);
+        drainOne(accumulator, TP0, 0).complete(0, -1);
+        flush.await();
+        append(TP1, 10, 0);
+        assertThat(accumulator.ready(0).readyPartitions()).isEmpty();
+    }
+
+    @Test
+    void testCloseMakesEveryBatchReadyAndRefusesAppends() throws Exception {
+        append(TP0, 10, 0);
+
+        accumulator.close();
+
+        assertThat(accumulator.ready(0).readyPartitions()).containsExactly(TP0);
+        assertThatThrownBy(() -> append(TP0, 10, 0)).isInstanceOf(KafkaException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void testAbortAllFailsQueuedAndInFlightBatches() throws Exception {
+        Future<RecordMetadata> inFlight = append(TP0, 10, 0).future();
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        Future<RecordMetadata> queued = append(TP1, 10, 0).future();
+        KafkaException cause = new KafkaException("forced close");
+
+        accumulator.abortAll(cause);
+
+        assertThatThrownBy(inFlight::get).isInstanceOf(ExecutionException.class).hasCause(cause);
+        assertThatThrownBy(queued::get).isInstanceOf(ExecutionException.class).hasCause(cause);
+        assertThat(sent.complete(0, -1)).isFalse();
+        assertThat(accumulator.hasIncomplete()).isFalse();
+        assertThat(accumulator.ready(0).readyPartitions()).isEmpty();
+    }
+
+    @Test
+    void testAbortedBatchIsNotReenqueued() throws Exception {
+        append(TP0, 10, 0);
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        accumulator.abortAll(new KafkaException("forced close"));
+
+        accumulator.reenqueue(sent);
+
+        assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 0)).isEmpty();
+    }
+}

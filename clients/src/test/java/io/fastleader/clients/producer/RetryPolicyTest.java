@@ -1,0 +1,88 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.network.ExponentialBackoff;
+
+class RetryPolicyTest {
+
+    private static final ExponentialBackoff BACKOFF =
+            new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), ExponentialBackoff.KAFKA_JITTER);
+
+    /** The midpoint of the jitter range, so each wait is exactly its base term. */
+    private final RetryPolicy policy = new RetryPolicy(BACKOFF, () -> 0.5, true);
+
+    @Test
+    void testRetryAtSameEpochBacksOff() {
+        long until = policy.backoffUntilMs(1, 1_000);
+
+        assertThat(until).isEqualTo(1_100);
+        assertThat(policy.mayRetry(until, 5, 5, 1_099)).isFalse();
+        assertThat(policy.mayRetry(until, 5, 5, 1_100)).isTrue();
+    }
+
+    @Test
+    void testBackoffDoublesPerAttemptUpToTheMaximum() {
+        List<Long> waits = new ArrayList<>();
+        for (int attempts = 1; attempts <= 6; attempts++) {
+            waits.add(policy.backoffUntilMs(attempts, 0));
+        }
+
+        assertThat(waits).containsExactly(100L, 200L, 400L, 800L, 1000L, 1000L);
+    }
+
+    @Test
+    void testJitterSpreadsTheWaitByAFifth() {
+        RetryPolicy low = new RetryPolicy(BACKOFF, () -> 0.0, true);
+        RetryPolicy high = new RetryPolicy(BACKOFF, () -> 0.999_999, true);
+
+        assertThat(low.backoffUntilMs(1, 0)).isEqualTo(80);
+        assertThat(high.backoffUntilMs(1, 0)).isEqualTo(119);
+    }
+
+    @Test
+    void testSkipsBackoffOnFirstRetryToNewLeader() {
+        long until = policy.backoffUntilMs(1, 1_000);
+
+        assertThat(policy.mayRetry(until, 5, 6, 1_001)).isTrue();
+    }
+
+    @Test
+    void testBacksOffAgainWhenRetryAtTheNewEpochFails() {
+        // The skipped retry was sent at epoch 6 and failed there too.
+        long until = policy.backoffUntilMs(2, 1_010);
+
+        assertThat(policy.mayRetry(until, 6, 6, 1_011)).isFalse();
+        assertThat(policy.mayRetry(until, 6, 6, 1_210)).isTrue();
+    }
+
+    @Test
+    void testOlderEpochNeverSkipsBackoff() {
+        long until = policy.backoffUntilMs(1, 1_000);
+
+        assertThat(policy.mayRetry(until, 5, 4, 1_001)).isFalse();
+    }
+
+    @Test
+    void testUnknownEpochNeverSkipsBackoff() {
+        long until = policy.backoffUntilMs(1, 1_000);
+
+        assertThat(policy.mayRetry(until, -1, 3, 1_001)).isFalse();
+        assertThat(policy.mayRetry(until, 3, -1, 1_001)).isFalse();
+    }
+
+    @Test
+    void testHintsDisabledBacksOffEvenAfterEpochAdvance() {
+        RetryPolicy baseline = new RetryPolicy(BACKOFF, () -> 0.5, false);
+        long until = baseline.backoffUntilMs(1, 1_000);
+
+        assertThat(baseline.mayRetry(until, 5, 6, 1_001)).isFalse();
+        assertThat(baseline.skipsBackoff(5, 6)).isFalse();
+    }
+}

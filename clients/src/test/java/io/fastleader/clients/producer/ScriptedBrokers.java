@@ -1,0 +1,137 @@
+package io.fastleader.clients.producer;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.RequestHeaderData;
+import io.fastleader.protocol.message.ResponseHeaderData;
+
+/**
+ * Brokers on loopback whose answers a test scripts: each node answers ApiVersions with every API
+ * the client speaks, and hands every other request to the test's {@link Script}. Any number of
+ * client connections, each served by its own thread, answered in order.
+ */
+final class ScriptedBrokers implements AutoCloseable {
+
+    /** Decides the answer to one request. */
+    @FunctionalInterface
+    interface Script {
+        /** @return the answer, or null to leave the request unanswered */
+        ApiMessage answer(int nodeId, ApiKey api, ApiMessage request) throws Exception;
+    }
+
+    private final List<ServerSocket> servers = new ArrayList<>();
+    private final List<Socket> connections = new CopyOnWriteArrayList<>();
+    private final Script script;
+
+    /** Starts {@code count} brokers, node ids 0 .. count-1. */
+    ScriptedBrokers(int count, Script script) throws IOException {
+        this.script = script;
+        for (int node = 0; node < count; node++) {
+            ServerSocket server = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
+            servers.add(server);
+            int nodeId = node;
+            daemon(() -> accept(nodeId, server), "scripted-broker-" + node);
+        }
+    }
+
+    /** The port node {@code nodeId} listens on. */
+    int port(int nodeId) {
+        return servers.get(nodeId).getLocalPort();
+    }
+
+    /** {@code bootstrap.servers} naming node 0. */
+    String bootstrap() {
+        InetSocketAddress address = (InetSocketAddress) servers.get(0).getLocalSocketAddress();
+        return address.getHostString() + ":" + address.getPort();
+    }
+
+    private void accept(int nodeId, ServerSocket server) {
+        try {
+            while (true) {
+                Socket connection = server.accept();
+                connections.add(connection);
+                daemon(() -> serve(nodeId, connection), "scripted-broker-" + nodeId + "-connection");
+            }
+        } catch (IOException closed) {
+            // close() closed the server socket.
+        }
+    }
+
+    private void serve(int nodeId, Socket connection) {
+        try (DataInputStream in = new DataInputStream(connection.getInputStream());
+             DataOutputStream out = new DataOutputStream(connection.getOutputStream())) {
+            while (true) {
+                byte[] frame = new byte[in.readInt()];
+                in.readFully(frame);
+                ByteBuffer buffer = ByteBuffer.wrap(frame);
+                ApiKey api = ApiKey.forId(buffer.getShort(0)).orElseThrow();
+                short version = buffer.getShort(2);
+                ByteBufferAccessor reader = new ByteBufferAccessor(buffer);
+                RequestHeaderData header = new RequestHeaderData(reader, api.requestHeaderVersion(version));
+                ApiMessage request = api.newRequest();
+                request.read(reader, version);
+                ApiMessage answer = api == ApiKey.API_VERSIONS ? everyApi() : script.answer(nodeId, api, request);
+                if (answer != null) {
+                    write(out, api, version, header.correlationId(), answer);
+                }
+            }
+        } catch (Exception closed) {
+            // The client or close() dropped the connection.
+        }
+    }
+
+    private static void write(DataOutputStream out, ApiKey api, short version, int correlationId, ApiMessage body)
+            throws IOException {
+        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
+        short headerVersion = api.responseHeaderVersion(version);
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        ByteBuffer frame = ByteBuffer.allocate(header.size(cache, headerVersion) + body.size(cache, version));
+        ByteBufferAccessor writer = new ByteBufferAccessor(frame);
+        header.write(writer, cache, headerVersion);
+        body.write(writer, cache, version);
+        out.writeInt(frame.capacity());
+        out.write(frame.array());
+        out.flush();
+    }
+
+    private static ApiVersionsResponseData everyApi() {
+        ApiVersionsResponseData response = new ApiVersionsResponseData();
+        for (ApiKey api : ApiKey.values()) {
+            response.apiKeys().add(new ApiVersionsResponseData.ApiVersion()
+                    .setApiKey(api.id()).setMinVersion(api.lowestVersion()).setMaxVersion(api.highestVersion()));
+        }
+        return response;
+    }
+
+    private static void daemon(Runnable task, String name) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (ServerSocket server : servers) {
+            server.close();
+        }
+        for (Socket connection : connections) {
+            connection.close();
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.metadata.PartitionLeadership.Source;
+
+class SendPlanTest {
+
+    private static final TopicPartition A0 = new TopicPartition("a", 0);
+    private static final TopicPartition A1 = new TopicPartition("a", 1);
+    private static final TopicPartition B0 = new TopicPartition("b", 0);
+    private static final TopicPartition C0 = new TopicPartition("c", 0);
+
+    @Test
+    void testGroupsReadyPartitionsByLeaderInReadyOrder() {
+        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(1));
+
+        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true, node -> true);
+
+        assertThat(plan.byLeader()).containsOnlyKeys(1, 2);
+        assertThat(plan.byLeader().get(1)).containsExactly(A0, B0);
+        assertThat(plan.byLeader().get(2)).containsExactly(A1);
+        assertThat(plan.topicsWithoutLeader()).isEmpty();
+    }
+
+    @Test
+    void testPartitionsWithoutALeaderOrItsAddressAskForTheirTopics() {
+        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(-1), B0, led(7), A1, led(1));
+
+        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), leaders::get, node -> node != 7, node -> true);
+
+        assertThat(plan.topicsWithoutLeader()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(plan.byLeader()).containsOnlyKeys(1);
+        assertThat(plan.byLeader().get(1)).containsExactly(A1);
+    }
+
+    @Test
+    void testALeaderAtItsInFlightLimitGetsNothingAndNeedsNoRefresh() {
+        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2));
+
+        SendPlan plan = SendPlan.of(ordered(A0, A1), leaders::get, node -> true, node -> node != 1);
+
+        assertThat(plan.byLeader()).containsOnlyKeys(2);
+        assertThat(plan.topicsWithoutLeader()).isEmpty();
+    }
+
+    private static Set<TopicPartition> ordered(TopicPartition... partitions) {
+        return new LinkedHashSet<>(List.of(partitions));
+    }
+
+    private static PartitionLeadership led(int leader) {
+        return new PartitionLeadership(Uuid.ZERO_UUID, leader, 3, List.of(1, 2, 3), List.of(1, 2, 3), List.of(), Source.METADATA, 1);
+    }
+}

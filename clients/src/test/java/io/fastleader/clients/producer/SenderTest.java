@@ -1,0 +1,321 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.MetadataMetrics;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.InitProducerIdRequestData;
+import io.fastleader.protocol.message.InitProducerIdResponseData;
+import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
+import io.fastleader.protocol.message.ProduceRequestData;
+import io.fastleader.protocol.message.ProduceResponseData;
+import io.fastleader.protocol.message.ProduceResponseData.LeaderIdAndEpoch;
+import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
+import io.fastleader.protocol.message.ProduceResponseData.TopicProduceResponse;
+
+/**
+ * The {@link Sender} against scripted brokers, on a clock the test moves: with the clock standing
+ * still a retry can only go if its backoff was skipped, so the KIP-951 paths are seen without timing.
+ */
+@Timeout(60)
+class SenderTest {
+
+    private static final String TOPIC = "orders";
+    private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
+    private static final Uuid TOPIC_ID = Uuid.randomUuid();
+    private static final long PRODUCER_ID = 1000;
+
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final List<Sent> produced = new CopyOnWriteArrayList<>();
+    private final List<InitProducerIdRequestData> inits = new CopyOnWriteArrayList<>();
+    private final CountDownLatch firstProduce = new CountDownLatch(1);
+    private volatile int leader = 0;
+    private volatile int leaderEpoch = 5;
+    private volatile boolean refreshPassesTime;
+    private final Metrics metrics = new Metrics();
+    private ScriptedBrokers brokers;
+    private ConnectionPool pool;
+    private ClusterMetadata metadata;
+    private RecordAccumulator accumulator;
+    private Sender sender;
+    private Thread senderThread;
+
+    /** One Produce request as a broker received it. */
+    private record Sent(int node, long producerId, short producerEpoch, int baseSequence) {
+    }
+
+    /** The answer to the n-th Produce request (0-based). */
+    @FunctionalInterface
+    private interface ProduceScript {
+        ProduceResponseData answer(int node, int index) throws Exception;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (sender != null) {
+            accumulator.abortAll(new IllegalStateException("test over"));
+            sender.forceClose();
+            senderThread.join();
+            metadata.close();
+            pool.close();
+        }
+        if (brokers != null) {
+            brokers.close();
+        }
+        metrics.close();
+    }
+
+    @Test
+    void testAnAcceptedHintSendsTheRetryToTheNewLeaderWithoutBackoff() throws Exception {
+        start(Map.of(), (node, index) -> index == 0 ? hinted(1, 6) : written(42));
+
+        RecordMetadata written = append().get(10, TimeUnit.SECONDS);
+
+        assertThat(written.offset()).isEqualTo(42);
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0), new Sent(1, PRODUCER_ID, (short) 0, 0));
+        assertThat(count(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isEqualTo(1);
+        assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isEqualTo(1);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-retry-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testAnEpochAdvanceLearnedFromMetadataEndsTheBackoff() throws Exception {
+        start(Map.of(), (node, index) -> {
+            if (index == 0) {
+                // The refresh this refusal asks for will find the new leader.
+                leader = 1;
+                leaderEpoch = 6;
+                return refused(Errors.NOT_LEADER_OR_FOLLOWER);
+            }
+            return written(7);
+        });
+
+        assertThat(append().get(10, TimeUnit.SECONDS).offset()).isEqualTo(7);
+
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 1);
+        assertThat(count(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isZero();
+        assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testWithHintsDisabledTheRetryWaitsOutItsBackoff() throws Exception {
+        start(Map.of(ProducerSettings.LEADER_HINTS_ENABLED, false), (node, index) -> {
+            if (index == 0) {
+                leader = 1;
+                leaderEpoch = 6;
+                return hinted(1, 6);
+            }
+            return written(9);
+        });
+        Future<RecordMetadata> future = append();
+        firstProduce.await(10, TimeUnit.SECONDS);
+        awaitLeaderEpoch(6);
+
+        clock.addAndGet(10_000);
+        sender.wakeup();
+
+        assertThat(future.get(10, TimeUnit.SECONDS).offset()).isEqualTo(9);
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 1);
+        assertThat(count(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isZero();
+        assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isZero();
+    }
+
+    @Test
+    void testALostSequenceBumpsTheEpochAndResequencesInOrder() throws Exception {
+        start(Map.of(), (node, index) -> index == 0 ? refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER) : written(100 + index));
+        Future<RecordMetadata> first = append();
+        firstProduce.await(10, TimeUnit.SECONDS);
+        // The first batch is on its way, so this record starts a second batch, queued behind it.
+        Future<RecordMetadata> second = append();
+
+        assertThat(first.get(10, TimeUnit.SECONDS).offset()).isEqualTo(101);
+        assertThat(second.get(10, TimeUnit.SECONDS).offset()).isEqualTo(102);
+
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0),
+                new Sent(0, PRODUCER_ID, (short) 1, 0), new Sent(0, PRODUCER_ID, (short) 1, 1));
+        assertThat(inits).hasSize(2);
+        assertThat(inits.get(1).producerId()).isEqualTo(PRODUCER_ID);
+        assertThat(inits.get(1).producerEpoch()).isZero();
+    }
+
+    @Test
+    void testTooLargeFailsTheBatchSayingSplittingIsNotSupported() throws Exception {
+        start(Map.of(), (node, index) -> refused(Errors.MESSAGE_TOO_LARGE));
+
+        assertThatThrownBy(() -> append().get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(RecordTooLargeException.class).hasMessageContaining("splitting");
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-error-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testABatchInFlightFailsAtTheDeliveryTimeout() throws Exception {
+        start(Map.of(), (node, index) -> null);
+        Future<RecordMetadata> future = append();
+        firstProduce.await(10, TimeUnit.SECONDS);
+
+        clock.addAndGet(30_000);
+        sender.wakeup();
+
+        assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(TimeoutException.class).hasMessageContaining("delivery.timeout.ms");
+    }
+
+    @Test
+    void testABrokenConnectionRetriesTheRequestsBatchesAfterBackoff() throws Exception {
+        refreshPassesTime = true;
+        start(Map.of(), (node, index) -> {
+            if (index == 0) {
+                throw new IOException("the broker drops the connection");
+            }
+            return written(5);
+        });
+
+        assertThat(append().get(10, TimeUnit.SECONDS).offset()).isEqualTo(5);
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0), new Sent(0, PRODUCER_ID, (short) 0, 0));
+        assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isZero();
+    }
+
+    private void start(Map<String, Object> overrides, ProduceScript produce) throws Exception {
+        brokers = new ScriptedBrokers(2, (node, api, request) -> answer(node, api, request, produce));
+        Map<String, Object> configs = new HashMap<>();
+        configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrap());
+        configs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        configs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        configs.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        configs.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000);
+        configs.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+        configs.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 100);
+        configs.putAll(overrides);
+        ProducerSettings settings = ProducerSettings.parse(configs, null, null);
+        pool = new ConnectionPool(settings.connectionConfig("sender-test"), settings.poolConfig());
+        metadata = new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics);
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
+                settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()));
+        RetryPolicy policy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), 0.2),
+                () -> 0.5, settings.leaderHintsEnabled());
+        sender = new Sender(accumulator, metadata, pool, settings, policy, new ProducerMetrics(metrics), clock::get);
+        senderThread = new Thread(sender, "sender-under-test");
+        senderThread.start();
+    }
+
+    private ApiMessage answer(int node, ApiKey api, ApiMessage request, ProduceScript produce) throws Exception {
+        switch (api) {
+            case METADATA:
+                if (refreshPassesTime && !produced.isEmpty()) {
+                    // The refresh a failure asks for comes after the failed batch was put back to back off.
+                    clock.addAndGet(10_000);
+                }
+                return metadataAnswer();
+            case INIT_PRODUCER_ID:
+                inits.add((InitProducerIdRequestData) request);
+                if (inits.size() > 1) {
+                    // A bump follows a refused batch, which is backing off: let its backoff pass.
+                    clock.addAndGet(10_000);
+                }
+                return new InitProducerIdResponseData().setProducerId(PRODUCER_ID).setProducerEpoch((short) (inits.size() - 1));
+            case PRODUCE:
+                ProduceRequestData data = (ProduceRequestData) request;
+                RecordBatch batch = ((MemoryRecords) data.topicData().find(TOPIC).partitionData().get(0).records())
+                        .batches().iterator().next();
+                int index = produced.size();
+                produced.add(new Sent(node, batch.producerId(), batch.producerEpoch(), batch.baseSequence()));
+                firstProduce.countDown();
+                return produce.answer(node, index);
+            default:
+                throw new IllegalArgumentException("unexpected " + api);
+        }
+    }
+
+    private MetadataResponseData metadataAnswer() {
+        MetadataResponseData response = new MetadataResponseData();
+        for (int node = 0; node < 2; node++) {
+            response.brokers().add(new MetadataResponseBroker().setNodeId(node).setHost("127.0.0.1").setPort(brokers.port(node)));
+        }
+        MetadataResponseTopic topic = new MetadataResponseTopic().setName(TOPIC).setTopicId(TOPIC_ID);
+        topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(leader)
+                .setLeaderEpoch(leaderEpoch).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
+        response.topics().add(topic);
+        return response;
+    }
+
+    private Future<RecordMetadata> append() throws InterruptedException {
+        Future<RecordMetadata> future = accumulator.append(PARTITION, 0L, null, "value".getBytes(), new Header[0], null, 1_000,
+                clock.get()).future();
+        sender.wakeup();
+        return future;
+    }
+
+    private void awaitLeaderEpoch(int epoch) throws Exception {
+        CountDownLatch advanced = new CountDownLatch(1);
+        metadata.cache().addListener((partition, previous, current) -> {
+            if (current.leaderEpoch() >= epoch) {
+                advanced.countDown();
+            }
+        });
+        if (metadata.cache().leadership(PARTITION).leaderEpoch() < epoch) {
+            assertThat(advanced.await(10, TimeUnit.SECONDS)).as("epoch %d learned from Metadata", epoch).isTrue();
+        }
+    }
+
+    private double count(String group, String name) {
+        return (double) metrics.metric(metrics.metricName(name, group)).metricValue();
+    }
+
+    private static ProduceResponseData written(long baseOffset) {
+        return response(new PartitionProduceResponse().setIndex(0).setBaseOffset(baseOffset));
+    }
+
+    private static ProduceResponseData refused(Errors error) {
+        return response(new PartitionProduceResponse().setIndex(0).setErrorCode(error.code()).setBaseOffset(-1));
+    }
+
+    private static ProduceResponseData hinted(int newLeader, int newEpoch) {
+        return response(new PartitionProduceResponse().setIndex(0).setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                .setBaseOffset(-1).setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(newLeader).setLeaderEpoch(newEpoch)));
+    }
+
+    private static ProduceResponseData response(PartitionProduceResponse partition) {
+        ProduceResponseData response = new ProduceResponseData();
+        TopicProduceResponse topic = new TopicProduceResponse().setName(TOPIC);
+        topic.partitionResponses().add(partition);
+        response.responses().add(topic);
+        return response;
+    }
+}

@@ -1,0 +1,45 @@
+package io.fastleader.clients.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.junit.jupiter.api.Test;
+
+class SequenceNumbersTest {
+
+    private static final TopicPartition P0 = new TopicPartition("orders", 0);
+    private static final TopicPartition P1 = new TopicPartition("orders", 1);
+
+    private final SequenceNumbers sequences = new SequenceNumbers();
+
+    @Test
+    void testEachPartitionCountsFromZeroByRecords() {
+        assertThat(sequences.take(P0, 3)).isZero();
+        assertThat(sequences.take(P0, 2)).isEqualTo(3);
+        assertThat(sequences.take(P1, 1)).isZero();
+        assertThat(sequences.peek(P0)).isEqualTo(5);
+    }
+
+    @Test
+    void testResetStartsEveryPartitionAgainAtZero() {
+        sequences.take(P0, 3);
+        sequences.take(P1, 4);
+
+        sequences.reset();
+
+        assertThat(sequences.peek(P0)).isZero();
+        assertThat(sequences.take(P1, 1)).isZero();
+    }
+
+    @Test
+    void testSequenceWrapsAsTheRecordBatchFormatDoes() {
+        for (int sequence : new int[] {0, 5, Integer.MAX_VALUE - 3, Integer.MAX_VALUE - 1, Integer.MAX_VALUE}) {
+            for (int increment : new int[] {1, 2, 4, 10}) {
+                assertThat(SequenceNumbers.increment(sequence, increment))
+                        .as("%d + %d", sequence, increment)
+                        .isEqualTo(DefaultRecordBatch.incrementSequence(sequence, increment));
+            }
+        }
+    }
+}
