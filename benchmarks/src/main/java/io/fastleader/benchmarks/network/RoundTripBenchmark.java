@@ -159,7 +159,7 @@ public class RoundTripBenchmark {
      * Higher-level clients would add their own threads and metadata logic and measure something
      * else; NetworkClient is public, if not a supported API, and is the closest peer of
      * BrokerConnection. It is single-threaded: the benchmark thread does the I/O itself in
-     * {@code poll}, where fastleader hands it to a writer and a reader thread.
+     * {@code poll}, where fastleader writes on the calling thread and reads on its reader thread.
      */
     @State(Scope.Benchmark)
     public static class KafkaClientsClient {

@@ -1,11 +1,6 @@
 package io.fastleader.clients.network;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -17,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -34,9 +30,12 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * One connection to one broker, ready once its ApiVersions handshake is done.
  *
- * <p>{@link #send} never blocks: it encodes the request on the caller's thread and queues it. The
- * writer thread writes queued requests while fewer than {@code max.in.flight} are unanswered, and
- * closes the connection when the oldest unanswered request outlives {@code request.timeout.ms}.
+ * <p>{@link #send} never blocks: it encodes the request on the caller's thread and, when nothing is
+ * queued or being written and the in-flight limit leaves room, writes it there and then, as much
+ * as the socket's send buffer takes without waiting. Whatever is left, and every request that
+ * cannot go at once, is written by the writer thread, in order, while fewer than
+ * {@code max.in.flight} are unanswered. The writer also closes the connection when the oldest
+ * unanswered request outlives {@code request.timeout.ms}.
  * The reader thread matches each response to the oldest unanswered request (Kafka answers in
  * order) by correlation id. Any failure closes the connection and fails every queued and
  * unanswered request with one {@link BrokerConnectionException}.
@@ -48,20 +47,27 @@ public final class BrokerConnection implements AutoCloseable {
 
     private final String broker;
     private final ConnectionConfig config;
-    private final Socket socket;
+    private final Wire wire;
+    private final long requestTimeoutNanos;
+    /** Ids need not rise in write order: responses are matched to the oldest request written. */
+    private final AtomicInteger correlationIds = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signals the writer: a request was queued, one was answered, or the connection closed. */
+    /** Signals the writer: work was left for it, room was made for a queued request, or the connection closed. */
     private final Condition writerWakeup = lock.newCondition();
     private final ArrayDeque<Request> queued = new ArrayDeque<>();
     private final ArrayDeque<Request> inFlight = new ArrayDeque<>();
-    private int nextCorrelationId;
+    /** A caller or the writer is writing; only one thread writes at a time, so frames never interleave. */
+    private boolean writing;
+    /** The rest of a frame a caller could not finish without waiting; the writer owns it and the write. */
+    private ByteBuffer handedOver;
     private BrokerConnectionException closedBy;
     private volatile NegotiatedVersions versions;
 
-    private BrokerConnection(String broker, ConnectionConfig config, Socket socket) {
+    private BrokerConnection(String broker, ConnectionConfig config, Wire wire) {
         this.broker = broker;
         this.config = config;
-        this.socket = socket;
+        this.wire = wire;
+        this.requestTimeoutNanos = config.requestTimeout().toNanos();
     }
 
     /**
@@ -89,23 +95,29 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     /**
-     * TCP, then TLS if configured.
+     * TCP, then TLS if configured: a non-blocking channel for plaintext, the streams of an
+     * {@code SSLSocket} for TLS.
      *
      * @throws SslAuthenticationException if TLS cannot be set up or the broker's certificate is refused
      */
-    private static Socket connect(InetSocketAddress address, ConnectionConfig config) {
+    private static Wire connect(InetSocketAddress address, ConnectionConfig config) {
         String broker = address.getHostString() + ":" + address.getPort();
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
+        // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again.
+        InetSocketAddress resolved = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        if (!config.security().protocol().usesTls()) {
+            try {
+                return ChannelWire.connect(resolved, timeoutMs, config.maxResponseBytes());
+            } catch (IOException e) {
+                throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
+            }
+        }
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
-            // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again.
-            socket.connect(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address,
-                    timeoutMs);
-            if (!config.security().protocol().usesTls()) {
-                return socket;
-            }
-            return TlsSockets.wrap(socket, address.getHostString(), address.getPort(), config.security(), timeoutMs);
+            socket.connect(resolved, timeoutMs);
+            Socket tls = TlsSockets.wrap(socket, address.getHostString(), address.getPort(), config.security(), timeoutMs);
+            return new StreamWire(tls, config.maxResponseBytes());
         } catch (SSLHandshakeException | GeneralSecurityException e) {
             closeQuietly(socket);
             throw new SslAuthenticationException("TLS with " + broker + " failed: " + e.getMessage(), e);
@@ -196,20 +208,61 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {
+        int correlationId = correlationIds.getAndIncrement();
+        // Encoded before taking the lock, so that callers on other threads do not wait for it.
+        Request request = new Request(api, version, correlationId,
+            Framing.encodeRequest(api, version, correlationId, config.clientId(), body));
         lock.lock();
         try {
             if (closedBy != null) {
                 return CompletableFuture.failedFuture(closedBy);
             }
-            int correlationId = nextCorrelationId++;
-            Request request = new Request(api, version, correlationId,
-                Framing.encodeRequest(api, version, correlationId, config.clientId(), body));
-            queued.add(request);
-            writerWakeup.signal();
-            return request.response;
+            if (writing || !queued.isEmpty() || inFlight.size() >= config.maxInFlight()) {
+                queued.add(request);
+                writerWakeup.signal();
+                return request.response;
+            }
+            writing = true;
+            startLocked(request, System.nanoTime());
         } finally {
             lock.unlock();
         }
+        writeInline(request);
+        return request.response;
+    }
+
+    /**
+     * Writes a request on the caller's thread without waiting for the socket: what the send buffer
+     * does not take is handed to the writer, which then owns the write until the frame is out.
+     */
+    private void writeInline(Request request) {
+        boolean written;
+        try {
+            written = wire.tryWrite(new ByteBuffer[] {request.frame});
+        } catch (IOException | RuntimeException e) {
+            fail(writeFailure(e));
+            return;
+        }
+        lock.lock();
+        try {
+            if (written) {
+                writing = false;
+                if (canWriteLocked()) {
+                    writerWakeup.signal();
+                }
+            } else {
+                handedOver = request.frame;
+                writerWakeup.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Moves a request in flight, its timeout running from now. Call with the lock held. */
+    private void startLocked(Request request, long now) {
+        request.deadlineNanos = now + requestTimeoutNanos;
+        inFlight.add(request);
     }
 
     private void startThreads() {
@@ -222,48 +275,58 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private void writeLoop() {
-        try (OutputStream out = new BufferedOutputStream(socket.getOutputStream())) {
-            Request next;
-            while ((next = nextToWrite()) != null) {
-                out.write(next.frame.array(), next.frame.arrayOffset() + next.frame.position(), next.frame.remaining());
-                if (nextIsQueuedAndAllowed()) {
-                    continue;
+        try {
+            ByteBuffer[] frames = nextToWrite(false);
+            while (frames != null) {
+                while (!wire.write(frames, nanosToWaitForTheSocket())) {
+                    // The socket took only part of the frames; the loop waits for room again.
                 }
-                out.flush();
+                frames = nextToWrite(true);
             }
         } catch (IOException | RuntimeException e) {
-            fail(new BrokerConnectionException("writing to " + broker + " failed: " + e.getMessage(), e));
+            fail(writeFailure(e));
         } catch (InterruptedException e) {
             fail(new BrokerConnectionException("the writer to " + broker + " was interrupted", e));
         }
     }
 
+    private BrokerConnectionException writeFailure(Exception e) {
+        return new BrokerConnectionException("writing to " + broker + " failed: " + e.getMessage(), e);
+    }
+
     /**
-     * Blocks until a queued request may be written and moves it in flight, or returns null once
-     * the connection is closed. Closes it when the oldest request in flight has timed out.
+     * Blocks until there is something for the writer: the rest of a frame a caller handed over
+     * and the queued requests the in-flight limit allows, which it moves in flight and returns to
+     * be written in one go; or null once the connection is closed. Closes it when the oldest
+     * request in flight has timed out.
+     *
+     * @param doneWriting the writer has written the frames this returned last time, and gives up the write side
      */
-    private Request nextToWrite() throws InterruptedException {
+    private ByteBuffer[] nextToWrite(boolean doneWriting) throws InterruptedException {
         lock.lock();
         try {
-            while (closedBy == null) {
-                long now = System.nanoTime();
+            if (doneWriting) {
+                writing = false;
+            }
+            while (closedBy == null && !timedOutLocked(System.nanoTime())) {
+                if (handedOver != null || (!writing && canWriteLocked())) {
+                    writing = true;
+                    List<ByteBuffer> frames = new ArrayList<>();
+                    if (handedOver != null) {
+                        frames.add(handedOver);
+                        handedOver = null;
+                    }
+                    long now = System.nanoTime();
+                    while (canWriteLocked()) {
+                        Request request = queued.poll();
+                        startLocked(request, now);
+                        frames.add(request.frame);
+                    }
+                    return frames.toArray(new ByteBuffer[0]);
+                }
+                // With nothing in flight, any request written later times out after this wait ends.
                 Request oldest = inFlight.peek();
-                if (oldest != null && now - oldest.deadlineNanos >= 0) {
-                    failLocked(new BrokerConnectionException(oldest.api.displayName() + " request to " + broker
-                        + " got no response within " + config.requestTimeout().toMillis() + " ms", null));
-                    break;
-                }
-                if (canWriteLocked()) {
-                    Request request = queued.poll();
-                    request.deadlineNanos = now + config.requestTimeout().toNanos();
-                    inFlight.add(request);
-                    return request;
-                }
-                if (oldest == null) {
-                    writerWakeup.await();
-                } else {
-                    writerWakeup.awaitNanos(oldest.deadlineNanos - now);
-                }
+                writerWakeup.awaitNanos(oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - System.nanoTime());
             }
             return null;
         } finally {
@@ -271,14 +334,27 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
-    /** Whether another request can be written right away, so the flush can wait for it. */
-    private boolean nextIsQueuedAndAllowed() {
+    /** How long the writer may wait for room in the socket before it must check the oldest request's deadline. */
+    private long nanosToWaitForTheSocket() {
         lock.lock();
         try {
-            return closedBy == null && canWriteLocked();
+            long now = System.nanoTime();
+            Request oldest = inFlight.peek();
+            return timedOutLocked(now) || oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - now;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Fails the connection if the oldest request in flight is past its deadline. Call with the lock held. */
+    private boolean timedOutLocked(long now) {
+        Request oldest = inFlight.peek();
+        if (oldest == null || now - oldest.deadlineNanos < 0) {
+            return false;
+        }
+        failLocked(new BrokerConnectionException(oldest.api.displayName() + " request to " + broker
+            + " got no response within " + config.requestTimeout().toMillis() + " ms", null));
+        return true;
     }
 
     /** A request is queued and the in-flight limit leaves room for it. Call with the lock held. */
@@ -287,17 +363,9 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private void readLoop() {
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()))) {
+        try {
             while (true) {
-                int size;
-                try {
-                    size = in.readInt();
-                } catch (EOFException e) {
-                    throw new EOFException("the broker closed the connection");
-                }
-                byte[] frame = new byte[Framing.checkResponseSize(size, config.maxResponseBytes())];
-                in.readFully(frame);
-                complete(ByteBuffer.wrap(frame));
+                complete(wire.readFrame());
             }
         } catch (IOException | RuntimeException e) {
             fail(new BrokerConnectionException(failureMessage(e), e));
@@ -338,7 +406,9 @@ public final class BrokerConnection implements AutoCloseable {
             // Only this thread removes answered requests; a concurrent failure may have cleared it.
             if (inFlight.peek() == request) {
                 inFlight.poll();
-                writerWakeup.signal();
+                if (!writing && canWriteLocked()) {
+                    writerWakeup.signal();
+                }
             }
         } finally {
             lock.unlock();
@@ -373,7 +443,7 @@ public final class BrokerConnection implements AutoCloseable {
             return;
         }
         closedBy = cause;
-        closeQuietly(socket);
+        wire.close();
         List<Request> failed = new ArrayList<>(inFlight);
         failed.addAll(queued);
         inFlight.clear();

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,10 +35,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * to a node backing off fail at once instead of queueing behind a broker that is likely down. A
  * connection that broke is replaced at the next request, without backoff.
  *
- * <p>Connections unused for {@code connections.max.idle.ms} are closed on every call to the pool
- * and by {@link #closeIdle}; there is no background thread, so an owner that may go quiet calls
- * {@link #closeIdle} from its own periodic work. Every transport failure reaches the caller as a
- * {@link BrokerConnectionException}. Thread-safe.
+ * <p>Connections unused for {@code connections.max.idle.ms} are closed by the pool's own sweep, a
+ * timer on one daemon thread per pool that fires when the connection used least recently could
+ * have idled out (never while no connection is open), so idle connections close even if nobody
+ * calls the pool; every call to the pool and {@link #closeIdle} close them too. Every transport
+ * failure reaches the caller as a {@link BrokerConnectionException}. Thread-safe.
  */
 public final class ConnectionPool implements AutoCloseable {
 
@@ -51,37 +53,64 @@ public final class ConnectionPool implements AutoCloseable {
     private final Connector connector;
     private final DoubleSupplier random;
     private final ExecutorService connectThreads;
+    private final Scheduler sweepScheduler;
+    /** Runs the production scheduler's timer; null when a test brings its own scheduler. */
+    private final ScheduledExecutorService sweepThread;
     private final Object lock = new Object();
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
     private final Map<Integer, Node> nodes = new HashMap<>();
+    /** A sweep is scheduled; kept true whenever a connection is open (see {@link #scheduleSweepLocked}). */
+    private boolean sweepPending;
     private boolean closed;
+
+    /**
+     * Runs the pool's idle sweep after a delay. A seam so that tests can run the sweep when they
+     * choose, on a clock they move; in production a daemon thread's timer.
+     */
+    @FunctionalInterface
+    public interface Scheduler {
+
+        /** Runs {@code task} once, {@code delayNanos} from now, on a thread that is not the caller's. */
+        void schedule(Runnable task, long delayNanos);
+    }
 
     /** A pool that opens connections with {@link BrokerConnection#open}, timed by {@link System#nanoTime}. */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig) {
-        this(config, poolConfig, System::nanoTime, BrokerConnection::open, () -> ThreadLocalRandom.current().nextDouble());
+        this(config, poolConfig, System::nanoTime, BrokerConnection::open, () -> ThreadLocalRandom.current().nextDouble(), null);
     }
 
     /**
      * A pool with its seams exposed, for tests.
      *
-     * @param nanoClock a monotonic clock in nanoseconds, for backoff and idleness
-     * @param connector opens a connection, blocking; called on a pool thread
-     * @param random    uniform in [0, 1), spreads each backoff over ±20%
+     * @param nanoClock      a monotonic clock in nanoseconds, for backoff and idleness
+     * @param connector      opens a connection, blocking; called on a pool thread
+     * @param random         uniform in [0, 1), spreads each backoff over ±20%
+     * @param sweepScheduler runs the idle sweep; it must not run the task on the calling thread
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
-                          DoubleSupplier random) {
+                          DoubleSupplier random, Scheduler sweepScheduler) {
         this.config = Objects.requireNonNull(config, "config");
         this.poolConfig = Objects.requireNonNull(poolConfig, "poolConfig");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.connector = Objects.requireNonNull(connector, "connector");
         this.random = Objects.requireNonNull(random, "random");
-        String prefix = "fastleader-connect-" + POOL_IDS.incrementAndGet() + "-";
+        int poolId = POOL_IDS.incrementAndGet();
+        String prefix = "fastleader-connect-" + poolId + "-";
         AtomicInteger threadIds = new AtomicInteger();
-        this.connectThreads = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, prefix + threadIds.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.connectThreads = Executors.newCachedThreadPool(task -> daemon(task, prefix + threadIds.incrementAndGet()));
+        if (sweepScheduler == null) {
+            this.sweepThread = Executors.newSingleThreadScheduledExecutor(task -> daemon(task, "fastleader-idle-sweep-" + poolId));
+            this.sweepScheduler = (task, delayNanos) -> sweepThread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } else {
+            this.sweepThread = null;
+            this.sweepScheduler = sweepScheduler;
+        }
+    }
+
+    private static Thread daemon(Runnable task, String name) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
     }
 
     /**
@@ -153,6 +182,47 @@ public final class ConnectionPool implements AutoCloseable {
         open.forEach(BrokerConnection::close);
         // Interrupts handshakes under way; a connect that still succeeds finds the pool closed and closes its connection.
         connectThreads.shutdownNow();
+        if (sweepThread != null) {
+            sweepThread.shutdownNow();
+        }
+    }
+
+    /** The scheduled sweep: closes what has idled out, then schedules the next sweep if a connection is left. */
+    private void sweep() {
+        List<BrokerConnection> idle;
+        synchronized (lock) {
+            sweepPending = false;
+            if (closed) {
+                return;
+            }
+            long now = nanoClock.getAsLong();
+            idle = takeIdleLocked(now);
+            scheduleSweepLocked(now);
+        }
+        idle.forEach(BrokerConnection::close);
+    }
+
+    /**
+     * Schedules a sweep for when the least recently used open connection could idle out, unless one
+     * is pending. A pending sweep is never late: it was scheduled for the earliest such moment, and
+     * that moment only moves later, as connections are used or opened.
+     */
+    private void scheduleSweepLocked(long now) {
+        if (sweepPending) {
+            return;
+        }
+        long leastRecentlyUsed = Long.MAX_VALUE;
+        boolean anyOpen = false;
+        for (Node node : nodes.values()) {
+            if (node.attempt != null && node.attempt.connection != null) {
+                leastRecentlyUsed = anyOpen ? Math.min(leastRecentlyUsed, node.lastUsedNanos) : node.lastUsedNanos;
+                anyOpen = true;
+            }
+        }
+        if (anyOpen) {
+            sweepPending = true;
+            sweepScheduler.schedule(this::sweep, Math.max(0, leastRecentlyUsed + poolConfig.connectionsMaxIdle().toNanos() - now));
+        }
     }
 
     /**
@@ -224,6 +294,7 @@ public final class ConnectionPool implements AutoCloseable {
                 attempt.connection = connection;
                 node.failedConnects = 0;
                 node.lastUsedNanos = nanoClock.getAsLong();
+                scheduleSweepLocked(node.lastUsedNanos);
             }
         }
         if (orphaned) {
@@ -277,7 +348,8 @@ public final class ConnectionPool implements AutoCloseable {
         long maxIdleNanos = poolConfig.connectionsMaxIdle().toNanos();
         List<BrokerConnection> idle = new ArrayList<>();
         for (Node node : nodes.values()) {
-            if (node.attempt != null && node.attempt.published && now - node.lastUsedNanos >= maxIdleNanos) {
+            // An opened connection still being handed to its waiters counts too: it was last used when it opened.
+            if (node.attempt != null && node.attempt.connection != null && now - node.lastUsedNanos >= maxIdleNanos) {
                 idle.add(node.attempt.connection);
                 node.attempt = null;
             }

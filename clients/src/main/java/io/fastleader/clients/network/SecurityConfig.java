@@ -1,5 +1,6 @@
 package io.fastleader.clients.network;
 
+import java.security.GeneralSecurityException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,13 +20,24 @@ import org.apache.kafka.common.security.JaasContext;
  * the {@code ssl.*} keys for TLS, and {@code sasl.mechanism} with {@code sasl.jaas.config} for SASL.
  *
  * @param protocol                      {@code security.protocol}
+ * <p>Stores are files of any type the JDK reads (JKS, PKCS12), or PEM as Kafka takes it: with
+ * {@code ssl.truststore.type=PEM}, certificates in {@code ssl.truststore.certificates} or in the file
+ * at {@code ssl.truststore.location}; with {@code ssl.keystore.type=PEM}, a PKCS#8 private key in
+ * {@code ssl.keystore.key} and its chain in {@code ssl.keystore.certificate.chain}, or both in the
+ * file at {@code ssl.keystore.location}. A PEM key is encrypted with {@code ssl.key.password} or not
+ * at all; PEM stores take no store password.
+ *
  * @param truststoreLocation            {@code ssl.truststore.location}, or null for the JDK's default trust
  * @param truststorePassword            {@code ssl.truststore.password}, or null
  * @param truststoreType                {@code ssl.truststore.type} (default JKS)
+ * @param truststoreCertificates        {@code ssl.truststore.certificates}: PEM certificates, or null
  * @param keystoreLocation              {@code ssl.keystore.location}, or null without a client certificate
  * @param keystorePassword              {@code ssl.keystore.password}, or null
  * @param keystoreType                  {@code ssl.keystore.type} (default JKS)
- * @param keyPassword                   {@code ssl.key.password}, or null for the keystore password
+ * @param keystoreCertificateChain      {@code ssl.keystore.certificate.chain}: the PEM chain of {@code keystoreKey}, or null
+ * @param keystoreKey                   {@code ssl.keystore.key}: a PEM PKCS#8 private key, or null
+ * @param keyPassword                   {@code ssl.key.password}, or null for the keystore password (for a PEM
+ *                                      key: null if the key is not encrypted)
  * @param tlsProtocol                   {@code ssl.protocol} (default TLSv1.3)
  * @param endpointIdentification        {@code ssl.endpoint.identification.algorithm}: https (default) checks
  *                                      the broker's certificate names its host; empty turns the check off
@@ -35,7 +47,9 @@ import org.apache.kafka.common.security.JaasContext;
  */
 public record SecurityConfig(Protocol protocol,
                              String truststoreLocation, String truststorePassword, String truststoreType,
-                             String keystoreLocation, String keystorePassword, String keystoreType, String keyPassword,
+                             String truststoreCertificates,
+                             String keystoreLocation, String keystorePassword, String keystoreType,
+                             String keystoreCertificateChain, String keystoreKey, String keyPassword,
                              String tlsProtocol, String endpointIdentification,
                              String saslMechanism, String saslUsername, String saslPassword) {
 
@@ -54,12 +68,18 @@ public record SecurityConfig(Protocol protocol,
         }
     }
 
+    /** Stands in for a secret in exception messages. */
+    private static final String HIDDEN = "(hidden)";
+
     /** The mechanisms we authenticate with. */
     public static final Set<String> SASL_MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
 
     /** No TLS, no SASL. */
     public static final SecurityConfig PLAINTEXT = new SecurityConfig(Protocol.PLAINTEXT,
-        null, null, "JKS", null, null, "JKS", null, "TLSv1.3", "https", null, null, null);
+        null, null, "JKS", null, null, null, "JKS", null, null, null, "TLSv1.3", "https", null, null, null);
+
+    /** The store type Kafka reads as PEM text. */
+    public static final String PEM = "PEM";
 
     /**
      * Reads the security keys of a Kafka client config; other keys are ignored.
@@ -86,21 +106,89 @@ public record SecurityConfig(Protocol protocol,
             username = JaasContext.configEntryOption(entries, "username", null);
             password = JaasContext.configEntryOption(entries, "password", null);
             if (username == null || password == null) {
-                throw new ConfigException(SaslConfigs.SASL_JAAS_CONFIG, "(hidden)", "needs username and password options for " + mechanism);
+                throw new ConfigException(SaslConfigs.SASL_JAAS_CONFIG, HIDDEN, "needs username and password options for " + mechanism);
             }
         }
-        return new SecurityConfig(protocol,
+        SecurityConfig security = new SecurityConfig(protocol,
             string(configs, SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, null),
             string(configs, SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, null),
             string(configs, SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, SslConfigs.DEFAULT_SSL_TRUSTSTORE_TYPE),
+            string(configs, SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG, null),
             string(configs, SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, null),
             string(configs, SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, null),
             string(configs, SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, SslConfigs.DEFAULT_SSL_KEYSTORE_TYPE),
+            string(configs, SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, null),
+            string(configs, SslConfigs.SSL_KEYSTORE_KEY_CONFIG, null),
             string(configs, SslConfigs.SSL_KEY_PASSWORD_CONFIG, null),
             string(configs, SslConfigs.SSL_PROTOCOL_CONFIG, SslConfigs.DEFAULT_SSL_PROTOCOL),
             string(configs, SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG,
                 SslConfigs.DEFAULT_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM),
             mechanism, username, password);
+        // As in Kafka, the ssl.* keys matter only when the connection is TLS.
+        if (protocol.usesTls()) {
+            security.checkTruststore();
+            security.checkKeystore();
+        }
+        return security;
+    }
+
+    /** Kafka's rules for where trusted certificates come from; PEM given as a value is parsed here. */
+    private void checkTruststore() {
+        if (truststoreCertificates != null) {
+            requirePemWithoutFile(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, truststoreType, SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG,
+                SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, truststoreLocation);
+            try {
+                PemStores.trustStore(truststoreCertificates);
+            } catch (GeneralSecurityException e) {
+                throw new ConfigException(SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG, abbreviated(truststoreCertificates),
+                    "PEM X.509 certificates are expected: " + e.getMessage());
+            }
+        }
+        if (PEM.equalsIgnoreCase(truststoreType) && truststorePassword != null) {
+            throw new ConfigException(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, HIDDEN, "a PEM trust store takes no password");
+        }
+    }
+
+    /** Kafka's rules for where the client's own key comes from; PEM given as values is parsed here. */
+    private void checkKeystore() {
+        if (keystoreKey != null) {
+            requirePemWithoutFile(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, keystoreType, SslConfigs.SSL_KEYSTORE_KEY_CONFIG,
+                SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, keystoreLocation);
+            if (keystoreCertificateChain == null) {
+                throw new ConfigException(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, null,
+                    "required with " + SslConfigs.SSL_KEYSTORE_KEY_CONFIG);
+            }
+            try {
+                PemStores.keyStore(keystoreCertificateChain, keystoreKey, keyPassword, PemStores.randomEntryPassword());
+            } catch (GeneralSecurityException e) {
+                throw new ConfigException(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, HIDDEN,
+                    "a PEM PKCS#8 private key (encrypted with " + SslConfigs.SSL_KEY_PASSWORD_CONFIG
+                        + " or not at all) and its PEM certificate chain in " + SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG
+                        + " are expected: " + e.getMessage());
+            }
+        } else if (keystoreCertificateChain != null) {
+            throw new ConfigException(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, null,
+                "required with " + SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG);
+        }
+        if (PEM.equalsIgnoreCase(keystoreType) && keystorePassword != null) {
+            throw new ConfigException(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, HIDDEN,
+                "a PEM key store takes no password; an encrypted PEM key takes " + SslConfigs.SSL_KEY_PASSWORD_CONFIG);
+        }
+    }
+
+    /** A store given as PEM values ({@code valuesKey}) needs its type to be PEM and no file besides. */
+    private static void requirePemWithoutFile(String typeKey, String type, String valuesKey, String locationKey, String location) {
+        if (!PEM.equalsIgnoreCase(type)) {
+            throw new ConfigException(typeKey, type, valuesKey + " can only be given with type PEM");
+        }
+        if (location != null) {
+            throw new ConfigException(locationKey, location, "give either it or " + valuesKey + ", not both");
+        }
+    }
+
+    /** PEM text is long; its start is enough to recognise it in a message. */
+    private static String abbreviated(String value) {
+        return value.length() <= 40 ? value : value.substring(0, 40) + "...";
     }
 
     private static Protocol protocol(String value) {

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.fastleader.clients.network.FrameServer.Received;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.MetadataRequestData;
@@ -32,6 +33,10 @@ class BrokerConnectionTest {
 
     private static final ApiVersionsResponseData KAFKA_4_3 = ranges(
         ApiKey.API_VERSIONS, 0, 4, ApiKey.METADATA, 0, 13, ApiKey.PRODUCE, 3, 13, ApiKey.FETCH, 4, 18);
+
+    /** Far more than loopback's socket buffers hold (Linux grows a send buffer to 4 MiB at most by default). */
+    private static final int BIG_REQUEST_BYTES = 16 << 20;
+    private static final int SMALL_RECEIVE_BUFFER = 64 << 10;
 
     private final FrameServer server;
     private BrokerConnection connection;
@@ -121,6 +126,85 @@ class BrokerConnectionTest {
         for (int i = 0; i < 7; i++) {
             assertThat(((MetadataResponseData) responses.get(i).get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("answer-" + i);
         }
+    }
+
+    @Test
+    void aRequestBiggerThanTheSocketBuffersArrivesWholeWhileSendReturnsAtOnce() throws Exception {
+        try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
+            connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+            // The server reads nothing until send has returned: a send that waited for the socket would never return.
+            CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, metadataRequestOf(BIG_REQUEST_BYTES));
+            Received request = slowReader.read();
+            slowReader.respond(request, new MetadataResponseData().setClusterId("after-the-big-one"));
+
+            assertThat(request.frameBytes()).isEqualTo(frameBytes(request, metadataRequestOf(BIG_REQUEST_BYTES)));
+            assertThat(((MetadataResponseData) response.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("after-the-big-one");
+        }
+    }
+
+    @Test
+    void aRequestSentWhileTheWriterFinishesABigOneFollowsIt() throws Exception {
+        try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
+            connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+            CompletableFuture<ApiMessage> big = connection.send(ApiKey.METADATA, metadataRequestOf(BIG_REQUEST_BYTES));
+            CompletableFuture<ApiMessage> small = connection.send(ApiKey.METADATA, new MetadataRequestData());
+            Received first = slowReader.read();
+            Received second = slowReader.read();
+            slowReader.respond(first, new MetadataResponseData().setClusterId("big"));
+            slowReader.respond(second, new MetadataResponseData().setClusterId("small"));
+
+            assertThat(first.frameBytes()).isGreaterThan(BIG_REQUEST_BYTES);
+            assertThat(second.frameBytes()).isLessThan(100);
+            assertThat(((MetadataResponseData) big.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("big");
+            assertThat(((MetadataResponseData) small.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("small");
+        }
+    }
+
+    @Test
+    void anInterruptedCallersRequestGoesOutWithoutClosingTheConnection() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+        Thread.currentThread().interrupt();
+        CompletableFuture<ApiMessage> response;
+        try {
+            response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        } finally {
+            assertThat(Thread.interrupted()).as("send leaves the interrupt for the caller").isTrue();
+        }
+        server.respond(server.read(), new MetadataResponseData().setClusterId("despite-the-interrupt"));
+
+        assertThat(((MetadataResponseData) response.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("despite-the-interrupt");
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
+    void responsesArrivingTogetherAreSplitIntoTheirFrames() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> first = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        CompletableFuture<ApiMessage> second = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        byte[] one = FrameServer.responseFrame(server.read(), new MetadataResponseData().setClusterId("one"));
+        byte[] two = FrameServer.responseFrame(server.read(), new MetadataResponseData().setClusterId("two"));
+
+        server.writeRaw(ByteBuffer.allocate(one.length + two.length).put(one).put(two).array());
+
+        assertThat(((MetadataResponseData) first.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("one");
+        assertThat(((MetadataResponseData) second.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("two");
+    }
+
+    @Test
+    void aResponseBiggerThanTheReadBufferIsReadWhole() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        MetadataResponseData big = new MetadataResponseData();
+        for (int id = 0; id < 3_000; id++) {
+            big.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(id).setHost("broker-" + id + "h".repeat(100)));
+        }
+
+        server.respond(server.read(), big);
+
+        assertThat(((MetadataResponseData) response.get(10, TimeUnit.SECONDS)).brokers()).hasSize(3_000);
     }
 
     @Test
@@ -221,6 +305,21 @@ class BrokerConnectionTest {
             .hasMessageContaining("cannot connect to 127.0.0.1:" + closedPort);
     }
 
+    /** A Metadata request for topics whose names add up to about {@code bytes}. */
+    private static MetadataRequestData metadataRequestOf(int bytes) {
+        String name = "t".repeat(1_000);
+        List<MetadataRequestData.MetadataRequestTopic> topics = new ArrayList<>();
+        for (int i = 0; i < bytes / name.length(); i++) {
+            topics.add(new MetadataRequestData.MetadataRequestTopic().setName(name));
+        }
+        return new MetadataRequestData().setTopics(topics);
+    }
+
+    private static int frameBytes(Received request, MetadataRequestData body) {
+        return Framing.encodeRequest(request.api(), request.version(), request.correlationId(), request.clientId(), body).remaining()
+            - Framing.SIZE_PREFIX_BYTES;
+    }
+
     private static ConnectionConfig config(int maxInFlight, Duration requestTimeout) {
         return new ConnectionConfig("test-client", maxInFlight, requestTimeout, Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT);
     }
@@ -230,9 +329,13 @@ class BrokerConnectionTest {
     }
 
     private void connect(ConnectionConfig config, ApiVersionsResponseData ranges) throws Exception {
-        CompletableFuture<BrokerConnection> opening = open(config);
-        server.answerHandshake(ranges);
-        connection = opening.get(10, TimeUnit.SECONDS);
+        connection = connect(server, config, ranges);
+    }
+
+    private static BrokerConnection connect(FrameServer to, ConnectionConfig config, ApiVersionsResponseData ranges) throws Exception {
+        CompletableFuture<BrokerConnection> opening = CompletableFuture.supplyAsync(() -> BrokerConnection.open(to.address(), config));
+        to.answerHandshake(ranges);
+        return opening.get(10, TimeUnit.SECONDS);
     }
 
     private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertFailsWithConnectionError(

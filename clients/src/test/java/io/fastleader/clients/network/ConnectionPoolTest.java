@@ -48,13 +48,15 @@ class ConnectionPoolTest {
     private final AtomicLong nanos = new AtomicLong(TimeUnit.SECONDS.toNanos(1));
     private final ScriptedConnector connector = new ScriptedConnector();
     private final List<FrameServer> brokers = new ArrayList<>();
+    /** The idle sweeps the pool scheduled, in order; a test runs one when it has moved the clock. */
+    private final List<Sweep> sweeps = new CopyOnWriteArrayList<>();
     private volatile double random = 0.5;
     private ConnectionPool pool;
 
     @BeforeEach
     void createPool() {
         pool = new ConnectionPool(ConnectionConfig.defaults("test-client"), PoolConfig.defaults(), nanos::get, connector,
-            () -> random);
+            () -> random, (task, delayNanos) -> sweeps.add(new Sweep(task, delayNanos)));
         pool.updateNodes(Map.of(1, NODE_1, 2, NODE_2));
     }
 
@@ -248,6 +250,65 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void theSweepClosesAConnectionIdleForMaxIdleWithoutAnyCallToThePool() throws Exception {
+        connectedBroker(1);
+        BrokerConnection toOne = connector.opened.get(0);
+        assertThat(sweeps).hasSize(1);
+        assertThat(sweeps.get(0).delayNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(MAX_IDLE_MS));
+
+        advanceMillis(MAX_IDLE_MS);
+        sweeps.get(0).task().run();
+
+        assertThat(toOne.isOpen()).isFalse();
+        assertThat(sweeps).as("no sweep is scheduled once no connection is open").hasSize(1);
+    }
+
+    @Test
+    void aSweepFindingTheConnectionUsedSinceComesBackWhenItCouldIdleOut() throws Exception {
+        FrameServer one = connectedBroker(1);
+        BrokerConnection toOne = connector.opened.get(0);
+        advanceMillis(100_000);
+        roundTrip(one);
+
+        advanceMillis(MAX_IDLE_MS - 100_000);
+        sweeps.get(0).task().run();
+        assertThat(toOne.isOpen()).isTrue();
+        assertThat(sweeps).hasSize(2);
+        assertThat(sweeps.get(1).delayNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(100_000));
+
+        advanceMillis(100_000);
+        sweeps.get(1).task().run();
+        assertThat(toOne.isOpen()).isFalse();
+    }
+
+    @Test
+    void theSweepComesBackForTheLeastRecentlyUsedConnectionLeft() throws Exception {
+        connectedBroker(1);
+        advanceMillis(30_000);
+        connectedBroker(2);
+        BrokerConnection toOne = connector.opened.get(0);
+        BrokerConnection toTwo = connector.opened.get(1);
+        assertThat(sweeps).as("the first connection's sweep comes first").hasSize(1);
+
+        advanceMillis(MAX_IDLE_MS - 30_000);
+        sweeps.get(0).task().run();
+
+        assertThat(toOne.isOpen()).isFalse();
+        assertThat(toTwo.isOpen()).isTrue();
+        assertThat(sweeps).hasSize(2);
+        assertThat(sweeps.get(1).delayNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(30_000));
+    }
+
+    @Test
+    void noSweepIsScheduledWithoutAnOpenConnection() throws Exception {
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connect(1));
+        assertFailsWithConnectionError(pool.send(3, ApiKey.METADATA, new MetadataRequestData()));
+
+        assertThat(sweeps).isEmpty();
+    }
+
+    @Test
     void closeFailsPendingWorkAndEveryLaterCall() throws Exception {
         FrameServer broker = connectedBroker(2);
         CompletableFuture<ApiMessage> unanswered = pool.send(2, ApiKey.METADATA, new MetadataRequestData());
@@ -281,6 +342,10 @@ class ConnectionPoolTest {
             .isInstanceOf(IllegalArgumentException.class).hasMessage("reconnect.backoff.max.ms must not be negative, not -5");
         assertThatThrownBy(() -> new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ZERO))
             .isInstanceOf(IllegalArgumentException.class).hasMessage("connections.max.idle.ms must be positive, not 0");
+    }
+
+    /** An idle sweep as the pool scheduled it. */
+    private record Sweep(Runnable task, long delayNanos) {
     }
 
     /** A scripted broker that the next connect reaches. */

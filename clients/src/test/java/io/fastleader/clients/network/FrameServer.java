@@ -38,12 +38,22 @@ final class FrameServer implements AutoCloseable {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
     }
 
+    /**
+     * A server whose connection's receive buffer is about {@code receiveBufferBytes}, so that a
+     * request it does not read soon fills the client's send buffer.
+     */
+    FrameServer(int receiveBufferBytes) throws IOException {
+        server = new ServerSocket();
+        server.setReceiveBufferSize(receiveBufferBytes);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+    }
+
     InetSocketAddress address() {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
     }
 
-    /** A request as the server read it. */
-    record Received(ApiKey api, short version, int correlationId, String clientId) {
+    /** A request as the server read it; {@code frameBytes} counts the bytes after the size prefix. */
+    record Received(ApiKey api, short version, int correlationId, String clientId, int frameBytes) {
     }
 
     /** Reads the next request frame, accepting the connection first if needed. */
@@ -67,7 +77,7 @@ final class FrameServer implements AutoCloseable {
         ApiKey api = ApiKey.forId(buffer.getShort(0)).orElseThrow();
         short version = buffer.getShort(2);
         RequestHeaderData header = new RequestHeaderData(new ByteBufferAccessor(buffer), api.requestHeaderVersion(version));
-        return Optional.of(new Received(api, version, header.correlationId(), header.clientId()));
+        return Optional.of(new Received(api, version, header.correlationId(), header.clientId(), size));
     }
 
     /** Answers {@code request} with {@code body} at the request's version. */
@@ -77,16 +87,24 @@ final class FrameServer implements AutoCloseable {
 
     /** Answers with {@code body} encoded at {@code version}, behind the header that version takes. */
     void respond(ApiKey api, short version, int correlationId, Message body) throws IOException {
+        writeRaw(responseFrame(api, version, correlationId, body));
+    }
+
+    /** The bytes of a response frame, size prefix included, for tests that write several at once. */
+    static byte[] responseFrame(Received request, Message body) {
+        return responseFrame(request.api(), request.version(), request.correlationId(), body);
+    }
+
+    private static byte[] responseFrame(ApiKey api, short version, int correlationId, Message body) {
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
         short headerVersion = api.responseHeaderVersion(version);
         ObjectSerializationCache cache = new ObjectSerializationCache();
-        ByteBuffer frame = ByteBuffer.allocate(header.size(cache, headerVersion) + body.size(cache, version));
+        int size = header.size(cache, headerVersion) + body.size(cache, version);
+        ByteBuffer frame = ByteBuffer.allocate(4 + size).putInt(size);
         ByteBufferAccessor writer = new ByteBufferAccessor(frame);
         header.write(writer, cache, headerVersion);
         body.write(writer, cache, version);
-        out.writeInt(frame.capacity());
-        out.write(frame.array());
-        out.flush();
+        return frame.array();
     }
 
     /** Reads the handshake and answers it with {@code ranges}. */

@@ -3,9 +3,17 @@ package io.fastleader.it.network;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +43,8 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -46,6 +56,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * fastleader's own broker connection against real Kafka 4.3.1 brokers, over PLAINTEXT, TLS and SASL. Negotiation with a 3.6.2
@@ -149,6 +160,19 @@ class BrokerConnectionOnRealBrokersTest {
     }
 
     @Test
+    @Order(5)
+    void speaksTlsWithAPemTruststoreFile(@Cluster(brokers = 1, execution = Execution.IN_JVM, securityProtocol = "SSL")
+                                         KafkaTestCluster cluster, @TempDir Path files) throws Exception {
+        Map<String, Object> configs = new HashMap<>(cluster.clientConfig());
+        Path pem = Files.writeString(files.resolve("truststore.pem"), certificatesAsPem(configs));
+        configs.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
+        configs.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, pem.toString());
+        configs.remove(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG);
+
+        assertMetadataRoundTrip(cluster, configs);
+    }
+
+    @Test
     @Order(6)
     void authenticatesWithSaslPlain(@Cluster(brokers = 1, execution = Execution.IN_JVM,
         securityProtocol = "SASL_PLAINTEXT", saslMechanism = "PLAIN") KafkaTestCluster cluster) throws Exception {
@@ -179,13 +203,38 @@ class BrokerConnectionOnRealBrokersTest {
 
     /** Connects with the cluster's own client security settings and reads the cluster's brokers. */
     private static void assertMetadataRoundTrip(KafkaTestCluster cluster) throws Exception {
-        ConnectionConfig config = CONFIG.withSecurity(SecurityConfig.fromKafkaConfigs(cluster.clientConfig()));
+        assertMetadataRoundTrip(cluster, cluster.clientConfig());
+    }
+
+    /** Connects with the security settings in {@code clientConfigs} and reads the cluster's brokers. */
+    private static void assertMetadataRoundTrip(KafkaTestCluster cluster, Map<String, Object> clientConfigs) throws Exception {
+        ConnectionConfig config = CONFIG.withSecurity(SecurityConfig.fromKafkaConfigs(clientConfigs));
         try (BrokerConnection connection = BrokerConnection.open(cluster.firstBootstrapAddress(), config)) {
             MetadataResponseData metadata = (MetadataResponseData) connection.send(ApiKey.METADATA,
                 new MetadataRequestData().setTopics(List.of())).get(30, TimeUnit.SECONDS);
             assertThat(metadata.brokers()).extracting(MetadataResponseData.MetadataResponseBroker::nodeId)
                 .containsExactlyInAnyOrderElementsOf(cluster.brokerIds());
         }
+    }
+
+    /** The certificates of the trust store a cluster's client config names, as PEM text. */
+    private static String certificatesAsPem(Map<String, Object> clientConfigs) throws Exception {
+        KeyStore store = KeyStore.getInstance(String.valueOf(
+            clientConfigs.getOrDefault(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, SslConfigs.DEFAULT_SSL_TRUSTSTORE_TYPE)));
+        Object password = clientConfigs.get(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG);
+        try (InputStream in = Files.newInputStream(Path.of(String.valueOf(clientConfigs.get(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG))))) {
+            store.load(in, password == null ? null : (password instanceof Password secret ? secret.value() : password.toString()).toCharArray());
+        }
+        StringBuilder pem = new StringBuilder();
+        Base64.Encoder base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
+        for (String alias : Collections.list(store.aliases())) {
+            Certificate certificate = store.getCertificate(alias);
+            if (certificate != null) {
+                pem.append("-----BEGIN CERTIFICATE-----\n").append(base64.encodeToString(certificate.getEncoded()))
+                    .append("\n-----END CERTIFICATE-----\n");
+            }
+        }
+        return pem.toString();
     }
 
     private static ProduceRequestData produce(String topic, String value) {
