@@ -43,8 +43,6 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class ConnectionPool implements AutoCloseable {
 
-    /** Kafka's {@code CommonClientConfigs.RECONNECT_BACKOFF_JITTER}. */
-    private static final double JITTER = 0.2;
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
 
     private final ConnectionConfig config;
@@ -336,12 +334,8 @@ public final class ConnectionPool implements AutoCloseable {
         waiting.forEach(waiter -> waiter.completeExceptionally(failure));
     }
 
-    /** Kafka's exponential backoff: the base doubled per earlier failure, capped, times a random factor in [0.8, 1.2). */
     private long backoffMs(int failedConnects) {
-        long base = poolConfig.reconnectBackoff().toMillis();
-        long max = Math.max(base, poolConfig.reconnectBackoffMax().toMillis());
-        double term = Math.min(base * Math.pow(2, failedConnects - 1), max);
-        return (long) (term * (1 + JITTER * (2 * random.getAsDouble() - 1)));
+        return poolConfig.reconnectBackoffPolicy().millis(failedConnects, random.getAsDouble());
     }
 
     private List<BrokerConnection> takeIdleLocked(long now) {

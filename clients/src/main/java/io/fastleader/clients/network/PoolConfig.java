@@ -19,6 +19,11 @@ public record PoolConfig(Duration reconnectBackoff, Duration reconnectBackoffMax
         return new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ofMillis(540_000));
     }
 
+    /** {@code reconnect.backoff.ms} .. {@code reconnect.backoff.max.ms} with Kafka's jitter. */
+    public ExponentialBackoff reconnectBackoffPolicy() {
+        return new ExponentialBackoff(reconnectBackoff, reconnectBackoffMax, ExponentialBackoff.KAFKA_JITTER);
+    }
+
     public PoolConfig {
         Objects.requireNonNull(reconnectBackoff, "reconnectBackoff");
         Objects.requireNonNull(reconnectBackoffMax, "reconnectBackoffMax");
