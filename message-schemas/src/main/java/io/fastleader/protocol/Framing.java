@@ -6,6 +6,7 @@ import io.fastleader.protocol.message.RequestHeaderData;
 import io.fastleader.protocol.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
@@ -46,6 +47,26 @@ public final class Framing {
             .setClientId(clientId);
         short headerVersion = api.requestHeaderVersion(version);
 
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        int size = header.size(cache, headerVersion) + body.size(cache, version);
+        ByteBuffer frame = ByteBuffer.allocate(SIZE_PREFIX_BYTES + size);
+        frame.putInt(size);
+        ByteBufferAccessor out = new ByteBufferAccessor(frame);
+        header.write(out, cache, headerVersion);
+        body.write(out, cache, version);
+        return frame.flip();
+    }
+
+    /**
+     * Encodes a response frame as a broker sends it: size prefix, response header, body. Brokers,
+     * proxies and test servers answer with it; the client itself only decodes responses. The body
+     * is written as given, so a test can answer with a body of the wrong type on purpose.
+     *
+     * @return a buffer positioned at the start of the frame, ready to write to a socket
+     */
+    public static ByteBuffer encodeResponse(ApiKey api, short version, int correlationId, Message body) {
+        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
+        short headerVersion = api.responseHeaderVersion(version);
         ObjectSerializationCache cache = new ObjectSerializationCache();
         int size = header.size(cache, headerVersion) + body.size(cache, version);
         ByteBuffer frame = ByteBuffer.allocate(SIZE_PREFIX_BYTES + size);

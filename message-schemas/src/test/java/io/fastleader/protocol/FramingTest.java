@@ -104,7 +104,18 @@ class FramingTest {
         assertThat(decoded.body()).isEqualTo(new ProduceResponseData());
     }
 
-    /** A response frame as a broker sends it: header and body, no size prefix. */
+    @Test
+    void encodesAResponseAsKafkaDoes() {
+        var kafkas = new org.apache.kafka.common.message.MetadataResponseData().setClusterId("c1").setControllerId(2);
+        MetadataResponseData ours = new MetadataResponseData().setClusterId("c1").setControllerId(2);
+
+        ByteBuffer encoded = Framing.encodeResponse(ApiKey.METADATA, (short) 12, 77, ours);
+
+        assertThat(encoded).isEqualTo(sized(kafkaResponseFrame(ApiKeys.METADATA, (short) 12, 77, kafkas)));
+        assertThat(Framing.decodeSizedResponse(ApiKey.METADATA, (short) 12, encoded.duplicate(), MAX_FRAME).body()).isEqualTo(ours);
+    }
+
+    /** A response frame as a broker sends it, written by kafka-clients' own header class: header and body, no size prefix. */
     static ByteBuffer kafkaResponseFrame(ApiKeys api, short version, int correlationId, Message body) {
         var header = new org.apache.kafka.common.message.ResponseHeaderData().setCorrelationId(correlationId);
         short headerVersion = api.responseHeaderVersion(version);

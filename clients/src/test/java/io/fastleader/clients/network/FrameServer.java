@@ -13,13 +13,12 @@ import java.nio.ByteBuffer;
 import java.util.Optional;
 
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.RequestHeaderData;
-import io.fastleader.protocol.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * A scripted broker for one client connection on loopback: the test reads each request frame and
@@ -96,15 +95,7 @@ final class FrameServer implements AutoCloseable {
     }
 
     private static byte[] responseFrame(ApiKey api, short version, int correlationId, Message body) {
-        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
-        short headerVersion = api.responseHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        int size = header.size(cache, headerVersion) + body.size(cache, version);
-        ByteBuffer frame = ByteBuffer.allocate(4 + size).putInt(size);
-        ByteBufferAccessor writer = new ByteBufferAccessor(frame);
-        header.write(writer, cache, headerVersion);
-        body.write(writer, cache, version);
-        return frame.array();
+        return Framing.encodeResponse(api, version, correlationId, body).array();
     }
 
     /** Reads the handshake and answers it with {@code ranges}. */

@@ -14,12 +14,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.RequestHeaderData;
-import io.fastleader.protocol.message.ResponseHeaderData;
 
 /**
  * Brokers on loopback whose answers a test scripts: each node answers ApiVersions with every API
@@ -98,15 +97,7 @@ final class ScriptedBrokers implements AutoCloseable {
 
     private static void write(DataOutputStream out, ApiKey api, short version, int correlationId, ApiMessage body)
             throws IOException {
-        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
-        short headerVersion = api.responseHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        ByteBuffer frame = ByteBuffer.allocate(header.size(cache, headerVersion) + body.size(cache, version));
-        ByteBufferAccessor writer = new ByteBufferAccessor(frame);
-        header.write(writer, cache, headerVersion);
-        body.write(writer, cache, version);
-        out.writeInt(frame.capacity());
-        out.write(frame.array());
+        out.write(Framing.encodeResponse(api, version, correlationId, body).array());
         out.flush();
     }
 

@@ -6,13 +6,11 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.Framing;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * One request on a fresh socket, and the response's bytes exactly as they came off the wire:
@@ -47,13 +45,7 @@ final class RawExchange {
 
     /** Encodes a response frame (without size prefix) as a broker would send it. */
     static byte[] encodeResponse(ApiKey api, short version, int correlationId, ApiMessage body) {
-        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
-        short headerVersion = api.responseHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        ByteBuffer frame = ByteBuffer.allocate(header.size(cache, headerVersion) + body.size(cache, version));
-        ByteBufferAccessor out = new ByteBufferAccessor(frame);
-        header.write(out, cache, headerVersion);
-        body.write(out, cache, version);
-        return frame.array();
+        byte[] sized = Framing.encodeResponse(api, version, correlationId, body).array();
+        return Arrays.copyOfRange(sized, Framing.SIZE_PREFIX_BYTES, sized.length);
     }
 }
