@@ -45,16 +45,7 @@ public final class Framing {
             .setRequestApiVersion(version)
             .setCorrelationId(correlationId)
             .setClientId(clientId);
-        short headerVersion = api.requestHeaderVersion(version);
-
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        int size = header.size(cache, headerVersion) + body.size(cache, version);
-        ByteBuffer frame = ByteBuffer.allocate(SIZE_PREFIX_BYTES + size);
-        frame.putInt(size);
-        ByteBufferAccessor out = new ByteBufferAccessor(frame);
-        header.write(out, cache, headerVersion);
-        body.write(out, cache, version);
-        return frame.flip();
+        return sizedFrame(header, api.requestHeaderVersion(version), body, version);
     }
 
     /**
@@ -66,7 +57,11 @@ public final class Framing {
      */
     public static ByteBuffer encodeResponse(ApiKey api, short version, int correlationId, Message body) {
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
-        short headerVersion = api.responseHeaderVersion(version);
+        return sizedFrame(header, api.responseHeaderVersion(version), body, version);
+    }
+
+    /** Size prefix, header, body: the layout of every frame in both directions. */
+    private static ByteBuffer sizedFrame(Message header, short headerVersion, Message body, short version) {
         ObjectSerializationCache cache = new ObjectSerializationCache();
         int size = header.size(cache, headerVersion) + body.size(cache, version);
         ByteBuffer frame = ByteBuffer.allocate(SIZE_PREFIX_BYTES + size);
