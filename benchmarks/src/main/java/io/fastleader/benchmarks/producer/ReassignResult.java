@@ -1,0 +1,54 @@
+package io.fastleader.benchmarks.producer;
+
+import java.util.List;
+import java.util.Map;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * What the {@code reassign} scenario measured.
+ *
+ * @param rotationMillis per rotation, how long until every partition of every topic had its new leader
+ * @param clients        per client, in the order of {@link ReassignScenario#CLIENTS}
+ */
+record ReassignResult(List<Long> rotationMillis, List<ClientResult> clients) {
+
+    /** The result of the client labelled {@code label}. */
+    ClientResult client(ClientVariant variant) {
+        return clients.stream().filter(c -> c.client().equals(variant.label())).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no result for " + variant.label()));
+    }
+
+    /**
+     * One client's figures.
+     *
+     * @param client     the client's label
+     * @param sent       records given to {@code send}, warm-up included
+     * @param acked      records acknowledged
+     * @param errors     records failed (callback exception or {@code send} throwing)
+     * @param firstError the first failure, null if none
+     * @param latency    send-to-callback latency of the acknowledged records sent after the warm-up
+     * @param metrics    the client's own counters at the end (see {@link ClientVariant#reportedMetrics})
+     */
+    record ClientResult(String client, long sent, long acked, long errors, String firstError, Latency latency,
+                        Map<String, Double> metrics) {
+    }
+
+    /**
+     * A latency distribution, in milliseconds.
+     *
+     * @param records how many latencies it holds
+     */
+    record Latency(long records, double p50, double p99, double p999, double max) {
+
+        /** The summary of {@code micros}, a histogram of microseconds. */
+        static Latency of(Histogram micros) {
+            return new Latency(micros.getTotalCount(), millis(micros.getValueAtPercentile(50)),
+                millis(micros.getValueAtPercentile(99)), millis(micros.getValueAtPercentile(99.9)), millis(micros.getMaxValue()));
+        }
+
+        private static double millis(long micros) {
+            return micros / 1000.0;
+        }
+    }
+}

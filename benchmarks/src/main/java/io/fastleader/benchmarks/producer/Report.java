@@ -1,0 +1,162 @@
+package io.fastleader.benchmarks.producer;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+/**
+ * The side-by-side tables with ratios, the verdict on issue 6's targets, and the JSON file with
+ * every figure. Ratios are always fastleader ÷ the other client, so below 1 means fastleader's
+ * latency is lower, above 1 means its throughput is higher.
+ */
+final class Report {
+
+    /** Issue 6: steady throughput at least this times KafkaProducer's. */
+    static final double STEADY_THROUGHPUT_TARGET = 1.0;
+    /** Issue 6: reassign p99.9 at most this times KafkaProducer's. */
+    static final double P999_VS_KAFKA_TARGET = 0.5;
+    /** Issue 6: reassign p99.9 at most this times the hints-disabled run's. */
+    static final double P999_VS_NO_HINTS_TARGET = 0.2;
+
+    private final Map<String, Object> json = new LinkedHashMap<>();
+
+    /** A report of a run on this machine with {@code options}; {@code environment} describes the machine and load. */
+    Report(BenchmarkOptions options, Map<String, Object> environment) {
+        json.put("environment", environment);
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("scenarios", options.scenarios());
+        settings.put("recordBytes", options.recordBytes());
+        settings.put("steadyWarmUpSeconds", options.steadyWarmUp().toSeconds());
+        settings.put("steadyDurationSeconds", options.steadyDuration().toSeconds());
+        settings.put("steadyRepetitions", options.steadyRepetitions());
+        settings.put("reassignRecordsPerSecondPerClient", options.rate());
+        settings.put("reassignPartitions", options.partitions());
+        settings.put("reassignRotations", options.rotations());
+        settings.put("reassignWarmUpSeconds", options.reassignWarmUp().toSeconds());
+        settings.put("reassignSettleSeconds", options.settle().toSeconds());
+        json.put("options", settings);
+    }
+
+    /** Prints the steady table to {@code out} and keeps its figures for the JSON file. */
+    void steady(List<SteadyScenario.SteadyResult> results, PrintStream out) {
+        out.println();
+        out.println("steady: records/s acknowledged in the measured window; CPU per record in µs (client = the client's threads + its sending thread; process = whole JVM, brokers included)");
+        out.printf("%-22s %4s %5s %12s %12s %12s %8s%n", "client", "rep", "turn", "records/s", "client CPU", "process CPU", "errors");
+        for (SteadyScenario.SteadyResult r : results) {
+            out.printf("%-22s %4d %5d %,12.0f %12.1f %12.1f %8d%n", r.client(), r.repetition(), r.turn(), r.recordsPerSecond(),
+                r.clientCpuMicrosPerRecord(), r.processCpuMicrosPerRecord(), r.errors());
+        }
+        Map<String, Object> means = new LinkedHashMap<>();
+        for (ClientVariant client : SteadyScenario.CLIENTS) {
+            List<SteadyScenario.SteadyResult> mine = results.stream().filter(r -> r.client().equals(client.label())).toList();
+            Map<String, Double> mean = new LinkedHashMap<>();
+            mean.put("recordsPerSecond", mean(mine, SteadyScenario.SteadyResult::recordsPerSecond));
+            mean.put("clientCpuMicrosPerRecord", mean(mine, SteadyScenario.SteadyResult::clientCpuMicrosPerRecord));
+            mean.put("processCpuMicrosPerRecord", mean(mine, SteadyScenario.SteadyResult::processCpuMicrosPerRecord));
+            means.put(client.label(), mean);
+            out.printf("%-22s %4s %5s %,12.0f %12.1f %12.1f%n", client.label(), "mean", "", mean.get("recordsPerSecond"),
+                mean.get("clientCpuMicrosPerRecord"), mean.get("processCpuMicrosPerRecord"));
+        }
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        for (String figure : List.of("recordsPerSecond", "clientCpuMicrosPerRecord", "processCpuMicrosPerRecord")) {
+            ratios.put(figure, figure(means, ClientVariant.FASTLEADER, figure) / figure(means, ClientVariant.KAFKA_CLIENTS, figure));
+        }
+        double throughput = ratios.get("recordsPerSecond");
+        out.printf("%-22s %4s %5s %12.2f %12.2f %12.2f%n", "fastleader ÷ kafka", "", "", throughput,
+            ratios.get("clientCpuMicrosPerRecord"), ratios.get("processCpuMicrosPerRecord"));
+        String verdict = verdict(throughput >= STEADY_THROUGHPUT_TARGET);
+        out.printf("target: throughput >= %.1fx KafkaProducer: %.2fx, %s%n", STEADY_THROUGHPUT_TARGET, throughput, verdict);
+        Map<String, Object> steady = new LinkedHashMap<>();
+        steady.put("turns", results);
+        steady.put("means", means);
+        steady.put("fastleaderOverKafkaClients", ratios);
+        steady.put("throughputTarget", Map.of("atLeast", STEADY_THROUGHPUT_TARGET, "ratio", throughput, "verdict", verdict));
+        json.put("steady", steady);
+    }
+
+    /** Prints the reassign table to {@code out} and keeps its figures for the JSON file. */
+    void reassign(ReassignResult result, PrintStream out) {
+        out.println();
+        out.println("reassign: send-to-callback latency (ms) of records sent from the first rotation on; rotations took "
+            + result.rotationMillis() + " ms");
+        out.printf("%-22s %8s %8s %7s %9s %9s %9s %9s %9s %9s %9s%n", "client", "sent", "acked", "errors", "p50", "p99", "p99.9",
+            "max", "hints", "skipped", "retries");
+        for (ReassignResult.ClientResult c : result.clients()) {
+            ReassignResult.Latency l = c.latency();
+            out.printf("%-22s %8d %8d %7d %9.1f %9.1f %9.1f %9.1f %9s %9s %9s%n", c.client(), c.sent(), c.acked(), c.errors(),
+                l.p50(), l.p99(), l.p999(), l.max(), metric(c, "leader-hints-accepted-total"),
+                metric(c, "retry-backoffs-skipped-total"), metric(c, "record-retry-total"));
+            if (c.firstError() != null) {
+                out.println("  first error of " + c.client() + ": " + c.firstError());
+            }
+        }
+        ReassignResult.Latency fast = result.client(ClientVariant.FASTLEADER).latency();
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        for (ClientVariant other : List.of(ClientVariant.KAFKA_CLIENTS, ClientVariant.FASTLEADER_NO_HINTS)) {
+            ReassignResult.Latency theirs = result.client(other).latency();
+            Map<String, Double> ratio = new LinkedHashMap<>();
+            ratio.put("p50", fast.p50() / theirs.p50());
+            ratio.put("p99", fast.p99() / theirs.p99());
+            ratio.put("p999", fast.p999() / theirs.p999());
+            ratio.put("max", fast.max() / theirs.max());
+            ratios.put(other.label(), ratio);
+            out.printf("%-22s %8s %8s %7s %9.2f %9.2f %9.2f %9.2f%n", "fastleader ÷ " + shortName(other), "", "", "",
+                ratio.get("p50"), ratio.get("p99"), ratio.get("p999"), ratio.get("max"));
+        }
+        Map<String, Object> targets = new LinkedHashMap<>();
+        targets.put("p999VsKafkaClients", target(out, "KafkaProducer", ratios, ClientVariant.KAFKA_CLIENTS, P999_VS_KAFKA_TARGET));
+        targets.put("p999VsNoHints", target(out, "the no-hints run", ratios, ClientVariant.FASTLEADER_NO_HINTS, P999_VS_NO_HINTS_TARGET));
+        Map<String, Object> reassign = new LinkedHashMap<>();
+        reassign.put("rotationMillis", result.rotationMillis());
+        reassign.put("clients", result.clients());
+        reassign.put("fastleaderOver", ratios);
+        reassign.put("targets", targets);
+        json.put("reassign", reassign);
+    }
+
+    /** Writes every figure kept so far, plus {@code extra} top-level entries, to {@code file}. */
+    void write(Path file, Map<String, Object> extra) throws IOException {
+        json.putAll(extra);
+        Path parent = file.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);
+    }
+
+    private static Map<String, Object> target(PrintStream out, String against, Map<String, Object> ratios, ClientVariant other, double atMost) {
+        @SuppressWarnings("unchecked")
+        double ratio = ((Map<String, Double>) ratios.get(other.label())).get("p999");
+        String verdict = verdict(ratio <= atMost);
+        out.printf("target: p99.9 <= %.1fx %s: %.2fx, %s%n", atMost, against, ratio, verdict);
+        return Map.of("atMost", atMost, "ratio", ratio, "verdict", verdict);
+    }
+
+    private static String verdict(boolean met) {
+        return met ? "met" : "missed";
+    }
+
+    private static String shortName(ClientVariant other) {
+        return other == ClientVariant.KAFKA_CLIENTS ? "kafka" : "no-hints";
+    }
+
+    private static String metric(ReassignResult.ClientResult client, String name) {
+        Double value = client.metrics().get(name);
+        return value == null ? "-" : String.format("%.0f", value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static double figure(Map<String, Object> means, ClientVariant client, String figure) {
+        return ((Map<String, Double>) means.get(client.label())).get(figure);
+    }
+
+    private static double mean(List<SteadyScenario.SteadyResult> results, ToDoubleFunction<SteadyScenario.SteadyResult> figure) {
+        return results.stream().mapToDouble(figure).average().orElse(Double.NaN);
+    }
+}
