@@ -20,11 +20,12 @@ import java.util.Map;
  * @param rotations         reassign: how many times every partition's replicas are rotated
  * @param reassignWarmUp    reassign: sending before the first rotation (not measured)
  * @param settle            reassign: sending after each rotation before the next one (or the end)
+ * @param reassignInFlight  reassign: every client's {@code max.in.flight.requests.per.connection}
  * @param json              where the figures are written
  */
 public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
                                Duration steadyWarmUp, Duration steadyDuration, int steadyRepetitions,
-                               int rate, int partitions, int rotations, Duration reassignWarmUp, Duration settle,
+                               int rate, int partitions, int rotations, Duration reassignWarmUp, Duration settle, int reassignInFlight,
                                Path json) {
 
     /** A scenario of the benchmark. */
@@ -62,11 +63,17 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
           --steady-warmup-s N              steady: seconds sent before measuring [5]
           --steady-duration-s N            steady: seconds measured per client [20]
           --steady-repetitions N           steady: rounds of every client, order alternating [2]
-          --rate N                         reassign: records/s per client [2000]
+          --rate N                         reassign: records/s per client [200]; the three clients
+                                           together at 700/s or more kept 2 cores busy enough that
+                                           median latency was seconds, rotation or not
           --partitions N                   reassign: partitions per topic [100]
           --rotations N                    reassign: replica rotations [3]
           --reassign-warmup-s N            reassign: seconds sent before the first rotation, not measured [5]
           --settle-s N                     reassign: seconds sent after each rotation [5]
+          --reassign-max-in-flight N       reassign: max.in.flight.requests.per.connection of every
+                                           client [1]; at Kafka's default 5, KafkaProducer 4.3.1 was
+                                           seen to retry OUT_OF_ORDER_SEQUENCE_NUMBER until
+                                           delivery.timeout.ms (120 s) after a rotation
           --json PATH                      figures file [target/producer-benchmark.json]
           --help                           this text
         """;
@@ -79,6 +86,7 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
         requirePositive("--rate", rate);
         requirePositive("--partitions", partitions);
         requirePositive("--rotations", rotations);
+        requirePositive("--reassign-max-in-flight", reassignInFlight);
         if (steadyDuration.isZero()) {
             throw new IllegalArgumentException("--steady-duration-s must be at least 1");
         }
@@ -115,11 +123,12 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
             Duration.ofSeconds(integer(unread, "--steady-warmup-s", 5)),
             Duration.ofSeconds(integer(unread, "--steady-duration-s", 20)),
             integer(unread, "--steady-repetitions", 2),
-            integer(unread, "--rate", 2000),
+            integer(unread, "--rate", 200),
             integer(unread, "--partitions", 100),
             integer(unread, "--rotations", 3),
             Duration.ofSeconds(integer(unread, "--reassign-warmup-s", 5)),
             Duration.ofSeconds(integer(unread, "--settle-s", 5)),
+            integer(unread, "--reassign-max-in-flight", 1),
             Path.of(unread.getOrDefault("--json", "target/producer-benchmark.json")));
         unread.remove("--json");
         if (!unread.isEmpty()) {

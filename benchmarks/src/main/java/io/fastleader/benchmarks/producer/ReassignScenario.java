@@ -23,7 +23,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * The {@code reassign} scenario, KIP-951's producer micro-benchmark scaled to one machine: every
- * client sends keyed records at a fixed rate (acks=all, linger.ms=0, the rest at defaults) to its
+ * client sends keyed records at a fixed rate (acks=all, linger.ms=0, {@code max.in.flight.requests.per.connection}
+ * from the options, the rest at defaults) to its
  * own topic (replication factor 3, min.insync.replicas=2). After a warm-up, every partition's
  * replica list is rotated on every topic at once, which moves every partition's leader; this
  * repeats after a settle interval. Send-to-callback latency of each record sent after the warm-up
@@ -108,6 +109,7 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
             Map<String, Object> config = new HashMap<>(cluster.clientConfig());
             config.put(ProducerConfig.ACKS_CONFIG, "all");
             config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+            config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, options.reassignInFlight());
             config.put(ProducerConfig.CLIENT_ID_CONFIG, "reassign-" + client.label());
             this.producer = client.create(config);
             this.ticker = Executors.newSingleThreadScheduledExecutor(task -> new Thread(task, "benchmark-reassign-" + client.label()));

@@ -42,6 +42,7 @@ final class Report {
         settings.put("reassignRotations", options.rotations());
         settings.put("reassignWarmUpSeconds", options.reassignWarmUp().toSeconds());
         settings.put("reassignSettleSeconds", options.settle().toSeconds());
+        settings.put("reassignMaxInFlightRequestsPerConnection", options.reassignInFlight());
         json.put("options", settings);
     }
 
