@@ -63,9 +63,9 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
           --steady-warmup-s N              steady: seconds sent before measuring [5]
           --steady-duration-s N            steady: seconds measured per client [20]
           --steady-repetitions N           steady: rounds of every client, order alternating [2]
-          --rate N                         reassign: records/s per client [200]; the three clients
-                                           together at 700/s or more kept 2 cores busy enough that
-                                           median latency was seconds, rotation or not
+          --rate N                         reassign: records/s per client [200]; at 700/s or more
+                                           per client, 2 cores were so busy that every client's
+                                           median latency through the rotations was seconds
           --partitions N                   reassign: partitions per topic [100]
           --rotations N                    reassign: replica rotations [3]
           --reassign-warmup-s N            reassign: seconds sent before the first rotation, not measured [5]
