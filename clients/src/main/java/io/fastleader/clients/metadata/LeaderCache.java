@@ -73,7 +73,10 @@ public final class LeaderCache {
 
     /** The leadership of partition {@code index} of {@code topic}, or null if it is not tracked. */
     public PartitionLeadership leadership(String topic, int index) {
-        AtomicReferenceArray<PartitionLeadership> slots = partitionsByTopic.get(topic);
+        return slot(partitionsByTopic.get(topic), index);
+    }
+
+    private static PartitionLeadership slot(AtomicReferenceArray<PartitionLeadership> slots, int index) {
         return slots == null || index < 0 || index >= slots.length() ? null : slots.get(index);
     }
 
@@ -181,7 +184,8 @@ public final class LeaderCache {
         }
         TopicPartition partition = hint.partition();
         AtomicReferenceArray<PartitionLeadership> slots = partitionsByTopic.get(partition.topic());
-        PartitionLeadership known = leadership(partition);
+        int index = partition.partition();
+        PartitionLeadership known = slot(slots, index);
         if (known == null || !sameIncarnation(known, hint.topicId())) {
             return HintVerdict.UNTRACKED_PARTITION;
         }
@@ -196,7 +200,7 @@ public final class LeaderCache {
             addProvisionalNode(endpoint);
         }
         PartitionLeadership hinted = known.hinted(hint.leaderId(), hint.leaderEpoch());
-        slots.set(partition.partition(), hinted);
+        slots.set(index, hinted);
         changes.add(new Change(partition, known, hinted));
         return HintVerdict.ACCEPTED;
     }

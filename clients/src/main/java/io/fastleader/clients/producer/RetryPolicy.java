@@ -48,17 +48,6 @@ public final class RetryPolicy {
         return failedAtMs + backoff.millis(attempts, random.getAsDouble());
     }
 
-    /**
-     * Whether a failed batch may be sent now.
-     *
-     * @param backoffUntilMs         from {@link #backoffUntilMs} at the batch's last failure
-     * @param epochAtLastAttempt     the leader epoch the batch was last sent at, -1 if unknown
-     * @param currentLeaderEpoch     the partition's leader epoch now, -1 if unknown
-     */
-    public boolean mayRetry(long backoffUntilMs, int epochAtLastAttempt, int currentLeaderEpoch, long nowMs) {
-        return nowMs >= backoffUntilMs || skipsBackoff(epochAtLastAttempt, currentLeaderEpoch);
-    }
-
     /** Whether the backoff is skipped: the leader epoch advanced since the batch was last sent. */
     public boolean skipsBackoff(int epochAtLastAttempt, int currentLeaderEpoch) {
         return skipBackoffOnEpochAdvance && epochAtLastAttempt >= 0 && currentLeaderEpoch > epochAtLastAttempt;

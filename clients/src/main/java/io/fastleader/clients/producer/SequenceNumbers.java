@@ -27,11 +27,6 @@ public final class SequenceNumbers {
         return base;
     }
 
-    /** The sequence the partition's next batch will take. */
-    public int peek(TopicPartition partition) {
-        return next.getOrDefault(partition, 0);
-    }
-
     /** Starts every partition again at 0, for a new producer epoch. */
     public void reset() {
         next.clear();

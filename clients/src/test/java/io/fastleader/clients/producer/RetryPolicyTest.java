@@ -23,8 +23,7 @@ class RetryPolicyTest {
         long until = policy.backoffUntilMs(1, 1_000);
 
         assertThat(until).isEqualTo(1_100);
-        assertThat(policy.mayRetry(until, 5, 5, 1_099)).isFalse();
-        assertThat(policy.mayRetry(until, 5, 5, 1_100)).isTrue();
+        assertThat(policy.skipsBackoff(5, 5)).isFalse();
     }
 
     @Test
@@ -48,9 +47,7 @@ class RetryPolicyTest {
 
     @Test
     void testSkipsBackoffOnFirstRetryToNewLeader() {
-        long until = policy.backoffUntilMs(1, 1_000);
-
-        assertThat(policy.mayRetry(until, 5, 6, 1_001)).isTrue();
+        assertThat(policy.skipsBackoff(5, 6)).isTrue();
     }
 
     @Test
@@ -58,31 +55,26 @@ class RetryPolicyTest {
         // The skipped retry was sent at epoch 6 and failed there too.
         long until = policy.backoffUntilMs(2, 1_010);
 
-        assertThat(policy.mayRetry(until, 6, 6, 1_011)).isFalse();
-        assertThat(policy.mayRetry(until, 6, 6, 1_210)).isTrue();
+        assertThat(policy.skipsBackoff(6, 6)).isFalse();
+        assertThat(until).isEqualTo(1_210);
     }
 
     @Test
     void testOlderEpochNeverSkipsBackoff() {
-        long until = policy.backoffUntilMs(1, 1_000);
-
-        assertThat(policy.mayRetry(until, 5, 4, 1_001)).isFalse();
+        assertThat(policy.skipsBackoff(5, 4)).isFalse();
     }
 
     @Test
     void testUnknownEpochNeverSkipsBackoff() {
-        long until = policy.backoffUntilMs(1, 1_000);
-
-        assertThat(policy.mayRetry(until, -1, 3, 1_001)).isFalse();
-        assertThat(policy.mayRetry(until, 3, -1, 1_001)).isFalse();
+        assertThat(policy.skipsBackoff(-1, 3)).isFalse();
+        assertThat(policy.skipsBackoff(3, -1)).isFalse();
     }
 
     @Test
     void testHintsDisabledBacksOffEvenAfterEpochAdvance() {
         RetryPolicy baseline = new RetryPolicy(BACKOFF, () -> 0.5, false);
-        long until = baseline.backoffUntilMs(1, 1_000);
 
-        assertThat(baseline.mayRetry(until, 5, 6, 1_001)).isFalse();
         assertThat(baseline.skipsBackoff(5, 6)).isFalse();
+        assertThat(baseline.backoffUntilMs(1, 1_000)).isEqualTo(1_100);
     }
 }
