@@ -3,6 +3,9 @@ package io.fastleader.clients.metadata;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.AbstractConfig;
+
 import io.fastleader.clients.network.ExponentialBackoff;
 
 /**
@@ -28,6 +31,19 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
     public static MetadataConfig defaults() {
         return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
                 DEFAULT_HINT_CONFIRMATION_DELAY, true);
+    }
+
+    /**
+     * The settings from a parsed producer or consumer configuration.
+     *
+     * @param hintConfirmationDelay  {@code fastleader.leader.hint.confirmation.delay.ms}
+     * @param allowAutoTopicCreation whether Metadata requests may create missing topics
+     */
+    public static MetadataConfig from(AbstractConfig kafka, Duration hintConfirmationDelay, boolean allowAutoTopicCreation) {
+        return new MetadataConfig(Duration.ofMillis(kafka.getLong(CommonClientConfigs.METADATA_MAX_AGE_CONFIG)),
+                Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
+                hintConfirmationDelay, allowAutoTopicCreation);
     }
 
     public MetadataConfig {

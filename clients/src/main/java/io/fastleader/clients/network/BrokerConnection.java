@@ -147,6 +147,20 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends a request built for the version negotiated for {@code api}.
+     *
+     * @return as {@link #send(ApiKey, ApiMessage)}
+     */
+    public CompletableFuture<ApiMessage> send(ApiKey api, VersionedRequest body) {
+        try {
+            short version = versions.version(api);
+            return sendAt(api, version, body.at(version));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Whether the connection is still usable. */
     public boolean isOpen() {
         lock.lock();

@@ -3,6 +3,9 @@ package io.fastleader.clients.network;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.AbstractConfig;
+
 /**
  * The settings of one broker connection, named after the Kafka client configs they come from.
  *
@@ -20,6 +23,20 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
     public static ConnectionConfig defaults(String clientId) {
         return new ConnectionConfig(clientId, 5, Duration.ofSeconds(30), Duration.ofSeconds(10), 100 * 1024 * 1024,
             SecurityConfig.PLAINTEXT);
+    }
+
+    /**
+     * The settings from a parsed producer or consumer configuration: {@code request.timeout.ms},
+     * {@code socket.connection.setup.timeout.ms} and the security keys; responses of any size.
+     *
+     * @param maxInFlight requests a connection may have written but not yet answered
+     */
+    public static ConnectionConfig from(AbstractConfig kafka, String clientId, int maxInFlight) {
+        return new ConnectionConfig(clientId, maxInFlight,
+                Duration.ofMillis(kafka.getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG)),
+                Integer.MAX_VALUE,
+                SecurityConfig.fromKafkaConfigs(kafka.originals()));
     }
 
     /** This config with other security settings. */

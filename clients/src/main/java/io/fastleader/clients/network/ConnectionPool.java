@@ -135,6 +135,15 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
+     * Sends a request built for the version negotiated with node {@code nodeId}.
+     *
+     * @return as {@link #send(int, ApiKey, ApiMessage)}
+     */
+    public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, VersionedRequest body) {
+        return connection(nodeId).thenCompose(connection -> connection.send(api, body));
+    }
+
+    /**
      * Opens a connection to node {@code nodeId} ahead of need, unless one is open or opening.
      *
      * @return completes once the connection is ready; fails as {@link #send} does

@@ -3,6 +3,9 @@ package io.fastleader.clients.network;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.AbstractConfig;
+
 /**
  * The settings of a {@link ConnectionPool}, named after the Kafka client configs they come from.
  *
@@ -17,6 +20,13 @@ public record PoolConfig(Duration reconnectBackoff, Duration reconnectBackoffMax
     /** Kafka's defaults: 50 ms backoff growing to 1 s, connections closed after 9 minutes idle. */
     public static PoolConfig defaults() {
         return new PoolConfig(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ofMillis(540_000));
+    }
+
+    /** The settings from a parsed producer or consumer configuration. */
+    public static PoolConfig from(AbstractConfig kafka) {
+        return new PoolConfig(Duration.ofMillis(kafka.getLong(CommonClientConfigs.RECONNECT_BACKOFF_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG)),
+                Duration.ofMillis(kafka.getLong(CommonClientConfigs.CONNECTIONS_MAX_IDLE_MS_CONFIG)));
     }
 
     /** {@code reconnect.backoff.ms} .. {@code reconnect.backoff.max.ms} with Kafka's jitter. */

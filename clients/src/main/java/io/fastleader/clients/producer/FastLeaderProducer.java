@@ -49,6 +49,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.network.ConnectionPool;

@@ -10,19 +10,16 @@ import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigDef.Importance;
-import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.PoolConfig;
-import io.fastleader.clients.network.SecurityConfig;
 
 /**
  * A producer's configuration: the {@link ProducerConfig} keys with Kafka's defaults and checks,
@@ -32,24 +29,6 @@ import io.fastleader.clients.network.SecurityConfig;
  * {@code KafkaProducer} makes and turns the result into the settings of each part of the client.
  */
 public final class ProducerSettings {
-
-    /** Whether KIP-951 hints are used at all; off gives a pre-KIP-951 baseline for comparisons. */
-    public static final String LEADER_HINTS_ENABLED = "fastleader.leader.hints.enabled";
-    /** Delay of the Metadata refresh that confirms an accepted hint. */
-    public static final String HINT_CONFIRMATION_DELAY_MS = "fastleader.leader.hint.confirmation.delay.ms";
-    /** Whether connections to every broker hosting a replica of a partition in use are opened ahead of need. */
-    public static final String CONNECTIONS_PREWARM = "fastleader.connections.prewarm";
-
-    private static final ConfigDef FASTLEADER_KEYS = new ConfigDef()
-            .define(LEADER_HINTS_ENABLED, Type.BOOLEAN, true, Importance.MEDIUM,
-                    "Follow KIP-951 leader hints from Produce responses, retrying at once to an advancing leader. "
-                            + "false retries after backoff and a Metadata refresh, as clients did before KIP-951.")
-            .define(HINT_CONFIRMATION_DELAY_MS, Type.LONG, MetadataConfig.DEFAULT_HINT_CONFIRMATION_DELAY.toMillis(),
-                    ConfigDef.Range.atLeast(0), Importance.LOW,
-                    "After a hint is accepted, wait this long before the Metadata refresh that confirms it.")
-            .define(CONNECTIONS_PREWARM, Type.BOOLEAN, true, Importance.LOW,
-                    "Open connections to every broker hosting a replica of a partition in use, so a leader move "
-                            + "never waits for a TCP or TLS handshake.");
 
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
 
@@ -62,9 +41,9 @@ public final class ProducerSettings {
     private ProducerSettings(ProducerConfig kafka, Map<String, Object> fastleader) {
         this.kafka = kafka;
         this.deliveryTimeoutMs = deliveryTimeout(kafka);
-        this.leaderHintsEnabled = (Boolean) fastleader.get(LEADER_HINTS_ENABLED);
-        this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(HINT_CONFIRMATION_DELAY_MS));
-        this.connectionsPrewarm = (Boolean) fastleader.get(CONNECTIONS_PREWARM);
+        this.leaderHintsEnabled = (Boolean) fastleader.get(FastLeaderConfigs.LEADER_HINTS_ENABLED);
+        this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS));
+        this.connectionsPrewarm = (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
     }
 
     /**
@@ -76,10 +55,8 @@ public final class ProducerSettings {
      * @throws ConfigException naming the key, the value and what is allowed
      */
     public static ProducerSettings parse(Map<String, ?> configs, Serializer<?> keySerializer, Serializer<?> valueSerializer) {
-        Map<String, Object> kafkaKeys = new HashMap<>();
-        Map<String, Object> fastleaderKeys = new HashMap<>();
-        configs.forEach((key, value) -> (key.startsWith("fastleader.") ? fastleaderKeys : kafkaKeys).put(key, value));
-        warnOfUnknownFastleaderKeys(fastleaderKeys);
+        Map<String, Object> kafkaKeys = new HashMap<>(configs);
+        Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FastLeaderConfigs.common());
         // As KafkaProducer does: an instance given to the constructor stands in for its class key.
         if (keySerializer != null) {
             kafkaKeys.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, keySerializer.getClass());
@@ -87,7 +64,7 @@ public final class ProducerSettings {
         if (valueSerializer != null) {
             kafkaKeys.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, valueSerializer.getClass());
         }
-        ProducerSettings settings = new ProducerSettings(new ProducerConfig(kafkaKeys), FASTLEADER_KEYS.parse(fastleaderKeys));
+        ProducerSettings settings = new ProducerSettings(new ProducerConfig(kafkaKeys), fastleaderKeys);
         settings.rejectTransactions();
         settings.rejectAcksZero();
         return settings;
@@ -191,27 +168,17 @@ public final class ProducerSettings {
 
     /** The transport's settings: in-flight limit, timeouts, security. */
     public ConnectionConfig connectionConfig(String clientId) {
-        return new ConnectionConfig(clientId,
-                kafka.getInt(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION),
-                Duration.ofMillis(kafka.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)),
-                Duration.ofMillis(kafka.getLong(ProducerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG)),
-                Integer.MAX_VALUE,
-                SecurityConfig.fromKafkaConfigs(kafka.originals()));
+        return ConnectionConfig.from(kafka, clientId, maxInFlightPerConnection());
     }
 
     /** The connection pool's settings. */
     public PoolConfig poolConfig() {
-        return new PoolConfig(Duration.ofMillis(kafka.getLong(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG)),
-                Duration.ofMillis(kafka.getLong(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG)),
-                Duration.ofMillis(kafka.getLong(ProducerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG)));
+        return PoolConfig.from(kafka);
     }
 
     /** The metadata settings; a producer always lets brokers create topics it sends to, as Kafka's does. */
     public MetadataConfig metadataConfig() {
-        return new MetadataConfig(Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_AGE_CONFIG)),
-                Duration.ofMillis(kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG)),
-                Duration.ofMillis(kafka.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG)),
-                hintConfirmationDelay, true);
+        return MetadataConfig.from(kafka, hintConfirmationDelay, true);
     }
 
     private void rejectTransactions() {
@@ -243,14 +210,5 @@ public final class ProducerSettings {
         }
         LOG.warn("{} raised to {} ms, linger.ms + request.timeout.ms", ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, floor);
         return floor;
-    }
-
-    private static void warnOfUnknownFastleaderKeys(Map<String, Object> fastleaderKeys) {
-        for (String key : fastleaderKeys.keySet()) {
-            if (!FASTLEADER_KEYS.names().contains(key)) {
-                LOG.warn("These configurations '{}' were supplied but are not known fastleader keys; known: {}",
-                        key, FASTLEADER_KEYS.names());
-            }
-        }
     }
 }

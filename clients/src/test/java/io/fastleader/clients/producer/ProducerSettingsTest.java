@@ -14,6 +14,8 @@ import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.clients.metadata.FastLeaderConfigs;
+
 class ProducerSettingsTest {
 
     private final Map<String, Object> configs = new HashMap<>(Map.of(
@@ -63,11 +65,11 @@ class ProducerSettingsTest {
 
     @Test
     void testBadFastleaderValueFailsNamingKeyAndValue() {
-        configs.put(ProducerSettings.LEADER_HINTS_ENABLED, "maybe");
+        configs.put(FastLeaderConfigs.LEADER_HINTS_ENABLED, "maybe");
 
         assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(ProducerSettings.LEADER_HINTS_ENABLED)
+                .hasMessageContaining(FastLeaderConfigs.LEADER_HINTS_ENABLED)
                 .hasMessageContaining("maybe");
     }
 
@@ -130,7 +132,7 @@ class ProducerSettingsTest {
 
     @Test
     void testLeaderHintsCanBeTurnedOff() {
-        configs.put(ProducerSettings.LEADER_HINTS_ENABLED, "false");
+        configs.put(FastLeaderConfigs.LEADER_HINTS_ENABLED, "false");
 
         assertThat(ProducerSettings.parse(configs, null, null).leaderHintsEnabled()).isFalse();
     }

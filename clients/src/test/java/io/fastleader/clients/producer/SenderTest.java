@@ -32,6 +32,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ConnectionPool;
@@ -135,7 +136,7 @@ class SenderTest {
 
     @Test
     void testWithHintsDisabledTheRetryWaitsOutItsBackoff() throws Exception {
-        start(Map.of(ProducerSettings.LEADER_HINTS_ENABLED, false), (node, index) -> {
+        start(Map.of(FastLeaderConfigs.LEADER_HINTS_ENABLED, false), (node, index) -> {
             if (index == 0) {
                 leader = 1;
                 leaderEpoch = 6;

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.clients.producer.ProducerMetrics;
@@ -142,7 +143,7 @@ class FastLeaderProducerOnRealBrokersTest {
 
     @Test
     void leadershipOfEveryPartitionMovesWhileProducingWithHintsDisabled() throws Exception {
-        KipCounts counts = produceWhile("rotate-no-hints", Map.of(ProducerSettings.LEADER_HINTS_ENABLED, false),
+        KipCounts counts = produceWhile("rotate-no-hints", Map.of(FastLeaderConfigs.LEADER_HINTS_ENABLED, false),
                 () -> disturbances.rotateReplicas("rotate-no-hints"));
 
         assertThat(counts.hintsAccepted()).isZero();

@@ -1,4 +1,4 @@
-package io.fastleader.clients.producer;
+package io.fastleader.clients.metadata;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,22 +10,18 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
-import io.fastleader.clients.metadata.BrokerEndpoint;
-import io.fastleader.clients.metadata.LeaderCache;
-import io.fastleader.clients.metadata.PartitionLeadership;
-
 /**
  * The {@link LeaderCache} in kafka-clients' public types: {@link PartitionInfo} for
- * {@code partitionsFor}, and a {@link Cluster} for {@code Partitioner} plugins. Built on demand;
- * a copy, not a live view.
+ * {@code partitionsFor} and {@code listTopics}, and a {@link Cluster} for {@code Partitioner}
+ * plugins. Built on demand; a copy, not a live view.
  */
-final class ClusterView {
+public final class ClusterView {
 
     private ClusterView() {
     }
 
     /** Every partition of the topic the cache knows, in partition order. */
-    static List<PartitionInfo> partitions(LeaderCache cache, String topic) {
+    public static List<PartitionInfo> partitions(LeaderCache cache, String topic) {
         List<PartitionInfo> partitions = new ArrayList<>();
         for (int index = 0; index < cache.partitionCount(topic); index++) {
             PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
@@ -40,7 +36,7 @@ final class ClusterView {
     }
 
     /** A cluster holding every known broker and the partitions of one topic. */
-    static Cluster forTopic(LeaderCache cache, String topic) {
+    public static Cluster forTopic(LeaderCache cache, String topic) {
         List<Node> nodes = new ArrayList<>();
         for (Map.Entry<Integer, BrokerEndpoint> entry : cache.nodes().entrySet()) {
             nodes.add(node(cache, entry.getKey()));

@@ -1,0 +1,70 @@
+package io.fastleader.clients.metadata;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The configuration keys fastleader adds to Kafka's, shared by the producer and the consumer.
+ * They all start with {@code fastleader.}; everything else is a Kafka key and is parsed by
+ * Kafka's own {@code ProducerConfig} or {@code ConsumerConfig}.
+ */
+public final class FastLeaderConfigs {
+
+    /** Whether KIP-951 hints are used at all; off gives a pre-KIP-951 baseline for comparisons. */
+    public static final String LEADER_HINTS_ENABLED = "fastleader.leader.hints.enabled";
+    /** Delay of the Metadata refresh that confirms an accepted hint. */
+    public static final String HINT_CONFIRMATION_DELAY_MS = "fastleader.leader.hint.confirmation.delay.ms";
+    /** Whether connections to every broker hosting a replica of a partition in use are opened ahead of need. */
+    public static final String CONNECTIONS_PREWARM = "fastleader.connections.prewarm";
+
+    private static final String PREFIX = "fastleader.";
+    private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConfigs.class);
+
+    private FastLeaderConfigs() {
+    }
+
+    /** A definition of the keys every fastleader client takes; a client adds its own to it. */
+    public static ConfigDef common() {
+        return new ConfigDef()
+                .define(LEADER_HINTS_ENABLED, Type.BOOLEAN, true, Importance.MEDIUM,
+                        "Follow KIP-951 leader hints from Produce and Fetch responses, going to an advancing leader "
+                                + "at once. false backs off and refreshes Metadata, as clients did before KIP-951.")
+                .define(HINT_CONFIRMATION_DELAY_MS, Type.LONG, MetadataConfig.DEFAULT_HINT_CONFIRMATION_DELAY.toMillis(),
+                        ConfigDef.Range.atLeast(0), Importance.LOW,
+                        "After a hint is accepted, wait this long before the Metadata refresh that confirms it.")
+                .define(CONNECTIONS_PREWARM, Type.BOOLEAN, true, Importance.LOW,
+                        "Open connections to every broker hosting a replica of a partition in use, so a leader move "
+                                + "never waits for a TCP or TLS handshake.");
+    }
+
+    /**
+     * Splits a client's configuration: the {@code fastleader.} keys are parsed by {@code definition}
+     * (unknown ones logged, as Kafka logs unknown keys) and removed from {@code configs}, which
+     * keeps the Kafka keys.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed
+     */
+    public static Map<String, Object> takeFastLeaderKeys(Map<String, Object> configs, ConfigDef definition) {
+        Map<String, Object> ours = new HashMap<>();
+        configs.entrySet().removeIf(entry -> {
+            if (!entry.getKey().startsWith(PREFIX)) {
+                return false;
+            }
+            ours.put(entry.getKey(), entry.getValue());
+            return true;
+        });
+        for (String key : ours.keySet()) {
+            if (!definition.names().contains(key)) {
+                LOG.warn("These configurations '{}' were supplied but are not known fastleader keys; known: {}",
+                        key, definition.names());
+            }
+        }
+        return definition.parse(ours);
+    }
+}
