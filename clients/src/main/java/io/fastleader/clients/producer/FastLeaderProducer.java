@@ -3,7 +3,6 @@ package io.fastleader.clients.producer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -52,6 +51,7 @@ import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 
@@ -91,6 +91,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final Partitioner partitioner;
     private final StickyPartitioner stickyPartitioner;
     private final Interceptors<K, V> interceptors;
+    private final ReplicaPrewarm prewarm;
 
     /** A producer configured by {@code configs}, serializers from {@code key.serializer} and {@code value.serializer}. */
     public FastLeaderProducer(Map<String, Object> configs) {
@@ -144,12 +145,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER),
                     () -> ThreadLocalRandom.current().nextDouble(), settings.leaderHintsEnabled());
             this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, new ProducerMetrics(metrics), clockMs);
-            if (settings.connectionsPrewarm()) {
-                cache.addListener((partition, previous, current) -> {
-                    if (topicsInUse.contains(partition.topic())) {
-                        prewarm(current);
-                    }
-                });
+            this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, topicsInUse::contains) : null;
+            if (prewarm != null) {
+                cache.addListener(prewarm);
             }
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
@@ -247,25 +245,10 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         } catch (ExecutionException e) {
             throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
         }
-        if (topicsInUse.add(topic) && settings.connectionsPrewarm()) {
-            for (int index = 0; index < cache.partitionCount(topic); index++) {
-                PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
-                if (leadership != null) {
-                    prewarm(leadership);
-                }
-            }
+        if (topicsInUse.add(topic) && prewarm != null) {
+            prewarm.prewarmTopic(topic);
         }
         return cache.partitionCount(topic);
-    }
-
-    /** Opens connections to the partition's replicas ahead of need, so a leader move never waits for a handshake. */
-    private void prewarm(PartitionLeadership leadership) {
-        Set<Integer> nodes = new HashSet<>(leadership.replicas());
-        if (leadership.hasLeader()) {
-            nodes.add(leadership.leaderId());
-        }
-        // A broker that cannot be reached now is retried by the first request that needs it.
-        nodes.forEach(pool::connect);
     }
 
     private static <T> byte[] serialize(Serializer<T> serializer, String topic, Headers headers, T data, String what) {

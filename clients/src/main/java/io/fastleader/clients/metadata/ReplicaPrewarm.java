@@ -1,0 +1,57 @@
+package io.fastleader.clients.metadata;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Predicate;
+
+import org.apache.kafka.common.TopicPartition;
+
+import io.fastleader.clients.network.ConnectionPool;
+
+/**
+ * Opens connections to the brokers hosting replicas of the partitions a client uses, ahead of
+ * need and again whenever their leadership changes ({@code fastleader.connections.prewarm}), so a
+ * leader move never waits for a TCP or TLS handshake. Register it with
+ * {@link LeaderCache#addListener} to follow leadership changes.
+ */
+public final class ReplicaPrewarm implements LeaderChangeListener {
+
+    private final ConnectionPool pool;
+    private final LeaderCache cache;
+    private final Predicate<String> topicInUse;
+
+    /**
+     * @param topicInUse whether the client uses a topic: only its partitions' brokers are connected to
+     */
+    public ReplicaPrewarm(ConnectionPool pool, LeaderCache cache, Predicate<String> topicInUse) {
+        this.pool = pool;
+        this.cache = cache;
+        this.topicInUse = topicInUse;
+    }
+
+    /** Connects to the brokers of every partition of {@code topic} the cache knows. */
+    public void prewarmTopic(String topic) {
+        for (int index = 0; index < cache.partitionCount(topic); index++) {
+            PartitionLeadership leadership = cache.leadership(topic, index);
+            if (leadership != null) {
+                prewarm(leadership);
+            }
+        }
+    }
+
+    @Override
+    public void onLeaderChange(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
+        if (topicInUse.test(partition.topic())) {
+            prewarm(current);
+        }
+    }
+
+    private void prewarm(PartitionLeadership leadership) {
+        Set<Integer> nodes = new HashSet<>(leadership.replicas());
+        if (leadership.hasLeader()) {
+            nodes.add(leadership.leaderId());
+        }
+        // A broker that cannot be reached now is retried by the first request that needs it.
+        nodes.forEach(pool::connect);
+    }
+}
