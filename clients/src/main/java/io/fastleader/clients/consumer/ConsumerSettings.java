@@ -1,0 +1,197 @@
+package io.fastleader.clients.consumer;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.serialization.Deserializer;
+
+import io.fastleader.clients.metadata.FastLeaderConfigs;
+import io.fastleader.clients.metadata.MetadataConfig;
+import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.PoolConfig;
+
+/**
+ * A consumer's configuration: the {@link ConsumerConfig} keys with Kafka's defaults and checks,
+ * plus fastleader's own keys under {@code fastleader.}. Kafka's {@link ConsumerConfig} parses and
+ * validates the Kafka keys (a bad value fails with its {@code ConfigException}, naming key and
+ * value, and unknown keys are logged as Kafka logs them); this class adds the cross-key checks
+ * {@code KafkaConsumer} makes and turns the result into the settings of each part of the client.
+ */
+public final class ConsumerSettings {
+
+    /**
+     * Whether Fetch requests carry {@code LastFetchedEpoch} (Fetch v12+), so that a log truncated
+     * under the consumer comes back as {@code DivergingEpoch} in the Fetch response itself. false
+     * validates a position with an OffsetsForLeaderEpoch request after every leader change before
+     * fetching again, as {@code KafkaConsumer} does.
+     */
+    public static final String LAST_FETCHED_EPOCH_ENABLED = "fastleader.last.fetched.epoch.enabled";
+
+    /** Requests a consumer may have in flight on one connection: one Fetch plus the offset lookups of a poll. */
+    private static final int MAX_IN_FLIGHT_PER_CONNECTION = 100;
+
+    private static final ConfigDef FASTLEADER_KEYS = FastLeaderConfigs.common()
+            .define(LAST_FETCHED_EPOCH_ENABLED, Type.BOOLEAN, true, Importance.LOW,
+                    "Send LastFetchedEpoch in Fetch requests so a truncated log is reported in the Fetch response. "
+                            + "false validates positions with OffsetsForLeaderEpoch after each leader change, as "
+                            + "KafkaConsumer does.");
+
+    private final ConsumerConfig kafka;
+    private final Map<String, Object> fastleader;
+    private final ResetStrategy resetStrategy;
+    private final boolean autoCommit;
+
+    private ConsumerSettings(ConsumerConfig kafka, Map<String, Object> fastleader) {
+        this.kafka = kafka;
+        this.fastleader = fastleader;
+        this.resetStrategy = ResetStrategy.parse(kafka.getString(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
+        this.autoCommit = autoCommit(kafka);
+    }
+
+    /**
+     * Parses and checks a consumer's configuration.
+     *
+     * @param configs           the configuration as given to the consumer's constructor
+     * @param keyDeserializer   the key deserializer given as an instance, or null to create it from {@code key.deserializer}
+     * @param valueDeserializer the value deserializer given as an instance, or null to create it from {@code value.deserializer}
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed
+     * @throws InvalidConfigurationException when {@code enable.auto.commit=true} is asked for without a {@code group.id}
+     */
+    public static ConsumerSettings parse(Map<String, ?> configs, Deserializer<?> keyDeserializer,
+                                         Deserializer<?> valueDeserializer) {
+        Map<String, Object> kafkaKeys = new HashMap<>(configs);
+        Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FASTLEADER_KEYS);
+        return new ConsumerSettings(new ConsumerConfig(
+                ConsumerConfig.appendDeserializerToConfig(kafkaKeys, keyDeserializer, valueDeserializer)), fastleaderKeys);
+    }
+
+    /** The parsed Kafka keys, for plugins (deserializers, interceptors) and anything not typed here. */
+    public ConsumerConfig kafkaConfig() {
+        return kafka;
+    }
+
+    /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
+    public List<InetSocketAddress> bootstrapServers() {
+        return ClientUtils.parseAndValidateAddresses(kafka);
+    }
+
+    /** {@code client.id}, or a generated {@code fastleader-consumer-N} when none was given. */
+    public String clientId(int generatedIndex) {
+        String clientId = kafka.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
+        return clientId == null || clientId.isEmpty() ? "fastleader-consumer-" + generatedIndex : clientId;
+    }
+
+    /** {@code group.id}, if given: needed to commit and read committed offsets. */
+    public Optional<String> groupId() {
+        return Optional.ofNullable(kafka.getString(ConsumerConfig.GROUP_ID_CONFIG)).filter(id -> !id.isEmpty());
+    }
+
+    /** {@code enable.auto.commit}; always false without a {@code group.id}. */
+    public boolean autoCommit() {
+        return autoCommit;
+    }
+
+    public long autoCommitIntervalMs() {
+        return kafka.getInt(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG);
+    }
+
+    public ResetStrategy resetStrategy() {
+        return resetStrategy;
+    }
+
+    public IsolationLevel isolationLevel() {
+        return IsolationLevel.valueOf(kafka.getString(ConsumerConfig.ISOLATION_LEVEL_CONFIG).toUpperCase(Locale.ROOT));
+    }
+
+    public boolean checkCrcs() {
+        return kafka.getBoolean(ConsumerConfig.CHECK_CRCS_CONFIG);
+    }
+
+    public int fetchMinBytes() {
+        return kafka.getInt(ConsumerConfig.FETCH_MIN_BYTES_CONFIG);
+    }
+
+    public int fetchMaxBytes() {
+        return kafka.getInt(ConsumerConfig.FETCH_MAX_BYTES_CONFIG);
+    }
+
+    public int fetchMaxWaitMs() {
+        return kafka.getInt(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+    }
+
+    public int maxPartitionFetchBytes() {
+        return kafka.getInt(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
+    }
+
+    public int maxPollRecords() {
+        return kafka.getInt(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
+    }
+
+    /** {@code default.api.timeout.ms}: how long the blocking calls without a timeout argument wait. */
+    public Duration defaultApiTimeout() {
+        return Duration.ofMillis(kafka.getInt(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG));
+    }
+
+    public long retryBackoffMs() {
+        return kafka.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG);
+    }
+
+    public long retryBackoffMaxMs() {
+        return kafka.getLong(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
+    }
+
+    public boolean leaderHintsEnabled() {
+        return (Boolean) fastleader.get(FastLeaderConfigs.LEADER_HINTS_ENABLED);
+    }
+
+    public boolean lastFetchedEpochEnabled() {
+        return (Boolean) fastleader.get(LAST_FETCHED_EPOCH_ENABLED);
+    }
+
+    public boolean connectionsPrewarm() {
+        return (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
+    }
+
+    /** The transport's settings: timeouts and security. */
+    public ConnectionConfig connectionConfig(String clientId) {
+        return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION);
+    }
+
+    /** The connection pool's settings. */
+    public PoolConfig poolConfig() {
+        return PoolConfig.from(kafka);
+    }
+
+    /** The metadata settings, with {@code allow.auto.create.topics}. */
+    public MetadataConfig metadataConfig() {
+        return MetadataConfig.from(kafka, Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS)),
+                kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG));
+    }
+
+    /** Kafka's rule: auto-commit needs a group; asked for explicitly without one, it is an error. */
+    private static boolean autoCommit(ConsumerConfig kafka) {
+        boolean configured = kafka.getBoolean(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
+        String groupId = kafka.getString(ConsumerConfig.GROUP_ID_CONFIG);
+        if (groupId != null && !groupId.isEmpty()) {
+            return configured;
+        }
+        if (configured && kafka.originals().containsKey(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)) {
+            throw new InvalidConfigurationException(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG
+                    + " cannot be set to true when no " + ConsumerConfig.GROUP_ID_CONFIG + " is given");
+        }
+        return false;
+    }
+}
