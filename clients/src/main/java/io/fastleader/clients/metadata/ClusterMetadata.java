@@ -67,7 +67,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private boolean closed;
     private Map<Integer, BrokerEndpoint> nodesInPool = Map.of();
     /** Touched only on {@code thread}. */
-    private int metadataNode = Integer.MIN_VALUE;
+    private volatile int metadataNode = Integer.MIN_VALUE;
 
     /** Metadata for a client whose brokers are first reached through {@code bootstrapServers}. */
     public ClusterMetadata(MetadataConfig config, ConnectionPool pool, List<InetSocketAddress> bootstrapServers,
@@ -166,6 +166,17 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         poke();
         return verdicts;
+    }
+
+    /**
+     * Asks a broker for the metadata of every topic in the cluster ({@code listTopics}), without
+     * applying it to the cache: topics nobody uses are not tracked.
+     *
+     * @return the broker's answer; fails as {@link ConnectionPool#send} does
+     */
+    public CompletableFuture<MetadataResponseData> describeAllTopics() {
+        return pool.send(chooseNode(), ApiKey.METADATA, new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false))
+                .thenApply(MetadataResponseData.class::cast);
     }
 
     /** A broker refused requests for the topics for leadership reasons without a hint: refresh them. */

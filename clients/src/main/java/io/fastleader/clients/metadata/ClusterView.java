@@ -1,14 +1,20 @@
 package io.fastleader.clients.metadata;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.fastleader.protocol.message.MetadataResponseData;
 
 /**
  * The {@link LeaderCache} in kafka-clients' public types: {@link PartitionInfo} for
@@ -33,6 +39,36 @@ public final class ClusterView {
                     nodes(cache, leadership.offlineReplicas())));
         }
         return partitions;
+    }
+
+    /**
+     * Every topic of a Metadata answer with its partitions, for {@code listTopics}; internal
+     * topics and topics the broker reported an error for are left out, as {@code KafkaConsumer} does.
+     */
+    public static Map<String, List<PartitionInfo>> topics(MetadataResponseData response) {
+        Map<Integer, Node> brokers = new HashMap<>();
+        for (MetadataResponseData.MetadataResponseBroker broker : response.brokers()) {
+            brokers.put(broker.nodeId(), new Node(broker.nodeId(), broker.host(), broker.port(), broker.rack()));
+        }
+        Map<String, List<PartitionInfo>> topics = new TreeMap<>();
+        for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+            if (topic.isInternal() || topic.errorCode() != Errors.NONE.code()) {
+                continue;
+            }
+            List<PartitionInfo> partitions = new ArrayList<>();
+            for (MetadataResponseData.MetadataResponsePartition partition : topic.partitions()) {
+                partitions.add(new PartitionInfo(topic.name(), partition.partitionIndex(), brokers.get(partition.leaderId()),
+                        nodes(brokers, partition.replicaNodes()), nodes(brokers, partition.isrNodes()),
+                        nodes(brokers, partition.offlineReplicas())));
+            }
+            partitions.sort(Comparator.comparingInt(PartitionInfo::partition));
+            topics.put(topic.name(), partitions);
+        }
+        return topics;
+    }
+
+    private static Node[] nodes(Map<Integer, Node> brokers, List<Integer> ids) {
+        return ids.stream().map(id -> brokers.getOrDefault(id, new Node(id, "", -1))).toArray(Node[]::new);
     }
 
     /** A cluster holding every known broker and the partitions of one topic. */

@@ -32,23 +32,24 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
-import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
+import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
-import io.fastleader.protocol.message.ProduceResponseData;
 import io.fastleader.protocol.message.ProduceResponseData.LeaderIdAndEpoch;
 import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
 import io.fastleader.protocol.message.ProduceResponseData.TopicProduceResponse;
+import io.fastleader.protocol.message.ProduceResponseData;
 
 /**
  * The {@link Sender} against scripted brokers, on a clock the test moves: with the clock standing

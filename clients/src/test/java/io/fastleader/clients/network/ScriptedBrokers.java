@@ -1,4 +1,4 @@
-package io.fastleader.clients.producer;
+package io.fastleader.clients.network;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -25,11 +25,11 @@ import io.fastleader.protocol.message.RequestHeaderData;
  * the client speaks, and hands every other request to the test's {@link Script}. Any number of
  * client connections, each served by its own thread, answered in order.
  */
-final class ScriptedBrokers implements AutoCloseable {
+public final class ScriptedBrokers implements AutoCloseable {
 
     /** Decides the answer to one request. */
     @FunctionalInterface
-    interface Script {
+    public interface Script {
         /** @return the answer, or null to leave the request unanswered */
         ApiMessage answer(int nodeId, ApiKey api, ApiMessage request) throws Exception;
     }
@@ -39,7 +39,7 @@ final class ScriptedBrokers implements AutoCloseable {
     private final Script script;
 
     /** Starts {@code count} brokers, node ids 0 .. count-1. */
-    ScriptedBrokers(int count, Script script) throws IOException {
+    public ScriptedBrokers(int count, Script script) throws IOException {
         this.script = script;
         for (int node = 0; node < count; node++) {
             ServerSocket server = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
@@ -50,12 +50,12 @@ final class ScriptedBrokers implements AutoCloseable {
     }
 
     /** The port node {@code nodeId} listens on. */
-    int port(int nodeId) {
+    public int port(int nodeId) {
         return servers.get(nodeId).getLocalPort();
     }
 
     /** {@code bootstrap.servers} naming node 0. */
-    String bootstrap() {
+    public String bootstrap() {
         InetSocketAddress address = (InetSocketAddress) servers.get(0).getLocalSocketAddress();
         return address.getHostString() + ":" + address.getPort();
     }

@@ -1,0 +1,945 @@
+package io.fastleader.clients.consumer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentModificationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.ClusterView;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.ReplicaPrewarm;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.ExponentialBackoff;
+
+/**
+ * A Kafka consumer for applications that assign partitions themselves, which follows a
+ * partition's leader the moment it moves: when a broker refuses a Fetch because the leadership
+ * moved and names the new leader (KIP-951), the partition's next Fetch goes to that leader at
+ * once; and Fetches carry {@code LastFetchedEpoch}, so a log truncated under the consumer is
+ * reported in the Fetch answer, with no OffsetsForLeaderEpoch round trip on the way. A drop-in for
+ * {@code KafkaConsumer} in assign mode: the same constructors, configuration keys and
+ * {@link Consumer} contract, plus the {@code fastleader.*} keys described in the module's README.
+ *
+ * <p>Offsets are committed and read for a {@code group.id} without joining the group, as a
+ * standalone {@code KafkaConsumer} does. Not supported yet: group subscription ({@code subscribe}
+ * and {@code enforceRebalance} throw), fetching from followers ({@code client.rack} is accepted
+ * and ignored) and client telemetry.
+ *
+ * <p>Not thread-safe, like {@code KafkaConsumer}: one thread uses it; only {@link #wakeup()} may
+ * be called from another.
+ */
+public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
+    private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
+    private static final long NO_OWNER = -1;
+    private static final String NO_GROUP_SUBSCRIPTION =
+            "FastLeaderConsumer does not support group subscription yet; assign partitions with assign()";
+
+    private final ConsumerSettings settings;
+    private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final Map<TopicPartition, PartitionState> assignment = new LinkedHashMap<>();
+    private final EventInbox inbox = new EventInbox();
+    private final PendingErrors errors = new PendingErrors();
+    private final AtomicLong owner = new AtomicLong(NO_OWNER);
+    private final AtomicInteger ownerDepth = new AtomicInteger();
+    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
+    private final Metrics metrics;
+    private final ConnectionPool pool;
+    private final ClusterMetadata metadata;
+    private final LeaderCache cache;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private final ConsumerInterceptorChain<K, V> interceptors;
+    private final OffsetLookup offsetLookup;
+    private final Optional<GroupOffsets> groupOffsets;
+    private final Fetcher<K, V> fetcher;
+    private final PositionResolver positions;
+    private final ReplicaPrewarm prewarm;
+    private volatile Set<String> assignedTopics = Set.of();
+    private long nextAutoCommitMs;
+    private boolean closed;
+
+    /** A consumer configured by {@code configs}, deserializers from {@code key.deserializer} and {@code value.deserializer}. */
+    public FastLeaderConsumer(Map<String, Object> configs) {
+        this(configs, null, null);
+    }
+
+    /** A consumer configured by {@code properties}, deserializers from {@code key.deserializer} and {@code value.deserializer}. */
+    public FastLeaderConsumer(Properties properties) {
+        this(Utils.propsToMap(properties), null, null);
+    }
+
+    /** A consumer configured by {@code properties} with the given deserializers, which it closes on close. */
+    public FastLeaderConsumer(Properties properties, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+        this(Utils.propsToMap(properties), keyDeserializer, valueDeserializer);
+    }
+
+    /**
+     * A consumer configured by {@code configs} with the given deserializers (null: from the
+     * deserializer keys), which it closes on close. As with {@code KafkaConsumer}, deserializers
+     * given here are not configured again.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed
+     */
+    public FastLeaderConsumer(Map<String, Object> configs, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+        this.settings = ConsumerSettings.parse(configs, keyDeserializer, valueDeserializer);
+        ConsumerConfig kafka = settings.kafkaConfig();
+        String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
+        Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        try {
+            this.metrics = register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
+            this.keyDeserializer = register(keyDeserializer != null ? keyDeserializer
+                    : configuredDeserializer(kafka, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, clientIdOverride, true));
+            this.valueDeserializer = register(valueDeserializer != null ? valueDeserializer
+                    : configuredDeserializer(kafka, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, clientIdOverride, false));
+            @SuppressWarnings("unchecked")
+            List<ConsumerInterceptor<K, V>> configured = (List<ConsumerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
+                    ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, ConsumerInterceptor.class, clientIdOverride);
+            this.interceptors = register(new ConsumerInterceptorChain<>(configured));
+            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig()));
+            this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
+            this.cache = metadata.cache();
+            ExponentialBackoff backoff = new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
+                    Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER);
+            ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics);
+            this.offsetLookup = new OffsetLookup(pool, metadata, backoff, clockMs);
+            this.groupOffsets = settings.groupId().map(group -> new GroupOffsets(pool, metadata, group, backoff, clockMs));
+            RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
+                    settings.isolationLevel(), settings.checkCrcs());
+            this.fetcher = new Fetcher<>(pool, metadata, settings, decoding, backoff, () -> ThreadLocalRandom.current().nextDouble(),
+                    consumerMetrics, inbox, clockMs, assignment, errors);
+            this.positions = new PositionResolver(assignment, pool, metadata, offsetLookup, groupOffsets, settings,
+                    consumerMetrics, inbox, clockMs, errors);
+            this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, this::usesTopic) : null;
+            // A leader change learned from Metadata can end a partition's backoff: wake a waiting poll.
+            cache.addListener((partition, previous, current) -> {
+                if (usesTopic(partition.topic())) {
+                    inbox.wakeUp();
+                    if (prewarm != null) {
+                        prewarm.onLeaderChange(partition, previous, current);
+                    }
+                }
+            });
+            this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
+        } catch (RuntimeException e) {
+            releaseResources();
+            throw new KafkaException("Failed to construct the FastLeaderConsumer", e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Deserializer<T> configuredDeserializer(ConsumerConfig kafka, String key, Map<String, Object> overrides,
+                                                              boolean isKey) {
+        Deserializer<T> deserializer = kafka.getConfiguredInstance(key, Deserializer.class);
+        deserializer.configure(kafka.originals(overrides), isKey);
+        return deserializer;
+    }
+
+    private <T extends AutoCloseable> T register(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    /** Whether a topic has an assigned partition; metadata threads ask, so it reads an immutable snapshot. */
+    private boolean usesTopic(String topic) {
+        return assignedTopics.contains(topic);
+    }
+
+    // ---------------------------------------------------------------- assignment
+
+    /**
+     * {@inheritDoc} Partitions kept keep their positions; new ones start from their committed
+     * offset (with a {@code group.id}) or per {@code auto.offset.reset}. With auto-commit, the
+     * positions of the old assignment are committed first, asynchronously, as {@code KafkaConsumer} does.
+     *
+     * @throws IllegalArgumentException for a null partition or a partition with an empty topic
+     */
+    @Override
+    public void assign(Collection<TopicPartition> partitions) {
+        acquire();
+        try {
+            if (partitions == null) {
+                throw new IllegalArgumentException("Topic partitions collection to assign to cannot be null");
+            }
+            for (TopicPartition partition : partitions) {
+                if (partition == null || Utils.isBlank(partition.topic())) {
+                    throw new IllegalArgumentException("Topic partitions to assign to cannot have null or empty topic");
+                }
+            }
+            if (settings.autoCommit() && !assignment.isEmpty()) {
+                commitAsync(currentPositions(), this::logAutoCommitFailure);
+            }
+            Set<TopicPartition> wanted = new HashSet<>(partitions);
+            assignment.keySet().removeIf(partition -> {
+                if (wanted.contains(partition)) {
+                    return false;
+                }
+                fetcher.forget(partition);
+                return true;
+            });
+            for (TopicPartition partition : partitions) {
+                assignment.computeIfAbsent(partition, PartitionState::new);
+            }
+            useTopics();
+        } finally {
+            release();
+        }
+    }
+
+    private void useTopics() {
+        Set<String> topics = new HashSet<>();
+        assignment.keySet().forEach(partition -> topics.add(partition.topic()));
+        Set<String> dropped = new HashSet<>(assignedTopics);
+        dropped.removeAll(topics);
+        Set<String> added = new HashSet<>(topics);
+        added.removeAll(assignedTopics);
+        assignedTopics = Set.copyOf(topics);
+        if (!dropped.isEmpty()) {
+            metadata.removeTopics(dropped);
+        }
+        if (!added.isEmpty()) {
+            metadata.awaitTopics(added).thenRun(() -> {
+                inbox.wakeUp();
+                if (prewarm != null) {
+                    added.forEach(prewarm::prewarmTopic);
+                }
+            });
+        }
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        acquire();
+        try {
+            return Collections.unmodifiableSet(new HashSet<>(assignment.keySet()));
+        } finally {
+            release();
+        }
+    }
+
+    /** {@inheritDoc} Always empty: group subscription is not supported yet. */
+    @Override
+    public Set<String> subscription() {
+        return Set.of();
+    }
+
+    /** Not supported yet. @throws UnsupportedOperationException always */
+    @Override
+    public void subscribe(Collection<String> topics) {
+        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** Not supported yet. @throws UnsupportedOperationException always */
+    @Override
+    public void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
+        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** Not supported yet. @throws UnsupportedOperationException always */
+    @Override
+    public void subscribe(Pattern pattern, ConsumerRebalanceListener callback) {
+        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** Not supported yet. @throws UnsupportedOperationException always */
+    @Override
+    public void subscribe(Pattern pattern) {
+        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** Not supported yet. @throws UnsupportedOperationException always */
+    @Override
+    public void subscribe(SubscriptionPattern pattern, ConsumerRebalanceListener callback) {
+        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** Not supported yet. @throws UnsupportedOperationException always */
+    @Override
+    public void subscribe(SubscriptionPattern pattern) {
+        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** {@inheritDoc} Here: drops the whole assignment, as {@code assign(List.of())} does. */
+    @Override
+    public void unsubscribe() {
+        assign(List.of());
+    }
+
+    /** Not supported: there is no group membership to rebalance. @throws IllegalStateException always */
+    @Override
+    public void enforceRebalance() {
+        throw new IllegalStateException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    /** Not supported: there is no group membership to rebalance. @throws IllegalStateException always */
+    @Override
+    public void enforceRebalance(String reason) {
+        throw new IllegalStateException(NO_GROUP_SUBSCRIPTION);
+    }
+
+    // ---------------------------------------------------------------- poll
+
+    /**
+     * {@inheritDoc} Returns as soon as records are buffered, having sent the next Fetches so the
+     * brokers work while the application does; otherwise waits up to {@code timeout} for them.
+     *
+     * @throws IllegalStateException if no partition is assigned
+     * @throws WakeupException       if {@link #wakeup()} was called
+     * @throws org.apache.kafka.clients.consumer.InvalidOffsetException a position out of range or truncated
+     *                               with {@code auto.offset.reset=none}
+     */
+    @Override
+    public ConsumerRecords<K, V> poll(Duration timeout) {
+        acquire();
+        try {
+            if (assignment.isEmpty()) {
+                throw new IllegalStateException("Consumer is not subscribed to any topics or assigned any partitions");
+            }
+            long deadlineMs = deadline(timeout);
+            applyPending(0);
+            while (true) {
+                maybeAutoCommit();
+                errors.throwOldest();
+                positions.resolve();
+                ConsumerRecords<K, V> records = fetcher.collect(settings.maxPollRecords());
+                // Sent before returning, so brokers gather the next records while the application works.
+                fetcher.sendFetches();
+                if (!records.isEmpty()) {
+                    return interceptors.onConsume(records);
+                }
+                long nowMs = clockMs.getAsLong();
+                if (nowMs >= deadlineMs) {
+                    return ConsumerRecords.empty();
+                }
+                applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
+            }
+        } finally {
+            release();
+        }
+    }
+
+    /** The earliest time something other than an answer needs the consumer's thread. */
+    private long nextTimerMs() {
+        long next = Long.MAX_VALUE;
+        long nowMs = clockMs.getAsLong();
+        for (PartitionState state : assignment.values()) {
+            if (state.backoffUntilMs() > nowMs) {
+                next = Math.min(next, state.backoffUntilMs());
+            }
+        }
+        if (positions.retryAtMs() > nowMs) {
+            next = Math.min(next, positions.retryAtMs());
+        }
+        if (settings.autoCommit()) {
+            next = Math.min(next, nextAutoCommitMs);
+        }
+        return next;
+    }
+
+    /** Applies queued answers on this thread, waiting up to {@code maxWaitMs} for the first one. */
+    private void applyPending(long maxWaitMs) {
+        checkWakeup();
+        try {
+            inbox.runPending(maxWaitMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+        checkWakeup();
+    }
+
+    private void checkWakeup() {
+        if (wakeupRequested.compareAndSet(true, false)) {
+            throw new WakeupException();
+        }
+    }
+
+    // ---------------------------------------------------------------- positions
+
+    @Override
+    public void seek(TopicPartition partition, long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("seek offset must not be a negative number");
+        }
+        seekTo(partition, FetchPosition.at(offset));
+    }
+
+    /** {@inheritDoc} The leader epoch of {@code offsetAndMetadata}, if any, is validated by the next Fetch. */
+    @Override
+    public void seek(TopicPartition partition, OffsetAndMetadata offsetAndMetadata) {
+        if (offsetAndMetadata.offset() < 0) {
+            throw new IllegalArgumentException("seek offset must not be a negative number");
+        }
+        seekTo(partition, new FetchPosition(offsetAndMetadata.offset(), offsetAndMetadata.leaderEpoch()));
+    }
+
+    private void seekTo(TopicPartition partition, FetchPosition position) {
+        acquire();
+        try {
+            assigned(partition).seek(position);
+            fetcher.forget(partition);
+        } finally {
+            release();
+        }
+    }
+
+    /** {@inheritDoc} An empty collection means every assigned partition. */
+    @Override
+    public void seekToBeginning(Collection<TopicPartition> partitions) {
+        seekToReset(partitions, ResetStrategy.EARLIEST);
+    }
+
+    /** {@inheritDoc} An empty collection means every assigned partition. */
+    @Override
+    public void seekToEnd(Collection<TopicPartition> partitions) {
+        seekToReset(partitions, ResetStrategy.LATEST);
+    }
+
+    private void seekToReset(Collection<TopicPartition> partitions, ResetStrategy strategy) {
+        if (partitions == null) {
+            throw new IllegalArgumentException("Partitions collection cannot be null");
+        }
+        acquire();
+        try {
+            for (TopicPartition partition : partitions.isEmpty() ? List.copyOf(assignment.keySet()) : partitions) {
+                assigned(partition).requestReset(strategy);
+                fetcher.forget(partition);
+            }
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public long position(TopicPartition partition) {
+        return position(partition, settings.defaultApiTimeout());
+    }
+
+    /**
+     * {@inheritDoc} Looks the position up first when the partition has none yet.
+     *
+     * @throws TimeoutException if it cannot be determined within {@code timeout}
+     */
+    @Override
+    public long position(TopicPartition partition, Duration timeout) {
+        acquire();
+        try {
+            PartitionState state = assigned(partition);
+            long deadlineMs = deadline(timeout);
+            while (state.phase() != PartitionState.Phase.FETCHING) {
+                errors.throwOldest();
+                positions.resolve();
+                long nowMs = clockMs.getAsLong();
+                if (nowMs >= deadlineMs) {
+                    throw new TimeoutException("Timeout of " + timeout.toMillis() + "ms expired before the position for partition "
+                            + partition + " could be determined");
+                }
+                applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
+            }
+            return state.position().offset();
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public Set<TopicPartition> paused() {
+        acquire();
+        try {
+            Set<TopicPartition> paused = new HashSet<>();
+            assignment.values().stream().filter(PartitionState::isPaused).forEach(state -> paused.add(state.partition()));
+            return Collections.unmodifiableSet(paused);
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void pause(Collection<TopicPartition> partitions) {
+        acquire();
+        try {
+            partitions.forEach(partition -> assigned(partition).pause());
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void resume(Collection<TopicPartition> partitions) {
+        acquire();
+        try {
+            partitions.forEach(partition -> assigned(partition).resume());
+        } finally {
+            release();
+        }
+    }
+
+    /** {@inheritDoc} From the high watermark (or last stable offset) of the partition's latest Fetch. */
+    @Override
+    public OptionalLong currentLag(TopicPartition partition) {
+        acquire();
+        try {
+            Optional<Long> lag = assigned(partition).lag(settings.isolationLevel() == IsolationLevel.READ_COMMITTED);
+            return lag.map(OptionalLong::of).orElseGet(OptionalLong::empty);
+        } finally {
+            release();
+        }
+    }
+
+    private PartitionState assigned(TopicPartition partition) {
+        PartitionState state = assignment.get(partition);
+        if (state == null) {
+            throw new IllegalStateException("No current assignment for partition " + partition);
+        }
+        return state;
+    }
+
+    // ---------------------------------------------------------------- commits
+
+    @Override
+    public void commitSync() {
+        commitSync(settings.defaultApiTimeout());
+    }
+
+    @Override
+    public void commitSync(Duration timeout) {
+        acquire();
+        try {
+            commitSync(currentPositions(), timeout);
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        commitSync(offsets, settings.defaultApiTimeout());
+    }
+
+    /**
+     * {@inheritDoc} Commits as a standalone consumer: with the {@code group.id}, without joining the group.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     * @throws TimeoutException        if not committed within {@code timeout}
+     */
+    @Override
+    public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+        acquire();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
+            await(group().commit(copy, deadline(timeout)), deadline(timeout),
+                    () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
+            interceptors.onCommit(copy);
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void commitAsync() {
+        commitAsync(null);
+    }
+
+    @Override
+    public void commitAsync(OffsetCommitCallback callback) {
+        acquire();
+        try {
+            commitAsync(currentPositions(), callback);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * {@inheritDoc} The callback runs on the consumer's thread, in a later {@code poll},
+     * {@code commitSync} or {@code close}; without one, failures are logged.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
+    @Override
+    public void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
+        acquire();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
+            OffsetCommitCallback effective = callback != null ? callback : this::logCommitFailure;
+            group().commit(copy, deadline(settings.defaultApiTimeout()))
+                    .whenComplete((ignored, failure) -> inbox.execute(() -> {
+                        if (failure == null) {
+                            interceptors.onCommit(copy);
+                        }
+                        effective.onComplete(copy, failure == null ? null : unwrap(failure));
+                    }));
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
+        return committed(partitions, settings.defaultApiTimeout());
+    }
+
+    /**
+     * {@inheritDoc} Partitions without a committed offset map to null, as in {@code KafkaConsumer}.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
+        acquire();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> found = await(
+                    group().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
+                            deadline(timeout)),
+                    deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
+                            + "for partitions " + partitions + " could be determined");
+            Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
+            partitions.forEach(partition -> result.put(partition, found.get(partition)));
+            return result;
+        } finally {
+            release();
+        }
+    }
+
+    /** The group's id, without membership: {@code ConsumerGroupMetadata(group.id)}. */
+    @Override
+    public ConsumerGroupMetadata groupMetadata() {
+        group();
+        return new ConsumerGroupMetadata(settings.groupId().orElseThrow());
+    }
+
+    private GroupOffsets group() {
+        return groupOffsets.orElseThrow(() -> new InvalidGroupIdException(
+                "To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration."));
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> currentPositions() {
+        Map<TopicPartition, OffsetAndMetadata> positionsNow = new HashMap<>();
+        for (PartitionState state : assignment.values()) {
+            if (state.phase() == PartitionState.Phase.FETCHING) {
+                FetchPosition position = state.position();
+                positionsNow.put(state.partition(), new OffsetAndMetadata(position.offset(), position.offsetEpoch(), ""));
+            }
+        }
+        return positionsNow;
+    }
+
+    private void maybeAutoCommit() {
+        long nowMs = clockMs.getAsLong();
+        if (settings.autoCommit() && nowMs >= nextAutoCommitMs) {
+            nextAutoCommitMs = nowMs + settings.autoCommitIntervalMs();
+            Map<TopicPartition, OffsetAndMetadata> offsets = currentPositions();
+            if (!offsets.isEmpty()) {
+                commitAsync(offsets, this::logAutoCommitFailure);
+            }
+        }
+    }
+
+    private void logCommitFailure(Map<TopicPartition, OffsetAndMetadata> offsets, Exception failure) {
+        if (failure != null) {
+            LOG.error("Offset commit of {} failed", offsets, failure);
+        }
+    }
+
+    private void logAutoCommitFailure(Map<TopicPartition, OffsetAndMetadata> offsets, Exception failure) {
+        if (failure != null) {
+            LOG.warn("Asynchronous auto-commit of offsets {} failed: {}", offsets, failure.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- offsets and topics
+
+    @Override
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestampsToSearch) {
+        return offsetsForTimes(timestampsToSearch, settings.defaultApiTimeout());
+    }
+
+    /** {@inheritDoc} Partitions without a record at or after their timestamp map to null. */
+    @Override
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestampsToSearch, Duration timeout) {
+        timestampsToSearch.forEach((partition, timestamp) -> {
+            if (timestamp < 0) {
+                throw new IllegalArgumentException("The target time for partition " + partition + " is " + timestamp
+                        + ". The target time cannot be negative.");
+            }
+        });
+        Map<TopicPartition, ListedOffset> listed = listOffsets(timestampsToSearch, timeout, "offsets for times");
+        Map<TopicPartition, OffsetAndTimestamp> result = new HashMap<>();
+        listed.forEach((partition, offset) -> result.put(partition,
+                offset.offset() < 0 ? null : new OffsetAndTimestamp(offset.offset(), offset.timestamp(), offset.leaderEpoch())));
+        return result;
+    }
+
+    @Override
+    public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
+        return beginningOffsets(partitions, settings.defaultApiTimeout());
+    }
+
+    @Override
+    public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+        return offsetsAt(partitions, ListOffsetsRequest.EARLIEST_TIMESTAMP, timeout, "beginning offsets");
+    }
+
+    @Override
+    public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+        return endOffsets(partitions, settings.defaultApiTimeout());
+    }
+
+    /** {@inheritDoc} With {@code isolation.level=read_committed}, the last stable offsets. */
+    @Override
+    public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+        return offsetsAt(partitions, ListOffsetsRequest.LATEST_TIMESTAMP, timeout, "end offsets");
+    }
+
+    private Map<TopicPartition, Long> offsetsAt(Collection<TopicPartition> partitions, long timestamp, Duration timeout, String what) {
+        Map<TopicPartition, Long> timestamps = new HashMap<>();
+        partitions.forEach(partition -> timestamps.put(partition, timestamp));
+        Map<TopicPartition, Long> result = new HashMap<>();
+        listOffsets(timestamps, timeout, what).forEach((partition, listed) -> result.put(partition, listed.offset()));
+        return result;
+    }
+
+    private Map<TopicPartition, ListedOffset> listOffsets(Map<TopicPartition, Long> timestamps, Duration timeout, String what) {
+        acquire();
+        try {
+            if (timestamps.isEmpty()) {
+                return Map.of();
+            }
+            long deadlineMs = deadline(timeout);
+            return await(offsetLookup.offsets(Map.copyOf(timestamps), settings.isolationLevel(), deadlineMs), deadlineMs,
+                    () -> "Failed to get " + what + " of " + timestamps.keySet() + " in " + timeout.toMillis() + "ms");
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public List<PartitionInfo> partitionsFor(String topic) {
+        return partitionsFor(topic, settings.defaultApiTimeout());
+    }
+
+    /** {@inheritDoc} Empty when the topic does not exist. */
+    @Override
+    public List<PartitionInfo> partitionsFor(String topic, Duration timeout) {
+        acquire();
+        try {
+            if (cache.partitionCount(topic) > 0) {
+                return ClusterView.partitions(cache, topic);
+            }
+            long deadlineMs = deadline(timeout);
+            List<PartitionInfo> found = listTopics(deadlineMs, timeout).get(topic);
+            return found == null ? List.of() : found;
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public Map<String, List<PartitionInfo>> listTopics() {
+        return listTopics(settings.defaultApiTimeout());
+    }
+
+    @Override
+    public Map<String, List<PartitionInfo>> listTopics(Duration timeout) {
+        acquire();
+        try {
+            return listTopics(deadline(timeout), timeout);
+        } finally {
+            release();
+        }
+    }
+
+    private Map<String, List<PartitionInfo>> listTopics(long deadlineMs, Duration timeout) {
+        return ClusterView.topics(await(metadata.describeAllTopics(), deadlineMs,
+                () -> "Timeout of " + timeout.toMillis() + "ms expired before the topics could be listed"));
+    }
+
+    // ---------------------------------------------------------------- metrics, lifecycle
+
+    @Override
+    public Map<MetricName, ? extends Metric> metrics() {
+        return Collections.unmodifiableMap(metrics.metrics());
+    }
+
+    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
+    @Override
+    public void registerMetricForSubscription(KafkaMetric metric) {
+    }
+
+    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
+    @Override
+    public void unregisterMetricFromSubscription(KafkaMetric metric) {
+    }
+
+    /** Not supported: this consumer pushes no client telemetry. @throws IllegalStateException always */
+    @Override
+    public Uuid clientInstanceId(Duration timeout) {
+        throw new IllegalStateException("FastLeaderConsumer does not push client telemetry, so it has no client instance id");
+    }
+
+    /** {@inheritDoc} Safe to call from any thread. */
+    @Override
+    public void wakeup() {
+        wakeupRequested.set(true);
+        inbox.wakeUp();
+    }
+
+    @Override
+    public void close() {
+        close(CloseOptions.timeout(Duration.ofMillis(30_000)));
+    }
+
+    @Override
+    public void close(Duration timeout) {
+        close(CloseOptions.timeout(timeout));
+    }
+
+    /**
+     * {@inheritDoc} With auto-commit, commits the positions first, within the timeout. Pending
+     * commit callbacks run before it returns. No consumer thread outlives it.
+     */
+    @Override
+    public void close(CloseOptions options) {
+        if (closed) {
+            return;
+        }
+        acquire();
+        try {
+            Duration timeout = options.timeout().orElse(Duration.ofMillis(30_000));
+            if (settings.autoCommit()) {
+                try {
+                    commitSync(currentPositions(), timeout);
+                } catch (RuntimeException e) {
+                    LOG.warn("Failed to commit offsets on close", e);
+                }
+            }
+            try {
+                inbox.runPending(0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            closed = true;
+            releaseResources();
+        } finally {
+            release();
+        }
+    }
+
+    private void releaseResources() {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            Utils.closeQuietly(resources.get(i), resources.get(i).getClass().getSimpleName());
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Waits for {@code future} on this thread, applying answers meanwhile; honours {@link #wakeup()}. */
+    private <T> T await(CompletableFuture<T> future, long deadlineMs, Supplier<String> timeoutMessage) {
+        future.whenComplete((result, failure) -> inbox.wakeUp());
+        while (!future.isDone()) {
+            long remainingMs = deadlineMs - clockMs.getAsLong();
+            if (remainingMs <= 0) {
+                future.cancel(false);
+                throw new TimeoutException(timeoutMessage.get());
+            }
+            applyPending(remainingMs);
+        }
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+    }
+
+    private static KafkaException unwrap(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof KafkaException kafka) {
+            return kafka;
+        }
+        return new KafkaException(cause);
+    }
+
+    private long deadline(Duration timeout) {
+        long nowMs = clockMs.getAsLong();
+        long timeoutMs = timeout.toMillis();
+        return timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
+    }
+
+    /** Enters a call; as in {@code KafkaConsumer}, a second thread is refused rather than served. */
+    private void acquire() {
+        long thread = Thread.currentThread().getId();
+        if (thread != owner.get() && !owner.compareAndSet(NO_OWNER, thread)) {
+            throw new ConcurrentModificationException("FastLeaderConsumer is not safe for multi-threaded access");
+        }
+        if (closed) {
+            owner.set(NO_OWNER);
+            throw new IllegalStateException("This consumer has already been closed.");
+        }
+        ownerDepth.incrementAndGet();
+    }
+
+    private void release() {
+        if (ownerDepth.decrementAndGet() == 0) {
+            owner.set(NO_OWNER);
+        }
+    }
+}

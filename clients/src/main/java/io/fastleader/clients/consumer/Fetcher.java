@@ -1,0 +1,334 @@
+package io.fastleader.clients.consumer;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.HintVerdict;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.LeaderHint;
+import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.FetchRequestData;
+import io.fastleader.protocol.message.FetchResponseData;
+
+/**
+ * The fetch path: one Fetch in flight per leader, answers applied on the consumer's thread, and
+ * records buffered until {@code poll} takes them.
+ *
+ * <p>A partition refused because its leader moved goes into the next Fetch to the new leader at
+ * once when the refusal's {@code CurrentLeader} advances the partition's epoch (KIP-951), and
+ * after backoff otherwise. Fetches carry {@code LastFetchedEpoch}, so a log truncated under the
+ * consumer comes back as {@code DivergingEpoch} in the same answer; against brokers older than
+ * Fetch v12, or with {@code fastleader.last.fetched.epoch.enabled=false}, a position read under an
+ * older leader is validated with OffsetsForLeaderEpoch first.
+ */
+final class Fetcher<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
+    /** The first Fetch version with {@code LastFetchedEpoch}. */
+    private static final short LAST_FETCHED_EPOCH_VERSION = 12;
+
+    private final ConnectionPool pool;
+    private final ClusterMetadata metadata;
+    private final LeaderCache cache;
+    private final ConsumerSettings settings;
+    private final RecordDecoding<K, V> decoding;
+    private final ExponentialBackoff backoff;
+    private final DoubleSupplier random;
+    private final ConsumerMetrics metrics;
+    private final Executor inbox;
+    private final LongSupplier clockMs;
+    private final Map<TopicPartition, PartitionState> assignment;
+    private final PendingErrors errors;
+
+    private final Map<Integer, InFlightFetch> inFlight = new HashMap<>();
+    private final ArrayDeque<PartitionRecords<K, V>> buffered = new ArrayDeque<>();
+
+    /**
+     * @param assignment the consumer's assigned partitions, read and written on the consumer's thread only
+     * @param inbox      runs Fetch answers on the consumer's thread
+     */
+    Fetcher(ConnectionPool pool, ClusterMetadata metadata, ConsumerSettings settings, RecordDecoding<K, V> decoding,
+            ExponentialBackoff backoff, DoubleSupplier random, ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs,
+            Map<TopicPartition, PartitionState> assignment, PendingErrors errors) {
+        this.pool = pool;
+        this.metadata = metadata;
+        this.cache = metadata.cache();
+        this.settings = settings;
+        this.decoding = decoding;
+        this.backoff = backoff;
+        this.random = random;
+        this.metrics = metrics;
+        this.inbox = inbox;
+        this.clockMs = clockMs;
+        this.assignment = assignment;
+        this.errors = errors;
+    }
+
+    /** One partition as a Fetch asked for it. */
+    private record Asked(PartitionState state, long fetchOffset, int leaderEpoch, boolean epochAdvanced) {
+    }
+
+    /** A Fetch on its way; {@code version} is set once the connection chose it. */
+    private static final class InFlightFetch {
+        final int node;
+        final long sentMs;
+        final Map<TopicPartition, Asked> partitions;
+        final Map<Uuid, String> topicNames = new HashMap<>();
+        volatile short version = -1;
+
+        InFlightFetch(int node, long sentMs, Map<TopicPartition, Asked> partitions) {
+            this.node = node;
+            this.sentMs = sentMs;
+            this.partitions = partitions;
+        }
+    }
+
+    /**
+     * Sends a Fetch to every leader that has fetchable partitions and no Fetch in flight.
+     * Partitions with records still buffered are left out, as {@code KafkaConsumer} does.
+     */
+    void sendFetches() {
+        long nowMs = clockMs.getAsLong();
+        Set<TopicPartition> withRecords = new HashSet<>();
+        buffered.forEach(records -> withRecords.add(records.partition()));
+        Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
+        for (PartitionState state : assignment.values()) {
+            TopicPartition partition = state.partition();
+            PartitionLeadership leadership = cache.leadership(partition);
+            if (leadership == null || !leadership.hasLeader() || withRecords.contains(partition)
+                    || inFlight.containsKey(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
+                continue;
+            }
+            if (state.failures() > 0 && nowMs < state.backoffUntilMs()) {
+                metrics.backoffSkipped();
+            }
+            boolean advanced = state.leaderEpochAdvanced(leadership.leaderEpoch());
+            if (advanced && !settings.lastFetchedEpochEnabled()) {
+                state.awaitValidation();
+                continue;
+            }
+            byLeader.computeIfAbsent(leadership.leaderId(), node -> new LinkedHashMap<>())
+                    .put(partition, new Asked(state, state.position().offset(), leadership.leaderEpoch(), advanced));
+        }
+        byLeader.forEach((node, partitions) -> send(new InFlightFetch(node, nowMs, partitions)));
+    }
+
+    private void send(InFlightFetch fetch) {
+        inFlight.put(fetch.node, fetch);
+        for (TopicPartition partition : fetch.partitions.keySet()) {
+            fetch.topicNames.put(cache.topicId(partition.topic()), partition.topic());
+        }
+        metrics.fetchSent();
+        pool.send(fetch.node, ApiKey.FETCH, version -> {
+            fetch.version = version;
+            return request(fetch, version);
+        }).whenComplete((response, failure) -> inbox.execute(() -> answered(fetch, response, failure)));
+    }
+
+    private FetchRequestData request(InFlightFetch fetch, short version) {
+        boolean sendLastFetchedEpoch = settings.lastFetchedEpochEnabled() && version >= LAST_FETCHED_EPOCH_VERSION;
+        Map<String, FetchRequestData.FetchTopic> topics = new LinkedHashMap<>();
+        fetch.partitions.forEach((partition, asked) -> topics.computeIfAbsent(partition.topic(),
+                        topic -> new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(cache.topicId(topic)))
+                .partitions().add(new FetchRequestData.FetchPartition()
+                        .setPartition(partition.partition())
+                        .setCurrentLeaderEpoch(asked.leaderEpoch())
+                        .setFetchOffset(asked.fetchOffset())
+                        .setLastFetchedEpoch(sendLastFetchedEpoch ? asked.state().position().lastFetchedEpoch() : -1)
+                        .setPartitionMaxBytes(settings.maxPartitionFetchBytes())));
+        return new FetchRequestData()
+                .setMaxWaitMs(settings.fetchMaxWaitMs())
+                .setMinBytes(settings.fetchMinBytes())
+                .setMaxBytes(settings.fetchMaxBytes())
+                .setIsolationLevel(settings.isolationLevel().id())
+                .setTopics(new ArrayList<>(topics.values()));
+    }
+
+    private void answered(InFlightFetch fetch, ApiMessage response, Throwable failure) {
+        inFlight.remove(fetch.node);
+        long nowMs = clockMs.getAsLong();
+        metrics.fetchAnswered(nowMs - fetch.sentMs);
+        FetchResponseData fetched = (FetchResponseData) response;
+        if (failure != null || fetched.errorCode() != Errors.NONE.code()) {
+            LOG.debug("Fetch to node {} failed: {}", fetch.node,
+                    failure != null ? failure.toString() : Errors.forCode(fetched.errorCode()));
+            Set<String> topics = new HashSet<>();
+            fetch.partitions.forEach((partition, asked) -> {
+                refuse(asked, nowMs);
+                topics.add(partition.topic());
+            });
+            metadata.onLeaderError(topics);
+            return;
+        }
+        List<LeaderHint> hints = new ArrayList<>();
+        Map<TopicPartition, Asked> moved = new HashMap<>();
+        Set<String> stale = new HashSet<>();
+        for (FetchResponseData.FetchableTopicResponse topic : fetched.responses()) {
+            String name = topic.topic().isEmpty() ? fetch.topicNames.get(topic.topicId()) : topic.topic();
+            for (FetchResponseData.PartitionData data : topic.partitions()) {
+                TopicPartition partition = new TopicPartition(name, data.partitionIndex());
+                Asked asked = fetch.partitions.get(partition);
+                if (asked == null || !stillCurrent(asked)) {
+                    continue;
+                }
+                switch (FetchErrorKind.of(Errors.forCode(data.errorCode()))) {
+                    case NONE -> accept(fetch, asked, data);
+                    case LEADER_MOVED -> {
+                        moved.put(partition, asked);
+                        hints.add(new LeaderHint(partition, cache.topicId(name),
+                                data.currentLeader().leaderId(), data.currentLeader().leaderEpoch()));
+                    }
+                    case STALE_METADATA -> {
+                        refuse(asked, nowMs);
+                        stale.add(name);
+                    }
+                    case RETRY_LATER -> refuse(asked, nowMs);
+                    case OFFSET_OUT_OF_RANGE -> errors.capture(() -> asked.state().outOfRange(asked.fetchOffset(), settings.resetStrategy()));
+                    case FATAL -> errors.add(Errors.forCode(data.errorCode()).exception(
+                            "Fetching " + partition + " failed: " + Errors.forCode(data.errorCode()).message()));
+                }
+            }
+        }
+        leaderMoved(moved, hints, fetched, nowMs);
+        if (!stale.isEmpty()) {
+            metadata.onLeaderError(stale);
+        }
+    }
+
+    /** Whether the partition is still assigned and at the position the Fetch asked for. */
+    private boolean stillCurrent(Asked asked) {
+        PartitionState state = asked.state();
+        return assignment.get(state.partition()) == state && state.phase() == PartitionState.Phase.FETCHING
+                && state.position().offset() == asked.fetchOffset();
+    }
+
+    private void accept(InFlightFetch fetch, Asked asked, FetchResponseData.PartitionData data) {
+        PartitionState state = asked.state();
+        if (asked.epochAdvanced() && fetch.version < LAST_FETCHED_EPOCH_VERSION) {
+            // The broker could not check LastFetchedEpoch: validate before trusting these records.
+            state.awaitValidation();
+            return;
+        }
+        if (data.divergingEpoch().epoch() >= 0 || data.divergingEpoch().endOffset() >= 0) {
+            metrics.truncationDetected();
+            errors.capture(() -> state.epochEnds(new EpochEndOffset(data.divergingEpoch().epoch(), data.divergingEpoch().endOffset()),
+                    settings.resetStrategy()));
+            return;
+        }
+        state.fetched(data.highWatermark(), data.lastStableOffset());
+        PartitionRecords<K, V> records = new PartitionRecords<>(state.partition(), asked.fetchOffset(), data, decoding);
+        if (!records.isDrained()) {
+            buffered.add(records);
+        } else if (records.nextOffset() > asked.fetchOffset()) {
+            state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
+        }
+    }
+
+    /**
+     * Partitions refused because their leader moved: the hints they carry go to the leader cache
+     * (an accepted one advances the epoch, which makes the partition fetchable at once); without
+     * hints the topics' metadata is refreshed.
+     */
+    private void leaderMoved(Map<TopicPartition, Asked> moved, List<LeaderHint> hints, FetchResponseData response, long nowMs) {
+        if (moved.isEmpty()) {
+            return;
+        }
+        if (settings.leaderHintsEnabled()) {
+            Map<TopicPartition, HintVerdict> verdicts = metadata.onLeaderHints(hints, FetchResponseHints.endpoints(response));
+            LOG.debug("Leader hints for {}: {}", moved.keySet(), verdicts);
+        } else {
+            Set<String> topics = new HashSet<>();
+            moved.keySet().forEach(partition -> topics.add(partition.topic()));
+            metadata.onLeaderError(topics);
+        }
+        moved.values().forEach(asked -> refuse(asked, nowMs));
+    }
+
+    private void refuse(Asked asked, long nowMs) {
+        PartitionState state = asked.state();
+        state.refused(asked.leaderEpoch(), nowMs, backoff.millis(state.failures() + 1, random.getAsDouble()));
+    }
+
+
+
+    /**
+     * Up to {@code maxRecords} buffered records of partitions still fetching at the position the
+     * records start at, advancing each partition's position past what it hands out. Records of a
+     * paused partition stay buffered; those of a partition moved by a seek are dropped.
+     */
+    ConsumerRecords<K, V> collect(int maxRecords) {
+        Map<TopicPartition, List<ConsumerRecord<K, V>>> records = new LinkedHashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> nextOffsets = new LinkedHashMap<>();
+        int budget = maxRecords;
+        long bytes = 0;
+        for (Iterator<PartitionRecords<K, V>> it = buffered.iterator(); it.hasNext() && budget > 0; ) {
+            PartitionRecords<K, V> partitionRecords = it.next();
+            PartitionState state = assignment.get(partitionRecords.partition());
+            if (state == null || state.phase() != PartitionState.Phase.FETCHING
+                    || state.position().offset() != partitionRecords.nextOffset()) {
+                it.remove();
+                continue;
+            }
+            if (state.isPaused()) {
+                continue;
+            }
+            List<ConsumerRecord<K, V>> taken;
+            try {
+                taken = partitionRecords.take(budget);
+            } catch (RuntimeException e) {
+                if (records.isEmpty()) {
+                    throw e;
+                }
+                break;
+            }
+            FetchPosition next = new FetchPosition(partitionRecords.nextOffset(), partitionRecords.lastEpoch());
+            state.advance(next);
+            if (partitionRecords.isDrained()) {
+                it.remove();
+            }
+            if (!taken.isEmpty()) {
+                records.computeIfAbsent(state.partition(), p -> new ArrayList<>()).addAll(taken);
+                budget -= taken.size();
+                for (ConsumerRecord<K, V> record : taken) {
+                    bytes += Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+                }
+            }
+            nextOffsets.put(state.partition(), new OffsetAndMetadata(next.offset(), next.offsetEpoch(), ""));
+        }
+        if (!records.isEmpty()) {
+            metrics.consumed(maxRecords - budget, bytes);
+        }
+        return new ConsumerRecords<>(records, nextOffsets);
+    }
+
+
+
+    /** Drops the buffered records of a partition: unassigned, or moved by a seek. */
+    void forget(TopicPartition partition) {
+        buffered.removeIf(records -> records.partition().equals(partition));
+    }
+}
