@@ -140,7 +140,7 @@ final class Fetcher<K, V> {
     private void send(InFlightFetch fetch) {
         inFlight.put(fetch.node, fetch);
         for (TopicPartition partition : fetch.partitions.keySet()) {
-            fetch.topicNames.put(cache.topicId(partition.topic()), partition.topic());
+            fetch.topicNames.put(topicId(partition.topic()), partition.topic());
         }
         metrics.fetchSent();
         pool.send(fetch.node, ApiKey.FETCH, version -> {
@@ -153,7 +153,7 @@ final class Fetcher<K, V> {
         boolean sendLastFetchedEpoch = settings.lastFetchedEpochEnabled() && version >= LAST_FETCHED_EPOCH_VERSION;
         Map<String, FetchRequestData.FetchTopic> topics = new LinkedHashMap<>();
         fetch.partitions.forEach((partition, asked) -> topics.computeIfAbsent(partition.topic(),
-                        topic -> new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(cache.topicId(topic)))
+                        topic -> new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(topicId(topic)))
                 .partitions().add(new FetchRequestData.FetchPartition()
                         .setPartition(partition.partition())
                         .setCurrentLeaderEpoch(asked.leaderEpoch())
@@ -199,7 +199,7 @@ final class Fetcher<K, V> {
                     case NONE -> accept(fetch, asked, data);
                     case LEADER_MOVED -> {
                         moved.put(partition, asked);
-                        hints.add(new LeaderHint(partition, cache.topicId(name),
+                        hints.add(new LeaderHint(partition, topicId(name),
                                 data.currentLeader().leaderId(), data.currentLeader().leaderEpoch()));
                     }
                     case STALE_METADATA -> {
@@ -217,6 +217,11 @@ final class Fetcher<K, V> {
         if (!stale.isEmpty()) {
             metadata.onLeaderError(stale);
         }
+    }
+
+    /** The topic's id; zero, which no broker matches, when the client has not learned it. */
+    private Uuid topicId(String topic) {
+        return cache.topicId(topic).orElse(Uuid.ZERO_UUID);
     }
 
     /** Whether the partition is still assigned and at the position the Fetch asked for. */
@@ -241,10 +246,13 @@ final class Fetcher<K, V> {
         }
         state.fetched(data.highWatermark(), data.lastStableOffset());
         PartitionRecords<K, V> records = new PartitionRecords<>(state.partition(), asked.fetchOffset(), data, decoding);
+        // Batches the application never sees (markers, aborted transactions) are behind the position at once,
+        // so a buffered PartitionRecords always starts where its partition's position is.
+        if (records.nextOffset() > asked.fetchOffset()) {
+            state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
+        }
         if (!records.isDrained()) {
             buffered.add(records);
-        } else if (records.nextOffset() > asked.fetchOffset()) {
-            state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
         }
     }
 
