@@ -116,9 +116,13 @@ final class Fetcher<K, V> {
         Set<TopicPartition> withRecords = new HashSet<>();
         buffered.forEach(records -> withRecords.add(records.partition()));
         Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
+        Set<String> leaderless = new HashSet<>();
         for (PartitionState state : assignment.values()) {
             TopicPartition partition = state.partition();
             PartitionLeadership leadership = cache.leadership(partition);
+            if (leadership != null && !leadership.hasLeader()) {
+                leaderless.add(partition.topic());
+            }
             if (leadership == null || !leadership.hasLeader() || withRecords.contains(partition)
                     || inFlight.containsKey(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
                 continue;
@@ -135,6 +139,10 @@ final class Fetcher<K, V> {
                     .put(partition, new Asked(state, state.position().offset(), leadership.leaderEpoch(), advanced));
         }
         byLeader.forEach((node, partitions) -> send(new InFlightFetch(node, nowMs, partitions)));
+        if (!leaderless.isEmpty()) {
+            // An election is under way: ask again (the refresh schedule's backoff keeps this from looping).
+            metadata.onLeaderError(leaderless);
+        }
     }
 
     private void send(InFlightFetch fetch) {
@@ -239,9 +247,11 @@ final class Fetcher<K, V> {
             return;
         }
         if (data.divergingEpoch().epoch() >= 0 || data.divergingEpoch().endOffset() >= 0) {
-            metrics.truncationDetected();
-            errors.capture(() -> state.epochEnds(new EpochEndOffset(data.divergingEpoch().epoch(), data.divergingEpoch().endOffset()),
-                    settings.resetStrategy()));
+            EpochEndOffset end = new EpochEndOffset(data.divergingEpoch().epoch(), data.divergingEpoch().endOffset());
+            if (end.truncates(state.position())) {
+                metrics.truncationDetected();
+            }
+            errors.capture(() -> state.epochEnds(end, settings.resetStrategy()));
             return;
         }
         state.fetched(data.highWatermark(), data.lastStableOffset());
