@@ -63,8 +63,8 @@ class FastLeaderConsumerTest {
 
     /** Every request the brokers saw, in arrival order. */
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
-    private static final int LEADER = 0;
-    private static final int LEADER_EPOCH = 5;
+    private volatile int leader = 0;
+    private volatile int leaderEpoch = 5;
     private volatile FetchScript fetches;
     private volatile EpochScript epochs = (node, request) -> {
         throw new AssertionError("no OffsetsForLeaderEpoch expected");
@@ -186,6 +186,27 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testValidatesWithOffsetsForLeaderEpochWhenTheBrokerIsTooOldForLastFetchedEpoch() throws Exception {
+        start(Map.of(ApiKey.FETCH, (short) 11), Map.of(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 10), (node, index, asked) -> {
+            if (node == 0) {
+                // Fetch v11 carries no hint: the move is learned from Metadata.
+                leader = 1;
+                leaderEpoch = 6;
+                return refused(Errors.NOT_LEADER_OR_FOLLOWER, -1, -1);
+            }
+            return records(asked.fetchOffset(), 6, index == 1 ? "unvalidated" : "validated");
+        });
+        epochs = (node, asked) -> epochEnd(asked.partition(), 5, 150);
+        consumer.seek(PARTITION, new OffsetAndMetadata(100, Optional.of(5), ""));
+
+        assertThat(values(consumer.poll(POLL))).containsExactly("validated");
+
+        assertThat(seen).filteredOn(s -> s.api() != ApiKey.METADATA).extracting(Seen::api, Seen::node).startsWith(
+                tuple(ApiKey.FETCH, 0), tuple(ApiKey.FETCH, 1), tuple(ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), tuple(ApiKey.FETCH, 1));
+        assertThat(requests(ApiKey.OFFSET_FOR_LEADER_EPOCH)).hasSize(1);
+    }
+
+    @Test
     void testSubscribeIsRefusedWithAClearMessage() throws Exception {
         start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
 
@@ -222,8 +243,12 @@ class FastLeaderConsumerTest {
     }
 
     private void start(Map<String, Object> overrides, FetchScript script) throws Exception {
+        start(Map.of(), overrides, script);
+    }
+
+    private void start(Map<ApiKey, Short> maxVersions, Map<String, Object> overrides, FetchScript script) throws Exception {
         fetches = script;
-        brokers = new ScriptedBrokers(2, this::answer);
+        brokers = new ScriptedBrokers(2, maxVersions, this::answer);
         Map<String, Object> configs = new HashMap<>();
         configs.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrap());
         configs.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 60_000);
@@ -258,8 +283,8 @@ class FastLeaderConsumerTest {
             response.brokers().add(new MetadataResponseBroker().setNodeId(node).setHost("127.0.0.1").setPort(brokers.port(node)));
         }
         MetadataResponseTopic topic = new MetadataResponseTopic().setName(TOPIC).setTopicId(TOPIC_ID);
-        topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(LEADER)
-                .setLeaderEpoch(LEADER_EPOCH).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
+        topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(leader)
+                .setLeaderEpoch(leaderEpoch).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
         response.topics().add(topic);
         return response;
     }
@@ -274,8 +299,10 @@ class FastLeaderConsumerTest {
         FetchResponseData response = response(new FetchResponseData.PartitionData().setPartitionIndex(0)
                 .setErrorCode(error.code())
                 .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(hintedLeader).setLeaderEpoch(hintedEpoch)));
-        response.nodeEndpoints().add(new FetchResponseData.NodeEndpoint().setNodeId(hintedLeader).setHost("127.0.0.1")
-                .setPort(brokers.port(hintedLeader)));
+        if (hintedLeader >= 0) {
+            response.nodeEndpoints().add(new FetchResponseData.NodeEndpoint().setNodeId(hintedLeader).setHost("127.0.0.1")
+                    .setPort(brokers.port(hintedLeader)));
+        }
         return response;
     }
 
