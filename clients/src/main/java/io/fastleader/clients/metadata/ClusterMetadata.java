@@ -30,6 +30,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.MetadataRequestData;
@@ -56,6 +57,10 @@ public final class ClusterMetadata implements AutoCloseable {
     private final LeaderCache cache;
     private final LongSupplier clockMs;
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
+    /** Bound on waiting for the refresh thread at close, should an answer being applied hang. */
+    private static final long THREAD_END_MILLIS = 10_000;
+
+    private final ClientThreads threads = new ClientThreads();
     private final ScheduledExecutorService thread;
     private final Object lock = new Object();
     /** Guarded by {@code lock}, as is everything below. */
@@ -92,12 +97,8 @@ public final class ClusterMetadata implements AutoCloseable {
         // Registered first, so the pool can reach a new leader before any other listener acts on it.
         cache.addListener((partition, previous, current) -> syncPoolNodes());
         this.schedule = new RefreshSchedule(config, random);
-        String name = "fastleader-metadata-" + INSTANCES.incrementAndGet();
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread refresher = new Thread(task, name);
-            refresher.setDaemon(true);
-            return refresher;
-        });
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
+                threads.named("fastleader-metadata-" + INSTANCES.incrementAndGet() + "-"));
         executor.setRemoveOnCancelPolicy(true);
         this.thread = executor;
         pool.updateNodes(bootstrap);
@@ -200,6 +201,8 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         thread.shutdownNow();
         waits.forEach(wait -> wait.completeExceptionally(new KafkaException("the client's metadata is closed")));
+        // Its tasks only send requests and apply answers: it ends as soon as the one running returns.
+        threads.awaitEnd(THREAD_END_MILLIS);
     }
 
     private void poke() {
