@@ -315,12 +315,22 @@ public final class ClusterMetadata implements AutoCloseable {
                 .setAllowAutoTopicCreation(config.allowAutoTopicCreation());
     }
 
-    /** The broker that answered last, else the first known broker, else the first bootstrap server. */
+    /**
+     * The broker that answered last, unless its connection is busy (a Metadata request would wait
+     * behind, say, a consumer's long-polling Fetch) and another known broker's is not; else the
+     * first known broker, else the first bootstrap server.
+     */
     private int chooseNode() {
-        if (cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode)) {
-            return metadataNode;
+        int preferred = cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode) ? metadataNode : rotation().get(0);
+        if (!pool.isBusy(preferred)) {
+            return preferred;
         }
-        return rotation().get(0);
+        for (int node : rotation()) {
+            if (cache.node(node) != null && !pool.isBusy(node)) {
+                return node;
+            }
+        }
+        return preferred;
     }
 
     private int nextNode(int failed) {

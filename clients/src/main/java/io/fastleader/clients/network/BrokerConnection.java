@@ -165,6 +165,16 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
+    /** Requests sent or queued and not yet answered. */
+    public int pendingRequests() {
+        lock.lock();
+        try {
+            return inFlight.size() + queued.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether the connection is still usable. */
     public boolean isOpen() {
         lock.lock();

@@ -137,6 +137,20 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
+     * Whether node {@code nodeId}'s open connection has requests not yet answered. A broker reads
+     * one request per connection at a time, so a request sent there waits behind them (a consumer's
+     * Fetch may wait there for {@code fetch.max.wait.ms}).
+     */
+    public boolean isBusy(int nodeId) {
+        BrokerConnection open;
+        synchronized (lock) {
+            Node node = nodes.get(nodeId);
+            open = node == null || node.attempt == null ? null : node.attempt.connection;
+        }
+        return open != null && open.pendingRequests() > 0;
+    }
+
+    /**
      * Opens a connection to node {@code nodeId} ahead of need, unless one is open or opening.
      *
      * @return completes once the connection is ready; fails as {@link #send} does
