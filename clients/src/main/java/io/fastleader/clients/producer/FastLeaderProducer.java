@@ -64,7 +64,7 @@ import io.fastleader.clients.network.ExponentialBackoff;
  *
  * <p>Not supported yet: transactions (every transactional method throws
  * {@link UnsupportedOperationException}, and {@code transactional.id} is refused), {@code acks=0},
- * splitting a batch the broker finds too large, adaptive partitioning and client telemetry.
+ * adaptive partitioning and client telemetry.
  *
  * <p>Thread-safe: share one instance between threads, as with {@code KafkaProducer}.
  */
