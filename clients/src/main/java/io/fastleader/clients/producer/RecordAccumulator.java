@@ -232,7 +232,8 @@ public final class RecordAccumulator {
     public void reenqueue(ProducerBatch batch) {
         Deque<ProducerBatch> queue = queues.computeIfAbsent(batch.topicPartition(), p -> new ArrayDeque<>());
         synchronized (queue) {
-            // Read under the queue's monitor: abortAll's pass over this queue then either finds the batch or comes before the read.
+            // Read under the queue's monitor: if abortAll has not set it yet, its pass over this
+            // queue, which comes after, finds the batch.
             if (abortedWith == null) {
                 insertAtHead(queue, batch);
                 return;

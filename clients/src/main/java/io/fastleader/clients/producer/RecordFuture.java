@@ -75,7 +75,8 @@ final class RecordFuture implements Future<RecordMetadata> {
         while (true) {
             Slot current = slot;
             if (!current.outcome().await(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS)) {
-                throw new TimeoutException("Timed out after " + unit.toMillis(timeout) + " ms waiting for the record to be acknowledged");
+                throw new TimeoutException("Timed out after " + unit.toMillis(timeout)
+                        + " ms waiting for the record to be acknowledged");
             }
             if (!current.outcome().wasSplit()) {
                 return valueOrThrow(current);

@@ -181,7 +181,7 @@ class SenderTest {
     @Test
     void testABatchRefusedAsTooLargeIsSplitAndEachRecordAcknowledgedOnceInOrder() throws Exception {
         List<String> callbacks = new CopyOnWriteArrayList<>();
-        List<Future<RecordMetadata>> futures = sendFourRecordsRefusedAsTooLargeThenAcceptedInHalves(callbacks);
+        List<Future<RecordMetadata>> futures = sendFourRecordsInOneBatch(refusedOnceThenWrittenAtSequence(), callbacks);
 
         awaitEveryBatchEnded();
 
@@ -197,7 +197,7 @@ class SenderTest {
 
     @Test
     void testTheHalvesOfASplitBatchKeepItsSequenceNumbers() throws Exception {
-        sendFourRecordsRefusedAsTooLargeThenAcceptedInHalves(new ArrayList<>());
+        sendFourRecordsInOneBatch(refusedOnceThenWrittenAtSequence(), new ArrayList<>());
 
         awaitEveryBatchEnded();
 
@@ -208,7 +208,7 @@ class SenderTest {
 
     @Test
     void testASplitCountsItsResentRecordsAsRetriesAndTheBatchAsSplit() throws Exception {
-        sendFourRecordsRefusedAsTooLargeThenAcceptedInHalves(new ArrayList<>());
+        sendFourRecordsInOneBatch(refusedOnceThenWrittenAtSequence(), new ArrayList<>());
 
         awaitEveryBatchEnded();
 
@@ -220,12 +220,9 @@ class SenderTest {
 
     @Test
     void testAHalfStillTooLargeIsSplitAgain() throws Exception {
-        start(lingering(), (node, index) -> produced.get(index).records() > 1 ? refused(Errors.MESSAGE_TOO_LARGE)
-                : written(100 + produced.get(index).baseSequence()));
         List<String> callbacks = new CopyOnWriteArrayList<>();
-        appendFour(callbacks);
-        clock.addAndGet(LINGER_MS);
-        sender.wakeup();
+        sendFourRecordsInOneBatch((node, index) -> produced.get(index).records() > 1 ? refused(Errors.MESSAGE_TOO_LARGE)
+                : writtenAtSequence(index), callbacks);
 
         awaitEveryBatchEnded();
 
@@ -276,38 +273,37 @@ class SenderTest {
     }
 
     /**
-     * Four records lingering in one batch, then sent: the broker refuses the batch as too large and
-     * writes each half it gets next at offset 100 + the half's first sequence number.
+     * Appends r0 .. r3, which linger in one batch, then sends it to a broker answering by {@code produce};
+     * each callback adds "value@offset" to {@code callbacks}.
      */
-    private List<Future<RecordMetadata>> sendFourRecordsRefusedAsTooLargeThenAcceptedInHalves(List<String> callbacks)
+    private List<Future<RecordMetadata>> sendFourRecordsInOneBatch(ProduceScript produce, List<String> callbacks)
             throws Exception {
-        start(lingering(), (node, index) -> index == 0 ? refused(Errors.MESSAGE_TOO_LARGE)
-                : written(100 + produced.get(index).baseSequence()));
-        List<Future<RecordMetadata>> futures = appendFour(callbacks);
-        clock.addAndGet(LINGER_MS);
-        sender.wakeup();
-        return futures;
-    }
-
-    /** Waits, as {@code flush()} does, until every batch has ended and its callbacks have run. */
-    private void awaitEveryBatchEnded() throws InterruptedException {
-        accumulator.beginFlush().await();
-    }
-
-    /** Batches wait for linger.ms on the test's clock, so records appended one by one share a batch. */
-    private static Map<String, Object> lingering() {
-        return Map.of(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
-    }
-
-    /** Appends r0 .. r3; each callback adds "value@offset" to {@code callbacks}. */
-    private List<Future<RecordMetadata>> appendFour(List<String> callbacks) throws InterruptedException {
+        // Batches wait for linger.ms on the test's clock, so the records appended one by one share one.
+        start(Map.of(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000), produce);
         List<Future<RecordMetadata>> futures = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             String value = "r" + i;
             futures.add(accumulator.append(PARTITION, 0L, null, value.getBytes(), new Header[0],
                     (metadata, error) -> callbacks.add(value + "@" + metadata.offset()), 1_000, clock.get()).future());
         }
+        clock.addAndGet(LINGER_MS);
+        sender.wakeup();
         return futures;
+    }
+
+    /** The first Produce request is refused as too large; every later one is written at {@link #writtenAtSequence}. */
+    private ProduceScript refusedOnceThenWrittenAtSequence() {
+        return (node, index) -> index == 0 ? refused(Errors.MESSAGE_TOO_LARGE) : writtenAtSequence(index);
+    }
+
+    /** The n-th request's batch written at offset 100 + its first sequence number, as if no other producer wrote. */
+    private ProduceResponseData writtenAtSequence(int index) {
+        return written(100 + produced.get(index).baseSequence());
+    }
+
+    /** Waits, as {@code flush()} does, until every batch has ended and its callbacks have run. */
+    private void awaitEveryBatchEnded() throws InterruptedException {
+        accumulator.beginFlush().await();
     }
 
     private void start(Map<String, Object> overrides, ProduceScript produce) throws Exception {
