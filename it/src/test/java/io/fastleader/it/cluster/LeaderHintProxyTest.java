@@ -184,6 +184,11 @@ class LeaderHintProxyTest {
         AtomicInteger outstandingPeak = new AtomicInteger();
 
         try (BrokerConnection connection = BrokerConnection.open(proxy.nodeAddress(OLD_LEADER), config(requests))) {
+            // Admin sees the new topic's ISR full a moment before its leader has taken the partition on.
+            Await.until("the steady topic's leader accepting records", Duration.ofSeconds(30), () -> {
+                ProduceResponseData probe = (ProduceResponseData) connection.send(ApiKey.PRODUCE, produce(steady, -1)).get(30, TimeUnit.SECONDS);
+                return probe.responses().iterator().next().partitionResponses().get(0).errorCode() == Errors.NONE.code();
+            });
             for (int i = 0; i < requests; i++) {
                 int index = i;
                 CompletableFuture<?> future = connection.send(ApiKey.PRODUCE, produce(i % 2 == 0 ? steady : moved, i));
