@@ -88,10 +88,9 @@ public final class ConsumerSettings {
         return ClientUtils.parseAndValidateAddresses(kafka);
     }
 
-    /** {@code client.id}, or a generated {@code fastleader-consumer-N} when none was given. */
-    public String clientId(int generatedIndex) {
-        String clientId = kafka.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
-        return clientId == null || clientId.isEmpty() ? "fastleader-consumer-" + generatedIndex : clientId;
+    /** {@code client.id}; when none was given, Kafka's {@code consumer-<group.id>-<n>}, as {@code ConsumerConfig} generates it. */
+    public String clientId() {
+        return kafka.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
     }
 
     /** {@code group.id}, if given: needed to commit and read committed offsets. */

@@ -13,4 +13,9 @@ record EpochEndOffset(int epoch, long endOffset) {
     boolean isDefined() {
         return epoch >= 0 && endOffset >= 0;
     }
+
+    /** Whether the leader's log ends this epoch before {@code position}: what was read past it is gone. */
+    boolean truncates(FetchPosition position) {
+        return isDefined() && endOffset < position.offset();
+    }
 }

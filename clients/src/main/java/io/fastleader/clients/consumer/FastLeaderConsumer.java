@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -15,7 +16,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentModificationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -85,7 +85,6 @@ import io.fastleader.clients.network.ExponentialBackoff;
 public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
-    private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
     private static final long NO_OWNER = -1;
     private static final String NO_GROUP_SUBSCRIPTION =
             "FastLeaderConsumer does not support group subscription yet; assign partitions with assign()";
@@ -140,7 +139,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     public FastLeaderConsumer(Map<String, Object> configs, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
         this.settings = ConsumerSettings.parse(configs, keyDeserializer, valueDeserializer);
         ConsumerConfig kafka = settings.kafkaConfig();
-        String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
+        String clientId = settings.clientId();
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
             this.metrics = register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
@@ -356,10 +355,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             while (true) {
                 maybeAutoCommit();
                 errors.throwOldest();
-                positions.resolve();
                 ConsumerRecords<K, V> records = fetcher.collect(settings.maxPollRecords());
                 // Sent before returning, so brokers gather the next records while the application works.
                 fetcher.sendFetches();
+                // After the fetches: building them can find positions to validate.
+                positions.resolve();
                 if (!records.isEmpty()) {
                     return interceptors.onConsume(records);
                 }

@@ -116,9 +116,13 @@ final class Fetcher<K, V> {
         Set<TopicPartition> withRecords = new HashSet<>();
         buffered.forEach(records -> withRecords.add(records.partition()));
         Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
+        Set<String> leaderless = new HashSet<>();
         for (PartitionState state : assignment.values()) {
             TopicPartition partition = state.partition();
             PartitionLeadership leadership = cache.leadership(partition);
+            if (leadership != null && !leadership.hasLeader()) {
+                leaderless.add(partition.topic());
+            }
             if (leadership == null || !leadership.hasLeader() || withRecords.contains(partition)
                     || inFlight.containsKey(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
                 continue;
@@ -135,12 +139,16 @@ final class Fetcher<K, V> {
                     .put(partition, new Asked(state, state.position().offset(), leadership.leaderEpoch(), advanced));
         }
         byLeader.forEach((node, partitions) -> send(new InFlightFetch(node, nowMs, partitions)));
+        if (!leaderless.isEmpty()) {
+            // An election is under way: ask again (the refresh schedule's backoff keeps this from looping).
+            metadata.onLeaderError(leaderless);
+        }
     }
 
     private void send(InFlightFetch fetch) {
         inFlight.put(fetch.node, fetch);
         for (TopicPartition partition : fetch.partitions.keySet()) {
-            fetch.topicNames.put(cache.topicId(partition.topic()), partition.topic());
+            fetch.topicNames.put(topicId(partition.topic()), partition.topic());
         }
         metrics.fetchSent();
         pool.send(fetch.node, ApiKey.FETCH, version -> {
@@ -153,7 +161,7 @@ final class Fetcher<K, V> {
         boolean sendLastFetchedEpoch = settings.lastFetchedEpochEnabled() && version >= LAST_FETCHED_EPOCH_VERSION;
         Map<String, FetchRequestData.FetchTopic> topics = new LinkedHashMap<>();
         fetch.partitions.forEach((partition, asked) -> topics.computeIfAbsent(partition.topic(),
-                        topic -> new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(cache.topicId(topic)))
+                        topic -> new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(topicId(topic)))
                 .partitions().add(new FetchRequestData.FetchPartition()
                         .setPartition(partition.partition())
                         .setCurrentLeaderEpoch(asked.leaderEpoch())
@@ -199,7 +207,7 @@ final class Fetcher<K, V> {
                     case NONE -> accept(fetch, asked, data);
                     case LEADER_MOVED -> {
                         moved.put(partition, asked);
-                        hints.add(new LeaderHint(partition, cache.topicId(name),
+                        hints.add(new LeaderHint(partition, topicId(name),
                                 data.currentLeader().leaderId(), data.currentLeader().leaderEpoch()));
                     }
                     case STALE_METADATA -> {
@@ -219,6 +227,11 @@ final class Fetcher<K, V> {
         }
     }
 
+    /** The topic's id; zero, which no broker matches, when the client has not learned it. */
+    private Uuid topicId(String topic) {
+        return cache.topicId(topic).orElse(Uuid.ZERO_UUID);
+    }
+
     /** Whether the partition is still assigned and at the position the Fetch asked for. */
     private boolean stillCurrent(Asked asked) {
         PartitionState state = asked.state();
@@ -234,17 +247,22 @@ final class Fetcher<K, V> {
             return;
         }
         if (data.divergingEpoch().epoch() >= 0 || data.divergingEpoch().endOffset() >= 0) {
-            metrics.truncationDetected();
-            errors.capture(() -> state.epochEnds(new EpochEndOffset(data.divergingEpoch().epoch(), data.divergingEpoch().endOffset()),
-                    settings.resetStrategy()));
+            EpochEndOffset end = new EpochEndOffset(data.divergingEpoch().epoch(), data.divergingEpoch().endOffset());
+            if (end.truncates(state.position())) {
+                metrics.truncationDetected();
+            }
+            errors.capture(() -> state.epochEnds(end, settings.resetStrategy()));
             return;
         }
         state.fetched(data.highWatermark(), data.lastStableOffset());
         PartitionRecords<K, V> records = new PartitionRecords<>(state.partition(), asked.fetchOffset(), data, decoding);
+        // Batches the application never sees (markers, aborted transactions) are behind the position at once,
+        // so a buffered PartitionRecords always starts where its partition's position is.
+        if (records.nextOffset() > asked.fetchOffset()) {
+            state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
+        }
         if (!records.isDrained()) {
             buffered.add(records);
-        } else if (records.nextOffset() > asked.fetchOffset()) {
-            state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
         }
     }
 

@@ -113,6 +113,10 @@ final class PartitionRecords<K, V> {
         return taken;
     }
 
+    TopicPartition partition() {
+        return partition;
+    }
+
     /**
      * The offset the partition's next fetch starts at: after the last record handed out, or after
      * batches skipped whole.

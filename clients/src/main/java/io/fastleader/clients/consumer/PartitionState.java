@@ -210,7 +210,7 @@ final class PartitionState {
             phase = Phase.STOPPED;
             throw new NoOffsetForPartitionException(partition);
         }
-        if (end.endOffset() < position.offset()) {
+        if (end.truncates(position)) {
             FetchPosition diverged = new FetchPosition(end.endOffset(), Optional.of(end.epoch()));
             if (!strategy.resets()) {
                 phase = Phase.STOPPED;

@@ -192,7 +192,7 @@ final class PositionResolver {
                 Errors error = Errors.forCode(result.errorCode());
                 if (error == Errors.NONE) {
                     EpochEndOffset end = new EpochEndOffset(result.leaderEpoch(), result.endOffset());
-                    if (end.isDefined() && end.endOffset() < state.position().offset()) {
+                    if (end.truncates(state.position())) {
                         metrics.truncationDetected();
                     }
                     errors.capture(() -> state.epochEnds(end, settings.resetStrategy()));

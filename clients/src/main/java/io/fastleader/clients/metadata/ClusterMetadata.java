@@ -89,6 +89,8 @@ public final class ClusterMetadata implements AutoCloseable {
             bootstrap.put(-1 - i, bootstrapServers.get(i));
         }
         this.cache = new LeaderCache(metrics);
+        // Registered first, so the pool can reach a new leader before any other listener acts on it.
+        cache.addListener((partition, previous, current) -> syncPoolNodes());
         this.schedule = new RefreshSchedule(config, random);
         String name = "fastleader-metadata-" + INSTANCES.incrementAndGet();
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {

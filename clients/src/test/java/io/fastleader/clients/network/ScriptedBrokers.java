@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -37,10 +38,17 @@ public final class ScriptedBrokers implements AutoCloseable {
     private final List<ServerSocket> servers = new ArrayList<>();
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
     private final Script script;
+    private final Map<ApiKey, Short> maxVersions;
 
-    /** Starts {@code count} brokers, node ids 0 .. count-1. */
+    /** Starts {@code count} brokers, node ids 0 .. count-1, speaking every version the client speaks. */
     public ScriptedBrokers(int count, Script script) throws IOException {
+        this(count, Map.of(), script);
+    }
+
+    /** Starts {@code count} brokers that speak at most {@code maxVersions} of the APIs named there: older brokers. */
+    public ScriptedBrokers(int count, Map<ApiKey, Short> maxVersions, Script script) throws IOException {
         this.script = script;
+        this.maxVersions = Map.copyOf(maxVersions);
         for (int node = 0; node < count; node++) {
             ServerSocket server = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
             servers.add(server);
@@ -85,7 +93,7 @@ public final class ScriptedBrokers implements AutoCloseable {
                 RequestHeaderData header = new RequestHeaderData(reader, api.requestHeaderVersion(version));
                 ApiMessage request = api.newRequest();
                 request.read(reader, version);
-                ApiMessage answer = api == ApiKey.API_VERSIONS ? everyApi() : script.answer(nodeId, api, request);
+                ApiMessage answer = api == ApiKey.API_VERSIONS ? advertisedVersions() : script.answer(nodeId, api, request);
                 if (answer != null) {
                     write(out, api, version, header.correlationId(), answer);
                 }
@@ -101,11 +109,11 @@ public final class ScriptedBrokers implements AutoCloseable {
         out.flush();
     }
 
-    private static ApiVersionsResponseData everyApi() {
+    private ApiVersionsResponseData advertisedVersions() {
         ApiVersionsResponseData response = new ApiVersionsResponseData();
         for (ApiKey api : ApiKey.values()) {
-            response.apiKeys().add(new ApiVersionsResponseData.ApiVersion()
-                    .setApiKey(api.id()).setMinVersion(api.lowestVersion()).setMaxVersion(api.highestVersion()));
+            response.apiKeys().add(new ApiVersionsResponseData.ApiVersion().setApiKey(api.id())
+                    .setMinVersion(api.lowestVersion()).setMaxVersion(maxVersions.getOrDefault(api, api.highestVersion())));
         }
         return response;
     }

@@ -1,0 +1,89 @@
+package io.fastleader.clients.consumer;
+
+import java.util.Set;
+
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * What {@link GroupOffsets} does with an error from FindCoordinator, OffsetCommit or OffsetFetch,
+ * as Kafka's {@code ConsumerCoordinator} does. Every error code is classified here, once, and
+ * turned into the exception the caller sees here too.
+ */
+enum GroupErrorKind {
+    /** No error. */
+    NONE,
+    /**
+     * The broker asked is not the group's coordinator, or cannot act as one now (moved, its
+     * offsets partition offline, a request that timed out there): find the coordinator again
+     * after backoff.
+     */
+    COORDINATOR_MOVED,
+    /**
+     * The coordinator will answer later: it is loading the group's offsets, a commit names a
+     * partition it does not know yet, a fetch that requires stable offsets meets a pending
+     * transactional commit. Retry after backoff.
+     */
+    RETRIABLE,
+    /** Anything else: the call fails with {@link #exception}. */
+    FATAL;
+
+    /** The kind of a FindCoordinator error. */
+    static GroupErrorKind ofFindCoordinator(Errors error) {
+        // A coordinator that is not available yet (say __consumer_offsets is being created) is asked for again.
+        return error == Errors.NONE ? NONE : retriableOrFatal(error);
+    }
+
+    /**
+     * The kind of an OffsetCommit error, for the whole commit or one partition. Retriable errors
+     * other than the coordinator's, such as a partition the coordinator does not know yet, are
+     * retried, as Kafka's consumer does.
+     */
+    static GroupErrorKind ofCommit(Errors error) {
+        return switch (error) {
+            case NONE -> NONE;
+            case COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, REQUEST_TIMED_OUT -> COORDINATOR_MOVED;
+            default -> retriableOrFatal(error);
+        };
+    }
+
+    /**
+     * The kind of an OffsetFetch error, for the group or one partition: as a commit's, except that
+     * Kafka's consumer gives up on a partition that does not exist instead of waiting for it.
+     */
+    static GroupErrorKind ofFetch(Errors error) {
+        return error == Errors.UNKNOWN_TOPIC_OR_PARTITION ? FATAL : ofCommit(error);
+    }
+
+    private static GroupErrorKind retriableOrFatal(Errors error) {
+        return error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
+    }
+
+    /**
+     * The exception a call fails with for a {@link #FATAL} error, as {@code KafkaConsumer} raises it.
+     *
+     * @param message     the broker's error message, null or empty if it sent none
+     * @param partition   the partition the error is for, null for a group-level error
+     * @param unauthorized every topic the same response refused for authorization
+     */
+    static RuntimeException exception(Errors error, String message, String groupId, TopicPartition partition,
+                                      Set<String> unauthorized) {
+        return switch (error) {
+            case GROUP_AUTHORIZATION_FAILED -> GroupAuthorizationException.forGroupId(groupId);
+            case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(unauthorized);
+            // A consumer outside the group (generation -1, no member id) may commit only while the group has no members.
+            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH -> new CommitFailedException(
+                    "Offset commit for group " + groupId + " failed with " + error.name() + ": the group has active members, "
+                    + "and a consumer that is not one of them may commit only while the group is empty");
+            case REBALANCE_IN_PROGRESS -> new RebalanceInProgressException("Group " + groupId + " is rebalancing");
+            case UNKNOWN_TOPIC_OR_PARTITION -> new KafkaException("Topic or partition " + partition + " does not exist");
+            default -> message == null || message.isEmpty() ? error.exception() : error.exception(message);
+        };
+    }
+}

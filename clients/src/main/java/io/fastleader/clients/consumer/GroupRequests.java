@@ -1,0 +1,177 @@
+package io.fastleader.clients.consumer;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.fastleader.clients.network.VersionedRequest;
+import io.fastleader.protocol.message.FindCoordinatorRequestData;
+import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.OffsetCommitRequestData;
+import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.fastleader.protocol.message.OffsetCommitResponseData;
+import io.fastleader.protocol.message.OffsetFetchRequestData;
+import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
+import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import io.fastleader.protocol.message.OffsetFetchResponseData;
+
+/**
+ * The wire side of a standalone consumer's group offsets: FindCoordinator, OffsetCommit and
+ * OffsetFetch requests in the layout of the version they are sent at, and their answers read the
+ * same whatever that version was.
+ */
+final class GroupRequests {
+
+    /** FindCoordinator's {@code KeyType} of a consumer group. */
+    static final byte GROUP_KEY_TYPE = 0;
+    /** A commit from outside the group's membership: no generation ... */
+    static final int NO_GENERATION = -1;
+    /** ... and no member id. */
+    static final String NO_MEMBER_ID = "";
+    /** FindCoordinator v4 batched the keys into {@code CoordinatorKeys}. */
+    private static final short FIRST_BATCHED_FIND_COORDINATOR = 4;
+    /** OffsetFetch v7 added {@code RequireStable}. */
+    private static final short FIRST_REQUIRE_STABLE_FETCH = 7;
+    /** OffsetFetch v8 batched the groups into {@code Groups}. */
+    private static final short FIRST_BATCHED_FETCH = 8;
+
+    private GroupRequests() {
+    }
+
+    /** What FindCoordinator answered for the group: its coordinator's node id, or why none. */
+    record Coordinator(int nodeId, Errors error, String message) {
+    }
+
+    /**
+     * One partition's committed offset as OffsetFetch answered it.
+     *
+     * @param offset      -1 when the group has no offset for the partition
+     * @param leaderEpoch -1 when none was committed
+     */
+    record FetchedOffset(TopicPartition partition, long offset, int leaderEpoch, String metadata, Errors error) {
+    }
+
+    /** OffsetFetch's answer for the group: its group-level error, and each partition's offset. */
+    record Fetched(Errors groupError, List<FetchedOffset> partitions) {
+    }
+
+    static VersionedRequest findCoordinator(String groupId) {
+        return version -> {
+            FindCoordinatorRequestData request = new FindCoordinatorRequestData().setKeyType(GROUP_KEY_TYPE);
+            return version >= FIRST_BATCHED_FIND_COORDINATOR
+                    ? request.setCoordinatorKeys(List.of(groupId))
+                    : request.setKey(groupId);
+        };
+    }
+
+    /** The answer for {@code groupId}, in the batched layout (v4+) or the single one. */
+    static Coordinator coordinator(FindCoordinatorResponseData response, String groupId) {
+        if (response.coordinators().isEmpty()) {
+            return new Coordinator(response.nodeId(), Errors.forCode(response.errorCode()), response.errorMessage());
+        }
+        for (FindCoordinatorResponseData.Coordinator answer : response.coordinators()) {
+            if (groupId.equals(answer.key())) {
+                return new Coordinator(answer.nodeId(), Errors.forCode(answer.errorCode()), answer.errorMessage());
+            }
+        }
+        return new Coordinator(-1, Errors.COORDINATOR_NOT_AVAILABLE, "the FindCoordinator response did not name group " + groupId);
+    }
+
+    /**
+     * A commit from outside the group's membership, as a consumer that assigns its own partitions
+     * makes it: generation -1, no member id, no group instance id. The layout is the same at every
+     * version we speak; fields a version lacks (the leader epoch before v6) are left out.
+     */
+    static OffsetCommitRequestData commit(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        Map<String, OffsetCommitRequestTopic> topics = new LinkedHashMap<>();
+        offsets.forEach((partition, committed) -> topics
+                .computeIfAbsent(partition.topic(), name -> new OffsetCommitRequestTopic().setName(name))
+                .partitions().add(new OffsetCommitRequestPartition()
+                        .setPartitionIndex(partition.partition())
+                        .setCommittedOffset(committed.offset())
+                        .setCommittedLeaderEpoch(committed.leaderEpoch().orElse(-1))
+                        .setCommittedMetadata(committed.metadata())));
+        return new OffsetCommitRequestData()
+                .setGroupId(groupId)
+                .setGenerationIdOrMemberEpoch(NO_GENERATION)
+                .setMemberId(NO_MEMBER_ID)
+                .setGroupInstanceId(null)
+                .setTopics(new ArrayList<>(topics.values()));
+    }
+
+    /** Each partition's error in an OffsetCommit response, in response order. */
+    static Map<TopicPartition, Errors> commitErrors(OffsetCommitResponseData response) {
+        Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
+        for (OffsetCommitResponseData.OffsetCommitResponseTopic topic : response.topics()) {
+            for (OffsetCommitResponseData.OffsetCommitResponsePartition partition : topic.partitions()) {
+                errors.put(new TopicPartition(topic.name(), partition.partitionIndex()), Errors.forCode(partition.errorCode()));
+            }
+        }
+        return errors;
+    }
+
+    /**
+     * The group's committed offsets for {@code partitions}: the batched {@code Groups} layout from
+     * v8, the top-level {@code GroupId}/{@code Topics} one below.
+     *
+     * @param requireStable ask the coordinator to refuse, retriably, partitions with a pending
+     *                      transactional commit (v7+); a broker too old for it fails the call
+     *                      with {@link UnsupportedVersionException}, as {@code KafkaConsumer} does
+     *                      under {@code isolation.level=read_committed}
+     */
+    static VersionedRequest fetch(String groupId, Collection<TopicPartition> partitions, boolean requireStable) {
+        Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+        partitions.forEach(partition -> byTopic.computeIfAbsent(partition.topic(), topic -> new ArrayList<>()).add(partition.partition()));
+        return version -> {
+            if (requireStable && version < FIRST_REQUIRE_STABLE_FETCH) {
+                throw new UnsupportedVersionException("The broker speaks OffsetFetch up to v" + version
+                        + ", too old to fetch stable offsets (v" + FIRST_REQUIRE_STABLE_FETCH + ", Kafka 2.5)");
+            }
+            OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(requireStable);
+            if (version >= FIRST_BATCHED_FETCH) {
+                List<OffsetFetchRequestTopics> topics = new ArrayList<>();
+                byTopic.forEach((topic, indexes) -> topics.add(new OffsetFetchRequestTopics().setName(topic).setPartitionIndexes(indexes)));
+                return request.setGroups(List.of(new OffsetFetchRequestGroup().setGroupId(groupId).setTopics(topics)));
+            }
+            List<OffsetFetchRequestTopic> topics = new ArrayList<>();
+            byTopic.forEach((topic, indexes) -> topics.add(new OffsetFetchRequestTopic().setName(topic).setPartitionIndexes(indexes)));
+            return request.setGroupId(groupId).setTopics(topics);
+        };
+    }
+
+    /** The answer for {@code groupId}, in the batched layout (v8+) or the top-level one. */
+    static Fetched fetched(OffsetFetchResponseData response, String groupId) {
+        List<FetchedOffset> partitions = new ArrayList<>();
+        if (response.groups().isEmpty()) {
+            for (OffsetFetchResponseData.OffsetFetchResponseTopic topic : response.topics()) {
+                for (OffsetFetchResponseData.OffsetFetchResponsePartition answer : topic.partitions()) {
+                    partitions.add(new FetchedOffset(new TopicPartition(topic.name(), answer.partitionIndex()),
+                            answer.committedOffset(), answer.committedLeaderEpoch(), answer.metadata(), Errors.forCode(answer.errorCode())));
+                }
+            }
+            return new Fetched(Errors.forCode(response.errorCode()), partitions);
+        }
+        for (OffsetFetchResponseData.OffsetFetchResponseGroup group : response.groups()) {
+            if (!groupId.equals(group.groupId())) {
+                continue;
+            }
+            for (OffsetFetchResponseData.OffsetFetchResponseTopics topic : group.topics()) {
+                for (OffsetFetchResponseData.OffsetFetchResponsePartitions answer : topic.partitions()) {
+                    partitions.add(new FetchedOffset(new TopicPartition(topic.name(), answer.partitionIndex()),
+                            answer.committedOffset(), answer.committedLeaderEpoch(), answer.metadata(), Errors.forCode(answer.errorCode())));
+                }
+            }
+            return new Fetched(Errors.forCode(group.errorCode()), partitions);
+        }
+        return new Fetched(Errors.COORDINATOR_NOT_AVAILABLE, partitions);
+    }
+}

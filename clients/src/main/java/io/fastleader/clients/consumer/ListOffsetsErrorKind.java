@@ -1,0 +1,47 @@
+package io.fastleader.clients.consumer;
+
+import org.apache.kafka.common.errors.InvalidMetadataException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * What {@link OffsetLookup} does with a partition's answer to a ListOffsets request. Every error
+ * code is classified here, once, and nowhere else.
+ */
+enum ListOffsetsErrorKind {
+    /** Answered: keep the offset (-1 from a lookup by timestamp means no record at or after it). */
+    FOUND,
+    /**
+     * The broker cannot search the partition by timestamp (its message format predates 0.10).
+     * Kafka's consumer treats this as no record found, so {@code offsetsForTimes} gives null.
+     */
+    NOT_FOUND,
+    /**
+     * The broker asked is not the leader at the epoch we sent, or our metadata for the partition
+     * is out of date (not leader, fenced epoch, no leader, unknown partition, offline log
+     * directory, replica not available): refresh the topic, then retry after backoff.
+     */
+    LEADER_MOVED,
+    /**
+     * The leader cannot answer yet (a new leader whose high watermark has not caught up, a broker
+     * behind the epoch we sent): retry after backoff.
+     */
+    RETRIABLE,
+    /** Anything else (authorization, an invalid request, ...): the lookup fails with the error. */
+    FATAL;
+
+    /** The kind of a partition error code. */
+    static ListOffsetsErrorKind of(Errors error) {
+        if (error == Errors.NONE) {
+            return FOUND;
+        }
+        if (error == Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT) {
+            return NOT_FOUND;
+        }
+        Exception exception = error.exception();
+        if (exception instanceof InvalidMetadataException) {
+            return LEADER_MOVED;
+        }
+        return exception instanceof RetriableException ? RETRIABLE : FATAL;
+    }
+}

@@ -1,0 +1,345 @@
+package io.fastleader.clients.consumer;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.LeaderNotAvailableException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.consumer.ListOffsetsRequests.Plan;
+import io.fastleader.clients.consumer.ListOffsetsRequests.Target;
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.LeaderChangeListener;
+import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.ListOffsetsResponseData;
+import io.fastleader.protocol.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+
+/**
+ * Looks up offsets with ListOffsets: the earliest, the latest, or the first at a timestamp, for
+ * the consumer's position resets, {@code beginningOffsets}, {@code endOffsets} and
+ * {@code offsetsForTimes}.
+ *
+ * <p>Each lookup asks every partition's leader, one request per leader, with the leader epoch the
+ * cache knows ({@code CurrentLeaderEpoch}) so that a broker behind or ahead of it refuses instead
+ * of answering from a stale log. A partition refused for a leadership reason, or whose request
+ * failed in transit, has its topic refreshed and is retried alone after an exponential backoff;
+ * the backoff ends early when the cache learns a newer leader epoch for the partition, so a lookup
+ * across a leader move waits for the move to be known, not for a guessed time. Topics the cache
+ * does not know yet are awaited first. Everything ends by the caller's deadline.
+ *
+ * <p>Thread-safe; nothing blocks. Answers are handled on the transport's threads, retries on the
+ * JDK's delay thread, so the returned futures complete there: callers that do real work on
+ * completion should continue asynchronously on their own executor.
+ */
+public final class OffsetLookup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OffsetLookup.class);
+
+    private final ConnectionPool pool;
+    private final ClusterMetadata metadata;
+    private final LeaderCache cache;
+    private final ExponentialBackoff retryBackoff;
+    private final LongSupplier clockMs;
+    private final DoubleSupplier random;
+
+    /**
+     * @param retryBackoff {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, between attempts of a partition
+     * @param clockMs      monotonic milliseconds, the clock deadlines are given in
+     */
+    public OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, ExponentialBackoff retryBackoff, LongSupplier clockMs) {
+        this(pool, metadata, retryBackoff, clockMs, () -> ThreadLocalRandom.current().nextDouble());
+    }
+
+    OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, ExponentialBackoff retryBackoff, LongSupplier clockMs,
+                 DoubleSupplier random) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.metadata = Objects.requireNonNull(metadata, "metadata");
+        this.cache = metadata.cache();
+        this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
+        this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        this.random = Objects.requireNonNull(random, "random");
+    }
+
+    /**
+     * For each partition, the offset for its target, asked of the partition's leader.
+     *
+     * @param timestamps each partition's target: {@code ListOffsetsRequest.EARLIEST_TIMESTAMP} (-2),
+     *                   {@code ListOffsetsRequest.LATEST_TIMESTAMP} (-1), or a timestamp in ms for the
+     *                   first record at or after it
+     * @param isolation  {@link IsolationLevel#READ_COMMITTED} makes the latest offset the last stable
+     *                   offset instead of the high watermark, and hides records of open transactions
+     *                   from lookups by timestamp
+     * @param deadlineMs when to give up, on this object's clock
+     * @return every partition's offset; fails with {@link TimeoutException} naming the partitions
+     *         still missing once the deadline passes, with the error of a non-retriable answer
+     *         (for example {@link TopicAuthorizationException} naming the topics), or with the
+     *         metadata's error for a topic that cannot be described. Cancelling it stops the lookup.
+     */
+    public CompletableFuture<Map<TopicPartition, ListedOffset>> offsets(Map<TopicPartition, Long> timestamps,
+                                                                        IsolationLevel isolation, long deadlineMs) {
+        Objects.requireNonNull(isolation, "isolation");
+        if (timestamps.isEmpty()) {
+            return CompletableFuture.completedFuture(Map.of());
+        }
+        Lookup lookup = new Lookup(new LinkedHashMap<>(timestamps), isolation, deadlineMs);
+        lookup.start();
+        return lookup.result;
+    }
+
+    /**
+     * When a partition waiting to be sent may go.
+     *
+     * @param retryAtMs      when its backoff ends
+     * @param refusedAtEpoch the leader epoch it failed at: a newer one known ends the backoff at once
+     */
+    private record Retry(long retryAtMs, int refusedAtEpoch) {
+        static final Retry NOW = new Retry(Long.MIN_VALUE, Integer.MAX_VALUE);
+    }
+
+    /** One call of {@link #offsets}; each of its partitions is waiting to be sent, in flight (in neither map) or found. */
+    private final class Lookup implements LeaderChangeListener {
+
+        private final Map<TopicPartition, Long> timestamps;
+        private final IsolationLevel isolation;
+        private final long deadlineMs;
+        private final CompletableFuture<Map<TopicPartition, ListedOffset>> result = new CompletableFuture<>();
+        /** Guarded by {@code this}, as is everything below. */
+        private final Map<TopicPartition, ListedOffset> found = new HashMap<>();
+        private final Map<TopicPartition, Retry> waiting = new HashMap<>();
+        /** Failed attempts per partition, for the backoff's exponent. */
+        private final Map<TopicPartition, Integer> failures = new HashMap<>();
+        private long wakeAtMs = Long.MAX_VALUE;
+        private RuntimeException lastError;
+        /** Topics the metadata did not know when the lookup started, until it does. */
+        private Set<String> awaitedTopics = Set.of();
+
+        Lookup(Map<TopicPartition, Long> timestamps, IsolationLevel isolation, long deadlineMs) {
+            this.timestamps = timestamps;
+            this.isolation = isolation;
+            this.deadlineMs = deadlineMs;
+            timestamps.keySet().forEach(partition -> waiting.put(partition, Retry.NOW));
+        }
+
+        void start() {
+            Retries.failAtDeadline(result, deadlineMs, clockMs, this::timedOut);
+            cache.addListener(this);
+            result.whenComplete((offsets, error) -> cache.removeListener(this));
+            Set<String> unknown = new TreeSet<>();
+            timestamps.keySet().forEach(partition -> {
+                if (cache.partitionCount(partition.topic()) == 0) {
+                    unknown.add(partition.topic());
+                }
+            });
+            if (unknown.isEmpty()) {
+                sendDue();
+                return;
+            }
+            synchronized (this) {
+                awaitedTopics = unknown;
+            }
+            metadata.awaitTopics(unknown).whenComplete((known, error) -> {
+                synchronized (this) {
+                    awaitedTopics = Set.of();
+                }
+                Throwable failure = unwrap(error);
+                if (failure != null && !(failure instanceof RetriableException)) {
+                    result.completeExceptionally(failure);
+                } else {
+                    sendDue();
+                }
+            });
+        }
+
+        /** Sends every partition whose backoff is over to its leader; backs off those without one. */
+        private void sendDue() {
+            Map<Integer, List<Target>> requests;
+            Set<String> refresh = new TreeSet<>();
+            int timeoutMs;
+            synchronized (this) {
+                if (result.isDone()) {
+                    return;
+                }
+                long nowMs = clockMs.getAsLong();
+                Map<TopicPartition, Long> due = new LinkedHashMap<>();
+                waiting.forEach((partition, retry) -> {
+                    if (retry.retryAtMs() <= nowMs) {
+                        due.put(partition, timestamps.get(partition));
+                    }
+                });
+                Plan plan = ListOffsetsRequests.plan(due, cache::leadership, node -> cache.node(node) != null);
+                for (TopicPartition partition : plan.withoutLeader()) {
+                    backOffLocked(partition, epochOf(partition), new LeaderNotAvailableException("no leader is known for " + partition), nowMs);
+                    refresh.add(partition.topic());
+                }
+                plan.byLeader().values().forEach(targets -> targets.forEach(target -> waiting.remove(target.partition())));
+                requests = plan.byLeader();
+                timeoutMs = (int) Math.min(Integer.MAX_VALUE, Retries.untilMs(deadlineMs, nowMs));
+                wakeLocked(nowMs);
+            }
+            if (!refresh.isEmpty()) {
+                metadata.onLeaderError(refresh);
+            }
+            requests.forEach((node, targets) -> pool.send(node, ApiKey.LIST_OFFSETS, ListOffsetsRequests.request(targets, isolation, timeoutMs))
+                    .whenComplete((response, error) -> answered(node, targets, response, error)));
+        }
+
+        private void answered(int node, List<Target> targets, ApiMessage response, Throwable error) {
+            Set<String> refresh = new TreeSet<>();
+            Runnable completion = null;
+            synchronized (this) {
+                if (result.isDone()) {
+                    return;
+                }
+                long nowMs = clockMs.getAsLong();
+                Throwable failure = unwrap(error);
+                if (failure instanceof RetriableException retriable) {
+                    LOG.debug("ListOffsets to node {} failed; retrying its {} partition(s)", node, targets.size(), failure);
+                    for (Target target : targets) {
+                        backOffLocked(target.partition(), target.currentLeaderEpoch(), retriable, nowMs);
+                        refresh.add(target.partition().topic());
+                    }
+                } else if (failure != null) {
+                    completion = () -> result.completeExceptionally(failure);
+                } else {
+                    completion = settleLocked(node, targets, (ListOffsetsResponseData) response, refresh, nowMs);
+                }
+                if (completion == null) {
+                    wakeLocked(nowMs);
+                }
+            }
+            if (!refresh.isEmpty()) {
+                metadata.onLeaderError(refresh);
+            }
+            if (completion != null) {
+                completion.run();
+            }
+        }
+
+        /** Takes each partition's answer; returns how the result completes, or null if partitions remain. */
+        private Runnable settleLocked(int node, List<Target> targets, ListOffsetsResponseData response, Set<String> refresh,
+                                      long nowMs) {
+            Map<TopicPartition, ListOffsetsPartitionResponse> answers = ListOffsetsRequests.answers(response);
+            Set<String> unauthorized = new TreeSet<>();
+            RuntimeException fatal = null;
+            for (Target target : targets) {
+                TopicPartition partition = target.partition();
+                ListOffsetsPartitionResponse answer = answers.get(partition);
+                if (answer == null) {
+                    backOffLocked(partition, target.currentLeaderEpoch(),
+                            new KafkaException("node " + node + " left " + partition + " out of its ListOffsets response"), nowMs);
+                    continue;
+                }
+                Errors code = Errors.forCode(answer.errorCode());
+                switch (ListOffsetsErrorKind.of(code)) {
+                    case FOUND -> found.put(partition, ListOffsetsRequests.listed(answer));
+                    case NOT_FOUND -> found.put(partition, new ListedOffset(ListedOffset.NOT_FOUND, -1, Optional.empty()));
+                    case LEADER_MOVED -> {
+                        backOffLocked(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
+                        refresh.add(partition.topic());
+                    }
+                    case RETRIABLE -> backOffLocked(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
+                    case FATAL -> {
+                        if (code == Errors.TOPIC_AUTHORIZATION_FAILED) {
+                            unauthorized.add(partition.topic());
+                        } else if (fatal == null) {
+                            fatal = code.exception();
+                        }
+                    }
+                }
+            }
+            RuntimeException failure = unauthorized.isEmpty() ? fatal : new TopicAuthorizationException(unauthorized);
+            if (failure != null) {
+                return () -> result.completeExceptionally(failure);
+            }
+            if (found.size() == timestamps.size()) {
+                Map<TopicPartition, ListedOffset> offsets = Map.copyOf(found);
+                return () -> result.complete(offsets);
+            }
+            return null;
+        }
+
+        private void backOffLocked(TopicPartition partition, int refusedAtEpoch, RuntimeException error, long nowMs) {
+            int failed = failures.merge(partition, 1, Integer::sum);
+            waiting.put(partition, new Retry(nowMs + retryBackoff.millis(failed, random.getAsDouble()), refusedAtEpoch));
+            lastError = error;
+            LOG.debug("No offset yet for {} after {} attempt(s): {}", partition, failed, error.toString());
+        }
+
+        /** Sets a wakeup for the earliest end of a backoff, unless one as early is set. */
+        private void wakeLocked(long nowMs) {
+            long nextMs = Long.MAX_VALUE;
+            for (Retry retry : waiting.values()) {
+                nextMs = Math.min(nextMs, retry.retryAtMs());
+            }
+            if (nextMs < wakeAtMs) {
+                wakeAtMs = nextMs;
+                Retries.after(Retries.untilMs(nextMs, nowMs), this::wake);
+            }
+        }
+
+        private void wake() {
+            synchronized (this) {
+                wakeAtMs = Long.MAX_VALUE;
+            }
+            sendDue();
+        }
+
+        /** A newer leader epoch for a partition backing off since an older one: it goes at once. */
+        @Override
+        public void onLeaderChange(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
+            if (!timestamps.containsKey(partition)) {
+                return;
+            }
+            synchronized (this) {
+                Retry retry = waiting.get(partition);
+                if (retry == null || current.leaderEpoch() <= retry.refusedAtEpoch() || !current.hasLeader()) {
+                    return;
+                }
+                waiting.put(partition, Retry.NOW);
+            }
+            sendDue();
+        }
+
+        private synchronized TimeoutException timedOut() {
+            List<TopicPartition> missing = new ArrayList<>(timestamps.keySet());
+            missing.removeAll(found.keySet());
+            String why = !awaitedTopics.isEmpty() ? "; the metadata of " + awaitedTopics + " is not known"
+                    : lastError != null ? "; last error: " + lastError : "";
+            return new TimeoutException("Timed out looking up the offsets of " + missing + why, lastError);
+        }
+
+        private int epochOf(TopicPartition partition) {
+            PartitionLeadership leadership = cache.leadership(partition);
+            return leadership == null ? -1 : leadership.leaderEpoch();
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+}

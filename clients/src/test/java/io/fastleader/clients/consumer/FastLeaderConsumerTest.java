@@ -1,0 +1,370 @@
+package io.fastleader.clients.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.LogTruncationException;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.fastleader.clients.metadata.FastLeaderConfigs;
+import io.fastleader.clients.metadata.MetadataMetrics;
+import io.fastleader.clients.network.ScriptedBrokers;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.FetchRequestData;
+import io.fastleader.protocol.message.FetchResponseData;
+import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
+import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
+import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
+
+/**
+ * {@link FastLeaderConsumer} against scripted brokers: what it sends after each answer. The retry
+ * backoff is a minute, so a fetch that arrives within a poll of a few seconds proves it was not
+ * backed off; the assertions are on the requests and the metrics.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FastLeaderConsumerTest {
+
+    private static final String TOPIC = "orders";
+    private static final Uuid TOPIC_ID = Uuid.randomUuid();
+    private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
+    private static final Duration POLL = Duration.ofSeconds(10);
+
+    /** Every request the brokers saw, in arrival order. */
+    private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private volatile int leader = 0;
+    private volatile int leaderEpoch = 5;
+    private volatile FetchScript fetches;
+    private volatile EpochScript epochs = (node, request) -> {
+        throw new AssertionError("no OffsetsForLeaderEpoch expected");
+    };
+    private ScriptedBrokers brokers;
+    private FastLeaderConsumer<String, String> consumer;
+
+    private record Seen(int node, ApiKey api, ApiMessage request) {
+    }
+
+    @FunctionalInterface
+    private interface FetchScript {
+        FetchResponseData answer(int node, int index, FetchRequestData.FetchPartition asked);
+    }
+
+    @FunctionalInterface
+    private interface EpochScript {
+        OffsetForLeaderEpochResponseData answer(int node, OffsetForLeaderEpochRequestData.OffsetForLeaderPartition asked);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (consumer != null) {
+            consumer.close(Duration.ZERO);
+        }
+        if (brokers != null) {
+            brokers.close();
+        }
+    }
+
+    @Test
+    void testFetchesFromTheHintedLeaderAtOnceWhenTheEpochAdvances() throws Exception {
+        start(Map.of(), (node, index, asked) -> node == 0
+                ? refused(Errors.NOT_LEADER_OR_FOLLOWER, 1, 6)
+                : records(asked.fetchOffset(), 6, "a", "b"));
+        consumer.seek(PARTITION, 0);
+
+        ConsumerRecords<String, String> records = consumer.poll(POLL);
+
+        assertThat(values(records)).containsExactly("a", "b");
+        List<Seen> fetched = requests(ApiKey.FETCH);
+        // The next fetch may already be out: poll sends it before returning.
+        assertThat(fetched).extracting(Seen::node).startsWith(0, 1).containsOnlyOnce(0);
+        assertThat(asked(fetched.get(1)).currentLeaderEpoch()).isEqualTo(6);
+        assertThat(requests(ApiKey.METADATA)).as("no Metadata round trip before following the hint").hasSize(1);
+        assertThat(metric(ConsumerMetrics.FASTLEADER_GROUP, "fetch-backoffs-skipped-total")).isEqualTo(1);
+        assertThat(metric(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testBacksOffWhenTheHintDoesNotAdvanceTheEpoch() throws Exception {
+        start(Map.of(), (node, index, asked) -> refused(Errors.NOT_LEADER_OR_FOLLOWER, 0, 5));
+        consumer.seek(PARTITION, 0);
+
+        assertThat(consumer.poll(Duration.ofSeconds(2)).isEmpty()).isTrue();
+
+        assertThat(requests(ApiKey.FETCH)).as("one fetch, then a minute's backoff").hasSize(1);
+        assertThat(metric(MetadataMetrics.GROUP, "leader-hints-rejected-total")).isEqualTo(1);
+        assertThat(metric(ConsumerMetrics.FASTLEADER_GROUP, "fetch-backoffs-skipped-total")).isZero();
+    }
+
+    @Test
+    void testSendsTheLastFetchedEpochOfTheRecordsItReturned() throws Exception {
+        start(Map.of(), (node, index, asked) -> index == 0 ? records(0, 5, "a", "b", "c") : records(asked.fetchOffset(), 5));
+        consumer.seek(PARTITION, 0);
+
+        assertThat(values(consumer.poll(POLL))).containsExactly("a", "b", "c");
+        awaitFetches(2);
+
+        FetchRequestData.FetchPartition second = asked(requests(ApiKey.FETCH).get(1));
+        assertThat(second.fetchOffset()).isEqualTo(3);
+        assertThat(second.lastFetchedEpoch()).isEqualTo(5);
+        assertThat(consumer.position(PARTITION)).isEqualTo(3);
+    }
+
+    @Test
+    void testMovesBackToTheDivergingOffsetWithoutAnOffsetsForLeaderEpochRequest() throws Exception {
+        start(Map.of(), (node, index, asked) -> index == 0 ? diverged(4, 90) : records(asked.fetchOffset(), 6, "x"));
+        consumer.seek(PARTITION, new OffsetAndMetadata(100, Optional.of(5), ""));
+
+        ConsumerRecords<String, String> records = consumer.poll(POLL);
+
+        assertThat(records.records(PARTITION)).extracting(ConsumerRecord::offset).containsExactly(90L);
+        FetchRequestData.FetchPartition refetch = asked(requests(ApiKey.FETCH).get(1));
+        assertThat(refetch.fetchOffset()).isEqualTo(90);
+        assertThat(refetch.lastFetchedEpoch()).isEqualTo(4);
+        assertThat(requests(ApiKey.OFFSET_FOR_LEADER_EPOCH)).isEmpty();
+        assertThat(metric(ConsumerMetrics.FASTLEADER_GROUP, "truncations-detected-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testRaisesLogTruncationWhenResetIsNone() throws Exception {
+        start(Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none"), (node, index, asked) -> diverged(4, 90));
+        consumer.seek(PARTITION, new OffsetAndMetadata(100, Optional.of(5), ""));
+
+        assertThatThrownBy(() -> consumer.poll(POLL))
+                .isInstanceOfSatisfying(LogTruncationException.class,
+                        e -> assertThat(e.divergentOffsets()).containsEntry(PARTITION, new OffsetAndMetadata(90, Optional.of(4), null)));
+        assertThat(consumer.poll(Duration.ofMillis(200)).isEmpty()).as("stopped until the application seeks").isTrue();
+        assertThat(requests(ApiKey.FETCH)).hasSize(1);
+    }
+
+    @Test
+    void testValidatesWithOffsetsForLeaderEpochWhenLastFetchedEpochIsDisabled() throws Exception {
+        start(Map.of(ConsumerSettings.LAST_FETCHED_EPOCH_ENABLED, false), (node, index, asked) -> node == 0
+                ? refused(Errors.NOT_LEADER_OR_FOLLOWER, 1, 6)
+                : records(asked.fetchOffset(), 6, "after"));
+        epochs = (node, asked) -> epochEnd(asked.partition(), 5, 150);
+        consumer.seek(PARTITION, new OffsetAndMetadata(100, Optional.of(5), ""));
+
+        assertThat(values(consumer.poll(POLL))).containsExactly("after");
+
+        assertThat(seen).filteredOn(s -> s.api() != ApiKey.METADATA).extracting(Seen::api, Seen::node).startsWith(
+                tuple(ApiKey.FETCH, 0), tuple(ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), tuple(ApiKey.FETCH, 1));
+        FetchRequestData.FetchPartition refetch = asked(requests(ApiKey.FETCH).get(1));
+        assertThat(refetch.fetchOffset()).isEqualTo(100);
+        assertThat(refetch.lastFetchedEpoch()).isEqualTo(-1);
+        assertThat(metric(ConsumerMetrics.FASTLEADER_GROUP, "offset-validations-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testValidatesWithOffsetsForLeaderEpochWhenTheBrokerIsTooOldForLastFetchedEpoch() throws Exception {
+        start(Map.of(ApiKey.FETCH, (short) 11), Map.of(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 10), (node, index, asked) -> {
+            if (node == 0) {
+                // Fetch v11 carries no hint: the move is learned from Metadata.
+                leader = 1;
+                leaderEpoch = 6;
+                return refused(Errors.NOT_LEADER_OR_FOLLOWER, -1, -1);
+            }
+            return records(asked.fetchOffset(), 6, index == 1 ? "unvalidated" : "validated");
+        });
+        epochs = (node, asked) -> epochEnd(asked.partition(), 5, 150);
+        consumer.seek(PARTITION, new OffsetAndMetadata(100, Optional.of(5), ""));
+
+        assertThat(values(consumer.poll(POLL))).containsExactly("validated");
+
+        assertThat(seen).filteredOn(s -> s.api() != ApiKey.METADATA).extracting(Seen::api, Seen::node).startsWith(
+                tuple(ApiKey.FETCH, 0), tuple(ApiKey.FETCH, 1), tuple(ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), tuple(ApiKey.FETCH, 1));
+        assertThat(requests(ApiKey.OFFSET_FOR_LEADER_EPOCH)).hasSize(1);
+    }
+
+    @Test
+    void testSubscribeIsRefusedWithAClearMessage() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> consumer.subscribe(List.of(TOPIC)))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("does not support group subscription");
+    }
+
+    @Test
+    void testCommittingWithoutAGroupIdFails() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> consumer.commitSync(Map.of(PARTITION, new OffsetAndMetadata(1))))
+                .isInstanceOf(InvalidGroupIdException.class);
+    }
+
+    @Test
+    void testWakeupInterruptsAWaitingPoll() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+        consumer.seek(PARTITION, 0);
+        consumer.wakeup();
+
+        assertThatThrownBy(() -> consumer.poll(POLL)).isInstanceOf(WakeupException.class);
+        assertThat(consumer.poll(Duration.ZERO).isEmpty()).as("a wakeup is used once").isTrue();
+    }
+
+    @Test
+    void testPositionOfAnUnassignedPartitionIsRefused() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> consumer.position(new TopicPartition(TOPIC, 7)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("No current assignment");
+    }
+
+    private void start(Map<String, Object> overrides, FetchScript script) throws Exception {
+        start(Map.of(), overrides, script);
+    }
+
+    private void start(Map<ApiKey, Short> maxVersions, Map<String, Object> overrides, FetchScript script) throws Exception {
+        fetches = script;
+        brokers = new ScriptedBrokers(2, maxVersions, this::answer);
+        Map<String, Object> configs = new HashMap<>();
+        configs.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrap());
+        configs.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 60_000);
+        configs.put(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 60_000);
+        configs.put(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS, 60_000);
+        configs.put(FastLeaderConfigs.CONNECTIONS_PREWARM, false);
+        configs.putAll(overrides);
+        consumer = new FastLeaderConsumer<>(configs, new StringDeserializer(), new StringDeserializer());
+        consumer.assign(List.of(PARTITION));
+    }
+
+    private ApiMessage answer(int node, ApiKey api, ApiMessage request) {
+        int index = (int) seen.stream().filter(s -> s.api() == api).count();
+        seen.add(new Seen(node, api, request));
+        return switch (api) {
+            case METADATA -> metadataAnswer();
+            case FETCH -> {
+                FetchResponseData response = fetches.answer(node, index, asked(new Seen(node, api, request)));
+                FetchResponseData.FetchableTopicResponse topic = response.responses().get(0);
+                topic.setTopic(TOPIC).setTopicId(TOPIC_ID);
+                yield response;
+            }
+            case OFFSET_FOR_LEADER_EPOCH -> epochs.answer(node,
+                    ((OffsetForLeaderEpochRequestData) request).topics().iterator().next().partitions().get(0));
+            default -> throw new IllegalArgumentException("unexpected " + api);
+        };
+    }
+
+    private MetadataResponseData metadataAnswer() {
+        MetadataResponseData response = new MetadataResponseData();
+        for (int node = 0; node < 2; node++) {
+            response.brokers().add(new MetadataResponseBroker().setNodeId(node).setHost("127.0.0.1").setPort(brokers.port(node)));
+        }
+        MetadataResponseTopic topic = new MetadataResponseTopic().setName(TOPIC).setTopicId(TOPIC_ID);
+        topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(leader)
+                .setLeaderEpoch(leaderEpoch).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
+        response.topics().add(topic);
+        return response;
+    }
+
+    private static FetchResponseData response(FetchResponseData.PartitionData partition) {
+        FetchResponseData response = new FetchResponseData();
+        response.responses().add(new FetchResponseData.FetchableTopicResponse().setPartitions(new ArrayList<>(List.of(partition))));
+        return response;
+    }
+
+    private FetchResponseData refused(Errors error, int hintedLeader, int hintedEpoch) {
+        FetchResponseData response = response(new FetchResponseData.PartitionData().setPartitionIndex(0)
+                .setErrorCode(error.code())
+                .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(hintedLeader).setLeaderEpoch(hintedEpoch)));
+        if (hintedLeader >= 0) {
+            response.nodeEndpoints().add(new FetchResponseData.NodeEndpoint().setNodeId(hintedLeader).setHost("127.0.0.1")
+                    .setPort(brokers.port(hintedLeader)));
+        }
+        return response;
+    }
+
+    private static FetchResponseData records(long baseOffset, int epoch, String... values) {
+        MemoryRecords records = MemoryRecords.EMPTY;
+        if (values.length > 0) {
+            MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(1024), RecordBatch.CURRENT_MAGIC_VALUE,
+                    Compression.NONE, TimestampType.CREATE_TIME, baseOffset, 1_000L, RecordBatch.NO_PRODUCER_ID,
+                    RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, false, epoch);
+            for (String value : values) {
+                builder.append(1_000L, null, value.getBytes());
+            }
+            records = builder.build();
+        }
+        long end = baseOffset + values.length;
+        return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(end)
+                .setLastStableOffset(end).setRecords(records));
+    }
+
+    private static FetchResponseData diverged(int epoch, long endOffset) {
+        return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(200)
+                .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(epoch).setEndOffset(endOffset))
+                .setRecords(MemoryRecords.EMPTY));
+    }
+
+    private static OffsetForLeaderEpochResponseData epochEnd(int partition, int epoch, long endOffset) {
+        OffsetForLeaderEpochResponseData response = new OffsetForLeaderEpochResponseData();
+        OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topic =
+                new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult().setTopic(TOPIC);
+        topic.partitions().add(new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(partition)
+                .setLeaderEpoch(epoch).setEndOffset(endOffset));
+        response.topics().add(topic);
+        return response;
+    }
+
+    private List<Seen> requests(ApiKey api) {
+        return seen.stream().filter(s -> s.api() == api).toList();
+    }
+
+    private static FetchRequestData.FetchPartition asked(Seen fetch) {
+        return ((FetchRequestData) fetch.request()).topics().get(0).partitions().get(0);
+    }
+
+    /** Waits until the consumer has sent {@code count} fetches: the next one goes out as poll returns. */
+    private void awaitFetches(int count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (requests(ApiKey.FETCH).size() < count) {
+            assertThat(System.nanoTime()).as("fetch %d sent", count).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    private static List<String> values(ConsumerRecords<String, String> records) {
+        List<String> values = new ArrayList<>();
+        records.forEach(record -> values.add(record.value()));
+        return values;
+    }
+
+    private double metric(String group, String name) {
+        return consumer.metrics().entrySet().stream()
+                .filter(entry -> entry.getKey().group().equals(group) && entry.getKey().name().equals(name))
+                .mapToDouble(entry -> ((Number) entry.getValue().metricValue()).doubleValue())
+                .sum();
+    }
+}

@@ -1,0 +1,67 @@
+package io.fastleader.clients.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.InvalidCommitOffsetSizeException;
+import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class GroupErrorKindTest {
+
+    @ParameterizedTest
+    @CsvSource({
+        "NONE, NONE, NONE, NONE",
+        "COORDINATOR_NOT_AVAILABLE, RETRIABLE, COORDINATOR_MOVED, COORDINATOR_MOVED",
+        "NOT_COORDINATOR, RETRIABLE, COORDINATOR_MOVED, COORDINATOR_MOVED",
+        "REQUEST_TIMED_OUT, RETRIABLE, COORDINATOR_MOVED, COORDINATOR_MOVED",
+        "COORDINATOR_LOAD_IN_PROGRESS, RETRIABLE, RETRIABLE, RETRIABLE",
+        "UNKNOWN_TOPIC_OR_PARTITION, RETRIABLE, RETRIABLE, FATAL",
+        "UNSTABLE_OFFSET_COMMIT, RETRIABLE, RETRIABLE, RETRIABLE",
+        "GROUP_AUTHORIZATION_FAILED, FATAL, FATAL, FATAL",
+        "TOPIC_AUTHORIZATION_FAILED, FATAL, FATAL, FATAL",
+        "OFFSET_METADATA_TOO_LARGE, FATAL, FATAL, FATAL",
+        "INVALID_COMMIT_OFFSET_SIZE, FATAL, FATAL, FATAL",
+        "UNKNOWN_MEMBER_ID, FATAL, FATAL, FATAL",
+        "ILLEGAL_GENERATION, FATAL, FATAL, FATAL",
+        "REBALANCE_IN_PROGRESS, FATAL, FATAL, FATAL",
+        "INVALID_REQUEST, FATAL, FATAL, FATAL",
+    })
+    void testClassifiesEachErrorOncePerRpc(Errors error, GroupErrorKind findCoordinator, GroupErrorKind commit,
+                                           GroupErrorKind fetch) {
+        assertThat(GroupErrorKind.ofFindCoordinator(error)).isEqualTo(findCoordinator);
+        assertThat(GroupErrorKind.ofCommit(error)).isEqualTo(commit);
+        assertThat(GroupErrorKind.ofFetch(error)).isEqualTo(fetch);
+    }
+
+    @Test
+    void testFailsAsKafkaConsumerDoes() {
+        TopicPartition partition = new TopicPartition("t", 3);
+
+        assertThat(exception(Errors.GROUP_AUTHORIZATION_FAILED, partition)).isInstanceOf(GroupAuthorizationException.class)
+                .satisfies(e -> assertThat(((GroupAuthorizationException) e).groupId()).isEqualTo("g"));
+        assertThat(exception(Errors.TOPIC_AUTHORIZATION_FAILED, partition)).isInstanceOf(TopicAuthorizationException.class)
+                .satisfies(e -> assertThat(((TopicAuthorizationException) e).unauthorizedTopics()).containsExactlyInAnyOrder("t", "u"));
+        assertThat(exception(Errors.OFFSET_METADATA_TOO_LARGE, partition)).isInstanceOf(OffsetMetadataTooLarge.class);
+        assertThat(exception(Errors.INVALID_COMMIT_OFFSET_SIZE, partition)).isInstanceOf(InvalidCommitOffsetSizeException.class);
+        assertThat(exception(Errors.UNKNOWN_MEMBER_ID, partition)).isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining("group g").hasMessageContaining("active members");
+        assertThat(exception(Errors.REBALANCE_IN_PROGRESS, partition)).isInstanceOf(RebalanceInProgressException.class);
+        assertThat(exception(Errors.UNKNOWN_TOPIC_OR_PARTITION, partition)).isExactlyInstanceOf(KafkaException.class)
+                .hasMessageContaining("t-3");
+    }
+
+    private static RuntimeException exception(Errors error, TopicPartition partition) {
+        return GroupErrorKind.exception(error, null, "g", partition, Set.of("t", "u"));
+    }
+}

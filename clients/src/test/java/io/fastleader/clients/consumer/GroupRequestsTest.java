@@ -1,0 +1,165 @@
+package io.fastleader.clients.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.consumer.GroupRequests.Coordinator;
+import io.fastleader.clients.consumer.GroupRequests.Fetched;
+import io.fastleader.clients.consumer.GroupRequests.FetchedOffset;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.FindCoordinatorRequestData;
+import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.OffsetCommitRequestData;
+import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import io.fastleader.protocol.message.OffsetCommitResponseData;
+import io.fastleader.protocol.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import io.fastleader.protocol.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import io.fastleader.protocol.message.OffsetFetchRequestData;
+import io.fastleader.protocol.message.OffsetFetchResponseData;
+
+class GroupRequestsTest {
+
+    private static final TopicPartition A0 = new TopicPartition("a", 0);
+    private static final TopicPartition A1 = new TopicPartition("a", 1);
+    private static final TopicPartition B0 = new TopicPartition("b", 0);
+
+    @Test
+    void testFindCoordinatorUsesTheSingleKeyBeforeV4AndTheBatchedKeysFrom() {
+        for (short version = ApiKey.FIND_COORDINATOR.lowestVersion(); version <= ApiKey.FIND_COORDINATOR.highestVersion(); version++) {
+            FindCoordinatorRequestData request = (FindCoordinatorRequestData) GroupRequests.findCoordinator("g").at(version);
+
+            assertThat(request.keyType()).isEqualTo(GroupRequests.GROUP_KEY_TYPE);
+            if (version >= 4) {
+                assertThat(request.coordinatorKeys()).containsExactly("g");
+            } else {
+                assertThat(request.key()).isEqualTo("g");
+            }
+            assertSerializable(request, version);
+        }
+    }
+
+    @Test
+    void testReadsTheCoordinatorFromEitherLayout() {
+        FindCoordinatorResponseData single = new FindCoordinatorResponseData().setNodeId(2).setHost("h").setPort(9092);
+        FindCoordinatorResponseData batched = new FindCoordinatorResponseData().setCoordinators(List.of(
+                new FindCoordinatorResponseData.Coordinator().setKey("other").setNodeId(1),
+                new FindCoordinatorResponseData.Coordinator().setKey("g").setNodeId(3),
+                new FindCoordinatorResponseData.Coordinator().setKey("g2").setNodeId(-1)
+                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setErrorMessage("loading")));
+
+        assertThat(GroupRequests.coordinator(single, "g")).isEqualTo(new Coordinator(2, Errors.NONE, ""));
+        assertThat(GroupRequests.coordinator(batched, "g")).isEqualTo(new Coordinator(3, Errors.NONE, ""));
+        assertThat(GroupRequests.coordinator(batched, "g2")).isEqualTo(new Coordinator(-1, Errors.COORDINATOR_NOT_AVAILABLE, "loading"));
+        assertThat(GroupRequests.coordinator(batched, "missing").error()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+    }
+
+    @Test
+    void testCommitsFromOutsideTheGroupWithEpochAndMetadata() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
+        offsets.put(A0, new OffsetAndMetadata(10, Optional.of(4), "m"));
+        offsets.put(B0, new OffsetAndMetadata(20));
+        offsets.put(A1, new OffsetAndMetadata(11, Optional.empty(), "n"));
+
+        OffsetCommitRequestData request = GroupRequests.commit("g", offsets);
+
+        assertThat(request.groupId()).isEqualTo("g");
+        assertThat(request.generationIdOrMemberEpoch()).isEqualTo(-1);
+        assertThat(request.memberId()).isEmpty();
+        assertThat(request.groupInstanceId()).isNull();
+        assertThat(request.topics()).extracting(OffsetCommitRequestData.OffsetCommitRequestTopic::name).containsExactly("a", "b");
+        List<OffsetCommitRequestPartition> a = request.topics().get(0).partitions();
+        assertThat(a).extracting(OffsetCommitRequestPartition::partitionIndex).containsExactly(0, 1);
+        assertThat(a).extracting(OffsetCommitRequestPartition::committedOffset).containsExactly(10L, 11L);
+        assertThat(a).extracting(OffsetCommitRequestPartition::committedLeaderEpoch).containsExactly(4, -1);
+        assertThat(a).extracting(OffsetCommitRequestPartition::committedMetadata).containsExactly("m", "n");
+        assertThat(request.topics().get(1).partitions().get(0).committedMetadata()).isEmpty();
+        for (short version = ApiKey.OFFSET_COMMIT.lowestVersion(); version <= ApiKey.OFFSET_COMMIT.highestVersion(); version++) {
+            assertSerializable(request, version);
+        }
+    }
+
+    @Test
+    void testReadsEachPartitionsCommitErrorInOrder() {
+        OffsetCommitResponseData response = new OffsetCommitResponseData().setTopics(List.of(
+                new OffsetCommitResponseTopic().setName("a").setPartitions(List.of(
+                        new OffsetCommitResponsePartition().setPartitionIndex(1).setErrorCode(Errors.NONE.code()),
+                        new OffsetCommitResponsePartition().setPartitionIndex(0).setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code())))));
+
+        assertThat(GroupRequests.commitErrors(response))
+                .containsExactly(Map.entry(A1, Errors.NONE), Map.entry(A0, Errors.OFFSET_METADATA_TOO_LARGE));
+    }
+
+    @Test
+    void testFetchUsesTheTopLevelLayoutBeforeV8AndTheBatchedGroupsFrom() {
+        List<TopicPartition> partitions = List.of(A0, B0, A1);
+        for (short version = ApiKey.OFFSET_FETCH.lowestVersion(); version <= ApiKey.OFFSET_FETCH.highestVersion(); version++) {
+            boolean requireStable = version >= 7;
+            OffsetFetchRequestData request = (OffsetFetchRequestData) GroupRequests.fetch("g", partitions, requireStable).at(version);
+
+            assertThat(request.requireStable()).isEqualTo(requireStable);
+            if (version >= 8) {
+                assertThat(request.groups()).hasSize(1);
+                OffsetFetchRequestData.OffsetFetchRequestGroup group = request.groups().get(0);
+                assertThat(group.groupId()).isEqualTo("g");
+                assertThat(group.memberId()).isNull();
+                assertThat(group.memberEpoch()).isEqualTo(-1);
+                assertThat(group.topics()).extracting(OffsetFetchRequestData.OffsetFetchRequestTopics::name).containsExactly("a", "b");
+                assertThat(group.topics().get(0).partitionIndexes()).containsExactly(0, 1);
+            } else {
+                assertThat(request.groupId()).isEqualTo("g");
+                assertThat(request.topics()).extracting(OffsetFetchRequestData.OffsetFetchRequestTopic::name).containsExactly("a", "b");
+                assertThat(request.topics().get(0).partitionIndexes()).containsExactly(0, 1);
+            }
+            assertSerializable(request, version);
+        }
+    }
+
+    @Test
+    void testRequiringStableOffsetsOfABrokerTooOldFailsTheFetch() {
+        assertThatThrownBy(() -> GroupRequests.fetch("g", List.of(A0), true).at((short) 6))
+                .isInstanceOf(UnsupportedVersionException.class)
+                .hasMessageContaining("v6");
+    }
+
+    @Test
+    void testReadsCommittedOffsetsFromEitherLayout() {
+        OffsetFetchResponseData topLevel = new OffsetFetchResponseData()
+                .setErrorCode(Errors.NONE.code())
+                .setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopic().setName("a").setPartitions(List.of(
+                        new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(0)
+                                .setCommittedOffset(10).setCommittedLeaderEpoch(4).setMetadata("m"),
+                        new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(1)
+                                .setCommittedOffset(-1).setCommittedLeaderEpoch(-1).setMetadata("")))));
+        OffsetFetchResponseData batched = new OffsetFetchResponseData().setGroups(List.of(
+                new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId("other")
+                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()),
+                new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId("g")
+                        .setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code())
+                        .setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopics().setName("b").setPartitions(List.of(
+                                new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(0)
+                                        .setCommittedOffset(7).setCommittedLeaderEpoch(2).setMetadata("x")
+                                        .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code())))))));
+
+        assertThat(GroupRequests.fetched(topLevel, "g")).isEqualTo(new Fetched(Errors.NONE, List.of(
+                new FetchedOffset(A0, 10, 4, "m", Errors.NONE), new FetchedOffset(A1, -1, -1, "", Errors.NONE))));
+        assertThat(GroupRequests.fetched(batched, "g")).isEqualTo(new Fetched(Errors.COORDINATOR_LOAD_IN_PROGRESS, List.of(
+                new FetchedOffset(B0, 7, 2, "x", Errors.UNSTABLE_OFFSET_COMMIT))));
+    }
+
+    private static void assertSerializable(ApiMessage request, short version) {
+        assertThat(MessageUtil.toByteBufferAccessor(request, version).buffer().remaining()).as("written at v%d", version).isPositive();
+    }
+}
