@@ -1,0 +1,260 @@
+package io.fastleader.benchmarks.consumer;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import com.sun.management.OperatingSystemMXBean;
+import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * One run: the topic, the producer, every consumer variant at once, then the warm-up, the quiet
+ * window and the move windows, then the drain and the figures.
+ *
+ * <p>Timeline. Consumers start at the topic's end before the producer sends its first record, so
+ * each must return every acknowledged record exactly once. After {@code --warmup-s}, the measured
+ * time is cut into windows of {@link ConsumerBenchmarkOptions#window()} each: the first is quiet;
+ * each of the next starts by rotating every partition's replica list
+ * ({@link Disturbances#rotateReplicas}, which returns once every partition is led by its new first
+ * replica) and lasts at least until {@code --settle-s} after that. Then the producer stops, and the
+ * consumers get up to {@code --drain-s} to catch up, plus 2 s in which a late duplicate would show.
+ *
+ * <p>Counts. Every consumer's counters ({@link ConsumerRun#counters()}) are read at every window
+ * boundary, so a window's requests are the difference of two readings. A record belongs to the
+ * window its CreateTime falls in.
+ */
+final class LeaderMoveRun {
+
+    static final String TOPIC = "consumer-benchmark";
+    private static final long PROGRESS_SECONDS = 5;
+    private static final long LATE_DUPLICATE_MILLIS = 2_000;
+    private static final int EXAMPLES = 10;
+
+    private final KafkaTestCluster cluster;
+    private final Disturbances disturbances;
+    private final ConsumerBenchmarkOptions options;
+    private final long startNanos = System.nanoTime();
+    private volatile String phase = "starting";
+
+    LeaderMoveRun(KafkaTestCluster cluster, Disturbances disturbances, ConsumerBenchmarkOptions options) {
+        this.cluster = cluster;
+        this.disturbances = disturbances;
+        this.options = options;
+    }
+
+    /** Runs every variant through the moves and returns the figures. */
+    MoveRunResult run() throws Exception {
+        disturbances.createTopic(new NewTopic(TOPIC, options.partitions(), (short) 3).configs(Map.of("min.insync.replicas", "2")));
+        Set<String> kafkaClientIds = options.countKafkaRequests()
+            ? options.variants().stream().filter(v -> !v.isFastLeader()).map(ConsumerRun::clientId).collect(Collectors.toSet())
+            : Set.of();
+        List<ConsumerRun> consumers = new ArrayList<>();
+        ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(task -> new Thread(task, "benchmark-progress"));
+        try (NetworkClientRequestLog requestLog = NetworkClientRequestLog.install(kafkaClientIds);
+             StreamProducer producer = new StreamProducer(cluster.clientConfig(), TOPIC, options)) {
+            try {
+                for (ClientVariant variant : options.variants()) {
+                    consumers.add(new ConsumerRun(variant, cluster.clientConfig(), TOPIC, options.partitions(), requestLog));
+                }
+                consumers.forEach(ConsumerRun::start);
+                producer.start();
+                progress.scheduleAtFixedRate(() -> printProgress(producer, consumers), PROGRESS_SECONDS, PROGRESS_SECONDS, TimeUnit.SECONDS);
+                phase = "warm-up";
+                Thread.sleep(options.warmUp().toMillis());
+                List<Mark> marks = new ArrayList<>();
+                List<Long> rotations = new ArrayList<>();
+                marks.add(Mark.take(consumers));
+                phase = "quiet window";
+                sleepUntil(marks.get(0).nanos + options.window().toNanos());
+                for (int move = 1; move <= options.moves(); move++) {
+                    Mark start = Mark.take(consumers);
+                    marks.add(start);
+                    phase = "move " + move + " of " + options.moves() + " (rotating)";
+                    disturbances.rotateReplicas(TOPIC);
+                    long rotated = System.nanoTime();
+                    rotations.add(TimeUnit.NANOSECONDS.toMillis(rotated - start.nanos));
+                    System.out.printf("move %d of %d: every partition has its new leader after %d ms%n", move, options.moves(),
+                        rotations.get(move - 1));
+                    phase = "move " + move + " of " + options.moves() + " (settling)";
+                    sleepUntil(Math.max(start.nanos + options.window().toNanos(), rotated + options.settle().toNanos()));
+                }
+                marks.add(Mark.take(consumers));
+                phase = "draining";
+                producer.stop();
+                drain(producer, consumers);
+                for (ConsumerRun consumer : consumers) {
+                    consumer.stop();
+                }
+                progress.shutdownNow();
+                return result(marks, rotations, producer, consumers);
+            } finally {
+                progress.shutdownNow();
+                for (ConsumerRun consumer : consumers) {
+                    consumer.close();
+                }
+            }
+        }
+    }
+
+    /** Waits until every consumer has returned every acknowledged record, or {@code --drain-s} has passed. */
+    private void drain(StreamProducer producer, List<ConsumerRun> consumers) throws InterruptedException {
+        long deadline = System.nanoTime() + options.drain().toNanos();
+        while (consumers.stream().anyMatch(c -> missing(producer, c) > 0) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        for (ConsumerRun consumer : consumers) {
+            long missing = missing(producer, consumer);
+            if (missing > 0) {
+                System.out.printf("%s: %d acknowledged records still not consumed after %d s of drain%n",
+                    consumer.variant().label(), missing, options.drain().toSeconds());
+            }
+        }
+        Thread.sleep(LATE_DUPLICATE_MILLIS);
+    }
+
+    private static long missing(StreamProducer producer, ConsumerRun consumer) {
+        long missing = 0;
+        for (long n = 0; n < producer.sent(); n++) {
+            if (producer.ackNanos(n) != LongColumn.NONE && consumer.receipts(n) == 0) {
+                missing++;
+            }
+        }
+        return missing;
+    }
+
+    private void printProgress(StreamProducer producer, List<ConsumerRun> consumers) {
+        StringBuilder line = new StringBuilder(String.format("[%4d s] %-26s sent %,8d acked %,8d",
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos), phase, producer.sent(), producer.acked()));
+        for (ConsumerRun consumer : consumers) {
+            line.append(String.format(" | %s %,d (slowest %,d ms)", consumer.variant().label(), consumer.distinct(),
+                consumer.slowestSinceAsked()));
+        }
+        System.out.println(line);
+    }
+
+    private static void sleepUntil(long nanos) throws InterruptedException {
+        long left = nanos - System.nanoTime();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    private MoveRunResult result(List<Mark> marks, List<Long> rotations, StreamProducer producer, List<ConsumerRun> consumers) {
+        List<MoveRunResult.Window> windows = new ArrayList<>();
+        for (int w = 0; w + 1 < marks.size(); w++) {
+            Mark start = marks.get(w);
+            Mark end = marks.get(w + 1);
+            double cores = (double) (end.processCpuNanos - start.processCpuNanos) / (end.nanos - start.nanos);
+            windows.add(new MoveRunResult.Window(w == 0 ? "quiet" : "move " + w, start.epochMillis,
+                TimeUnit.NANOSECONDS.toMillis(end.nanos - start.nanos), w == 0 ? null : rotations.get(w - 1), cores));
+        }
+        List<MoveRunResult.VariantResult> variants = new ArrayList<>();
+        for (ConsumerRun consumer : consumers) {
+            variants.add(variantResult(consumer, marks, windows, producer));
+        }
+        return new MoveRunResult(windows, new MoveRunResult.ProducerFigures(producer.sent(), producer.acked(), producer.failed(),
+            producer.firstError()), variants);
+    }
+
+    private static MoveRunResult.VariantResult variantResult(ConsumerRun consumer, List<Mark> marks, List<MoveRunResult.Window> windows,
+                                                             StreamProducer producer) {
+        LatencyTally latencies = new LatencyTally(windows);
+        long missing = 0;
+        long duplicated = 0;
+        long unacknowledged = 0;
+        List<String> missingExamples = new ArrayList<>();
+        List<String> duplicatedExamples = new ArrayList<>();
+        for (long n = 0; n < producer.sent(); n++) {
+            long receipts = consumer.receipts(n);
+            long ackNanos = producer.ackNanos(n);
+            if (ackNanos != LongColumn.NONE && receipts == 0) {
+                missing++;
+                example(missingExamples, n + " " + producer.position(n));
+            }
+            if (receipts > 1) {
+                duplicated += receipts - 1;
+                example(duplicatedExamples, n + " " + producer.position(n) + " ×" + receipts);
+            }
+            if (receipts > 0 && ackNanos == LongColumn.NONE) {
+                unacknowledged++;
+            }
+            int window = receipts == 0 ? -1 : windowOf(consumer.createMillis(n), marks);
+            if (window >= 0) {
+                latencies.add(window, n, producer.position(n), consumer.createMillis(n), consumer.firstPollMillis(n),
+                    ackNanos == LongColumn.NONE ? null : consumer.firstPollNanos(n) - ackNanos);
+            }
+        }
+        MoveRunResult.RecordCheck records = new MoveRunResult.RecordCheck(producer.acked(), consumer.consumed(), missing, duplicated,
+            unacknowledged, consumer.foreign(), missingExamples, duplicatedExamples);
+        return new MoveRunResult.VariantResult(consumer.variant().label(), consumer.clientId(), records, latencies.endToEnd(),
+            latencies.ackToPoll(), latencies.polledBeforeAck(), latencies.slowestAckToPoll(), requests(consumer.variant(), marks, windows),
+            consumer.counters(), consumer.pollErrors(), consumer.firstPollError());
+    }
+
+    private static void example(List<String> examples, String example) {
+        if (examples.size() < EXAMPLES) {
+            examples.add(example);
+        }
+    }
+
+    /** The window a record created at {@code createMillis} belongs to: -1 before the first, the last one from its start on. */
+    private static int windowOf(long createMillis, List<Mark> marks) {
+        int window = -1;
+        for (int w = 0; w + 1 < marks.size() && marks.get(w).epochMillis <= createMillis; w++) {
+            window = w;
+        }
+        return window;
+    }
+
+    /** Requests per window from the readings at the boundaries; per move, less the quiet window's, scaled by length. */
+    private static MoveRunResult.Requests requests(ClientVariant variant, List<Mark> marks, List<MoveRunResult.Window> windows) {
+        Map<String, Double> quiet = sent(variant, marks, 0);
+        List<Map<String, Double>> perMove = new ArrayList<>();
+        List<Map<String, Double>> perMoveExcess = new ArrayList<>();
+        Map<String, Double> meanExcess = new LinkedHashMap<>();
+        for (int w = 1; w < windows.size(); w++) {
+            Map<String, Double> sent = sent(variant, marks, w);
+            double scale = (double) windows.get(w).lengthMillis() / windows.get(0).lengthMillis();
+            Map<String, Double> excess = new LinkedHashMap<>();
+            sent.forEach((name, count) -> excess.put(name, count - quiet.getOrDefault(name, 0.0) * scale));
+            perMove.add(sent);
+            perMoveExcess.add(excess);
+            excess.forEach((name, count) -> meanExcess.merge(name, count / (windows.size() - 1), Double::sum));
+        }
+        return new MoveRunResult.Requests(quiet, perMove, perMoveExcess, meanExcess);
+    }
+
+    /** Every counter's growth over window {@code w} of {@code variant}. */
+    private static Map<String, Double> sent(ClientVariant variant, List<Mark> marks, int w) {
+        Map<String, Double> before = marks.get(w).counters.get(variant);
+        Map<String, Double> after = marks.get(w + 1).counters.get(variant);
+        Map<String, Double> grown = new LinkedHashMap<>();
+        after.forEach((name, count) -> grown.put(name, count - before.getOrDefault(name, 0.0)));
+        return grown;
+    }
+
+    /** A window boundary: when, the JVM's CPU time (brokers included), and every consumer's counters then. */
+    private record Mark(long epochMillis, long nanos, long processCpuNanos, Map<ClientVariant, Map<String, Double>> counters) {
+
+        private static final OperatingSystemMXBean PROCESS = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
+
+        static Mark take(List<ConsumerRun> consumers) {
+            long epochMillis = System.currentTimeMillis();
+            long nanos = System.nanoTime();
+            long cpu = PROCESS.getProcessCpuTime();
+            Map<ClientVariant, Map<String, Double>> counters = new LinkedHashMap<>();
+            consumers.forEach(consumer -> counters.put(consumer.variant(), consumer.counters()));
+            return new Mark(epochMillis, nanos, cpu, counters);
+        }
+    }
+}

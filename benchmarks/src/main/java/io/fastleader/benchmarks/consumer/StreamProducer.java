@@ -1,0 +1,120 @@
+package io.fastleader.benchmarks.consumer;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.benchmarks.common.FixedRate;
+import io.fastleader.benchmarks.common.Payload;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The stream every consumer reads: one kafka-clients KafkaProducer sending records numbered 0, 1,
+ * 2, ... (the number is the key, so the records spread over every partition) at a fixed rate,
+ * acks=all, linger.ms=0, idempotence on. The producer stamps each record's CreateTime in
+ * {@code send}. Remembers which numbers were acknowledged, and when ({@link System#nanoTime}).
+ */
+final class StreamProducer implements AutoCloseable {
+
+    static final String CLIENT_ID = "consumer-benchmark-producer";
+
+    private final Producer<byte[], byte[]> producer;
+    private final String topic;
+    private final int rate;
+    private final byte[] value;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicReference<String> firstError = new AtomicReference<>();
+    private final LongColumn ackNanos = new LongColumn();
+    private final LongColumn partitions = new LongColumn();
+    private final LongColumn offsets = new LongColumn();
+    private FixedRate ticker;
+
+    StreamProducer(Map<String, Object> clusterConfig, String topic, ConsumerBenchmarkOptions options) {
+        Map<String, Object> config = new HashMap<>(clusterConfig);
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, CLIENT_ID);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, options.producerInFlight());
+        this.producer = ClientVariant.KAFKA_CLIENTS.producer(config);
+        this.topic = topic;
+        this.rate = options.rate();
+        this.value = Payload.value(options.recordBytes());
+    }
+
+    /** Starts sending. */
+    void start() {
+        ticker = FixedRate.start("benchmark-stream-producer", rate, this::sendNext);
+    }
+
+    private void sendNext() {
+        long n = sent.get();
+        try {
+            producer.send(new ProducerRecord<>(topic, Payload.key(n), value), (metadata, exception) -> {
+                if (exception == null) {
+                    ackNanos.set(n, System.nanoTime());
+                    partitions.set(n, metadata.partition());
+                    offsets.set(n, metadata.offset());
+                    acked.incrementAndGet();
+                } else {
+                    failed(exception);
+                }
+            });
+        } catch (RuntimeException e) {
+            failed(e);
+        }
+        sent.incrementAndGet();
+    }
+
+    private void failed(Exception e) {
+        failed.incrementAndGet();
+        firstError.compareAndSet(null, e.toString());
+    }
+
+    /** Stops sending and waits until every record sent is acknowledged or failed. */
+    void stop() throws InterruptedException {
+        ticker.stop();
+        producer.flush();
+    }
+
+    /** Records given to {@code send} so far; they are numbered 0 to this less one. */
+    long sent() {
+        return sent.get();
+    }
+
+    long acked() {
+        return acked.get();
+    }
+
+    long failed() {
+        return failed.get();
+    }
+
+    String firstError() {
+        return firstError.get();
+    }
+
+    /** When record {@code n} was acknowledged ({@link System#nanoTime}), {@link LongColumn#NONE} if it was not. */
+    long ackNanos(long n) {
+        return ackNanos.get(n);
+    }
+
+    /** Where record {@code n} was written, as {@code partition@offset}, for naming a missing or duplicated record. */
+    String position(long n) {
+        return partitions.get(n) == LongColumn.NONE ? "not acknowledged" : partitions.get(n) + "@" + offsets.get(n);
+    }
+
+    @Override
+    public void close() {
+        if (ticker != null) {
+            ticker.close();
+        }
+        producer.close();
+    }
+}
