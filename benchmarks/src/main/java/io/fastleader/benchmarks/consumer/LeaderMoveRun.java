@@ -124,7 +124,7 @@ final class LeaderMoveRun {
 
     private static long missing(StreamProducer producer, ConsumerRun consumer) {
         long missing = 0;
-        for (long n = 0; n < producer.sent(); n++) {
+        for (long n = 0; n < producer.counts().sent(); n++) {
             if (producer.ackNanos(n) != LongColumn.NONE && consumer.receipts(n) == 0) {
                 missing++;
             }
@@ -134,7 +134,7 @@ final class LeaderMoveRun {
 
     private void printProgress(StreamProducer producer, List<ConsumerRun> consumers) {
         StringBuilder line = new StringBuilder(String.format("[%4d s] %-26s sent %,8d acked %,8d",
-            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos), phase, producer.sent(), producer.acked()));
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos), phase, producer.counts().sent(), producer.counts().acked()));
         for (ConsumerRun consumer : consumers) {
             line.append(String.format(" | %s %,d (slowest %,d ms)", consumer.variant().label(), consumer.distinct(),
                 consumer.slowestSinceAsked()));
@@ -162,8 +162,8 @@ final class LeaderMoveRun {
         for (ConsumerRun consumer : consumers) {
             variants.add(variantResult(consumer, marks, windows, producer));
         }
-        return new MoveRunResult(windows, new MoveRunResult.ProducerFigures(producer.sent(), producer.acked(), producer.failed(),
-            producer.firstError()), variants);
+        return new MoveRunResult(windows, new MoveRunResult.ProducerFigures(producer.counts().sent(), producer.counts().acked(), producer.counts().failed(),
+            producer.counts().firstError()), variants);
     }
 
     private static MoveRunResult.VariantResult variantResult(ConsumerRun consumer, List<Mark> marks, List<MoveRunResult.Window> windows,
@@ -174,7 +174,7 @@ final class LeaderMoveRun {
         long unacknowledged = 0;
         List<String> missingExamples = new ArrayList<>();
         List<String> duplicatedExamples = new ArrayList<>();
-        for (long n = 0; n < producer.sent(); n++) {
+        for (long n = 0; n < producer.counts().sent(); n++) {
             long receipts = consumer.receipts(n);
             long ackNanos = producer.ackNanos(n);
             if (ackNanos != LongColumn.NONE && receipts == 0) {
@@ -194,7 +194,7 @@ final class LeaderMoveRun {
                     ackNanos == LongColumn.NONE ? null : consumer.firstPollNanos(n) - ackNanos);
             }
         }
-        MoveRunResult.RecordCheck records = new MoveRunResult.RecordCheck(producer.acked(), consumer.consumed(), missing, duplicated,
+        MoveRunResult.RecordCheck records = new MoveRunResult.RecordCheck(producer.counts().acked(), consumer.consumed(), missing, duplicated,
             unacknowledged, consumer.foreign(), missingExamples, duplicatedExamples);
         return new MoveRunResult.VariantResult(consumer.variant().label(), consumer.clientId(), records, latencies.endToEnd(),
             latencies.ackToPoll(), latencies.polledBeforeAck(), latencies.slowestAckToPoll(), requests(consumer.variant(), marks, windows),

@@ -2,12 +2,11 @@ package io.fastleader.benchmarks.consumer;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.FixedRate;
 import io.fastleader.benchmarks.common.Payload;
+import io.fastleader.benchmarks.common.SendCounts;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -26,10 +25,7 @@ final class StreamProducer implements AutoCloseable {
     private final String topic;
     private final int rate;
     private final byte[] value;
-    private final AtomicLong sent = new AtomicLong();
-    private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicReference<String> firstError = new AtomicReference<>();
+    private final SendCounts counts = new SendCounts();
     private final LongColumn ackNanos = new LongColumn();
     private final LongColumn partitions = new LongColumn();
     private final LongColumn offsets = new LongColumn();
@@ -54,27 +50,12 @@ final class StreamProducer implements AutoCloseable {
     }
 
     private void sendNext() {
-        long n = sent.get();
-        try {
-            producer.send(new ProducerRecord<>(topic, Payload.key(n), value), (metadata, exception) -> {
-                if (exception == null) {
-                    ackNanos.set(n, System.nanoTime());
-                    partitions.set(n, metadata.partition());
-                    offsets.set(n, metadata.offset());
-                    acked.incrementAndGet();
-                } else {
-                    failed(exception);
-                }
-            });
-        } catch (RuntimeException e) {
-            failed(e);
-        }
-        sent.incrementAndGet();
-    }
-
-    private void failed(Exception e) {
-        failed.incrementAndGet();
-        firstError.compareAndSet(null, e.toString());
+        long n = counts.sent();
+        counts.send(producer, new ProducerRecord<>(topic, Payload.key(n), value), metadata -> {
+            ackNanos.set(n, System.nanoTime());
+            partitions.set(n, metadata.partition());
+            offsets.set(n, metadata.offset());
+        });
     }
 
     /** Stops sending and waits until every record sent is acknowledged or failed. */
@@ -83,21 +64,9 @@ final class StreamProducer implements AutoCloseable {
         producer.flush();
     }
 
-    /** Records given to {@code send} so far; they are numbered 0 to this less one. */
-    long sent() {
-        return sent.get();
-    }
-
-    long acked() {
-        return acked.get();
-    }
-
-    long failed() {
-        return failed.get();
-    }
-
-    String firstError() {
-        return firstError.get();
+    /** What became of the records sent so far; they are numbered 0 to {@code counts().sent()} less one. */
+    SendCounts counts() {
+        return counts;
     }
 
     /** When record {@code n} was acknowledged ({@link System#nanoTime}), {@link LongColumn#NONE} if it was not. */

@@ -11,13 +11,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.FixedRate;
 import io.fastleader.benchmarks.common.Latency;
 import io.fastleader.benchmarks.common.MetricTotals;
 import io.fastleader.benchmarks.common.Payload;
+import io.fastleader.benchmarks.common.SendCounts;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -106,10 +106,7 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
         private final Producer<byte[], byte[]> producer;
         private FixedRate ticker;
         private final ConcurrentHistogram latencyMicros = new ConcurrentHistogram(3);
-        private final AtomicLong sent = new AtomicLong();
-        private final AtomicLong acked = new AtomicLong();
-        private final AtomicLong errors = new AtomicLong();
-        private final AtomicReference<String> firstError = new AtomicReference<>();
+        private final SendCounts counts = new SendCounts();
         /** Records sent before this {@code System.nanoTime()} are warm-up and not measured. */
         private final AtomicLong measureFrom = new AtomicLong(Long.MAX_VALUE);
 
@@ -131,26 +128,11 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
 
         private void send(byte[] value) {
             long start = System.nanoTime();
-            try {
-                producer.send(new ProducerRecord<>(topic, Payload.key(sent.get()), value), (metadata, exception) -> {
-                    if (exception != null) {
-                        failed(exception);
-                        return;
-                    }
-                    acked.incrementAndGet();
-                    if (start - measureFrom.get() >= 0) {
-                        latencyMicros.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
-                    }
-                });
-            } catch (RuntimeException e) {
-                failed(e);
-            }
-            sent.incrementAndGet();
-        }
-
-        private void failed(Exception e) {
-            errors.incrementAndGet();
-            firstError.compareAndSet(null, e.toString());
+            counts.send(producer, new ProducerRecord<>(topic, Payload.key(counts.sent()), value), metadata -> {
+                if (start - measureFrom.get() >= 0) {
+                    latencyMicros.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
+                }
+            });
         }
 
         /** Stops sending, waits for every record's answer and reads the figures. */
@@ -158,7 +140,7 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
             ticker.stop();
             producer.flush();
             Histogram latencies = latencyMicros.copy();
-            return new ReassignResult.ClientResult(client.label(), sent.get(), acked.get(), errors.get(), firstError.get(),
+            return new ReassignResult.ClientResult(client.label(), counts.sent(), counts.acked(), counts.failed(), counts.firstError(),
                 Latency.of(latencies), reportedMetrics(producer));
         }
 
