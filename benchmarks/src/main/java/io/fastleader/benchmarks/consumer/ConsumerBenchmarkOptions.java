@@ -46,8 +46,9 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
         windows and of those in the quiet window, in HdrHistograms; the same from the producer's
         acknowledgement to poll, the consumer's own share; records consumed against records
         acknowledged (missing and duplicated records are named); and per leader move the Fetch,
-        Metadata and OffsetsForLeaderEpoch requests sent, less what the same consumer sent in the
-        quiet window. fastleader's requests come from its metrics (fetch-total,
+        Metadata and OffsetsForLeaderEpoch requests sent from the move's start until half its
+        window has passed, less what the same consumer sent in as long a quiet span just before
+        the move. fastleader's requests come from its metrics (fetch-total,
         metadata-requests-total, offset-validations-total), KafkaConsumer's from kafka-clients'
         own DEBUG log of NetworkClient ("Sending ... request with header ..."), read by an
         appender on that logger, checked against its request-total metric. Ratios are

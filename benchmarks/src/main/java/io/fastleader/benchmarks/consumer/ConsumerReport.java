@@ -1,7 +1,6 @@
 package io.fastleader.benchmarks.consumer;
 
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,35 +89,40 @@ final class ConsumerReport {
         }
         if (kafka != null) {
             result.variants().stream().filter(v -> v != kafka)
-                .forEach(v -> ratios.get(v.variant()).put("requestsPerMove", requestRatios(v, kafka)));
+                .forEach(v -> {
+                    ratios.get(v.variant()).put("requestsPerMoveExcess", requestRatios(v, kafka, MoveRunResult.MoveRequests::excess));
+                    ratios.get(v.variant()).put("requestsPerMoveSent", requestRatios(v, kafka, MoveRunResult.MoveRequests::sent));
+                });
         }
 
         out.println();
-        out.println("requests per leader move: sent in the move's window less the quiet window's (mean over moves; each move in brackets)");
-        out.printf("%-22s %-34s %-34s %-34s%n", "variant", ConsumerRun.FETCH, ConsumerRun.METADATA, ConsumerRun.OFFSETS_FOR_LEADER_EPOCH);
-        for (MoveRunResult.VariantResult v : result.variants()) {
-            StringBuilder line = new StringBuilder(String.format("%-22s", v.variant()));
-            for (String api : ConsumerRun.REQUESTS) {
-                String each = String.join(" ", v.requests().perMoveExcess().stream().map(m -> String.format("%.0f", m.get(api))).toList());
-                line.append(String.format(" %-34s", String.format("%.1f [%s] q=%.0f", v.requests().meanExcess().get(api), each,
-                    v.requests().quiet().get(api))));
+        out.println("requests per leader move, by API: the excess = sent from the move's start until half its window had passed (and at "
+            + "least 2 s after its rotation completed) less what was sent in as long a quiet span just before the move; mean over moves "
+            + "[each move] (sent in the counted spans / in the quiet spans)");
+        for (String api : ConsumerRun.REQUESTS) {
+            for (MoveRunResult.VariantResult v : result.variants()) {
+                List<MoveRunResult.MoveRequests> moves = v.requests().perMove();
+                out.printf("  %-22s %-22s %8s [%s] (%s / %s)%n", api, v.variant(), count(v.requests().meanExcess().get(api)),
+                    String.join(" ", moves.stream().map(m -> count(m.excess().get(api))).toList()),
+                    String.join(" ", moves.stream().map(m -> count(m.sent().get(api))).toList()),
+                    String.join(" ", moves.stream().map(m -> count(m.quiet().get(api))).toList()));
             }
-            out.println(line);
         }
-        out.println("(q = sent in the quiet window, of the same length as a move's window unless the move ran over)");
+        out.println("  spans in ms, quiet / counted, per move: " + String.join(", ", result.variants().get(0).requests().perMove().stream()
+            .map(m -> m.quietMillis() + " / " + m.countedMillis()).toList()));
         if (kafka != null) {
             for (Map.Entry<String, Map<String, Object>> entry : ratios.entrySet()) {
                 @SuppressWarnings("unchecked")
-                Map<String, Double> requests = (Map<String, Double>) entry.getValue().get("requestsPerMove");
-                out.printf("%-22s %-34s %-34s %-34s%n", entry.getKey() + " ÷ kafka", format(requests.get(ConsumerRun.FETCH)),
-                    format(requests.get(ConsumerRun.METADATA)), format(requests.get(ConsumerRun.OFFSETS_FOR_LEADER_EPOCH)));
+                Map<String, Double> excess = (Map<String, Double>) entry.getValue().get("requestsPerMoveExcess");
+                @SuppressWarnings("unchecked")
+                Map<String, Double> sent = (Map<String, Double>) entry.getValue().get("requestsPerMoveSent");
+                out.printf("  %s ÷ kafka, excess (sent in the counted spans): %s%n", entry.getKey(), String.join(", ",
+                    ConsumerRun.REQUESTS.stream().map(api -> api + " " + format(excess.get(api)) + " (" + format(sent.get(api)) + ")").toList()));
             }
         }
         for (MoveRunResult.VariantResult v : result.variants()) {
             out.println(v.variant() + " counters at the end: " + v.countersAtEnd());
-            List<Map<String, Double>> windows = new ArrayList<>();
-            windows.add(v.requests().quiet());
-            windows.addAll(v.requests().perMove());
+            List<Map<String, Double>> windows = v.requests().perWindow();
             if (windows.stream().allMatch(w -> w.containsKey(ConsumerRun.ALL_LOGGED) && w.containsKey(ConsumerRun.ALL_METRIC))) {
                 List<Long> gaps = windows.stream().map(w -> Math.round(w.get(ConsumerRun.ALL_METRIC) - w.get(ConsumerRun.ALL_LOGGED))).toList();
                 out.println(v.variant() + " request count check, per window (quiet, moves): its request-total metric less the requests its "
@@ -196,9 +200,9 @@ final class ConsumerReport {
         return String.format("%.1f", millis);
     }
 
-    /** A ratio to two decimals; "-" where it has no meaning (0 ÷ 0). */
-    private static String ratio(double ratio) {
-        return Double.isFinite(ratio) ? String.format("%.2f", ratio) : "-";
+    /** A ratio to two decimals; "-" where it has no meaning (÷ 0). */
+    private static String ratio(Double ratio) {
+        return ratio == null ? "-" : String.format("%.2f", ratio);
     }
 
     /** Every figure kept so far, for the JSON file. */
@@ -206,15 +210,35 @@ final class ConsumerReport {
         return json;
     }
 
-    /** Mean requests per move, {@code v}'s ÷ {@code kafka}'s, by API (null where kafka-clients sent none). */
-    private static Map<String, Double> requestRatios(MoveRunResult.VariantResult v, MoveRunResult.VariantResult kafka) {
+    /**
+     * Per API, the mean over moves of {@code figure} ({@code excess} or {@code sent}) of {@code v} ÷ that of
+     * {@code kafka}; null where either is not above 0 (a ratio of negative excesses, or of nothing, says nothing).
+     */
+    private static Map<String, Double> requestRatios(MoveRunResult.VariantResult v, MoveRunResult.VariantResult kafka,
+                                                     Function<MoveRunResult.MoveRequests, Map<String, Double>> figure) {
         Map<String, Double> ratios = new LinkedHashMap<>();
         for (String api : ConsumerRun.REQUESTS) {
-            Double ours = v.requests().meanExcess().get(api);
-            Double theirs = kafka.requests().meanExcess().get(api);
-            ratios.put(api, ours != null && theirs != null && theirs > 0 ? ours / theirs : null);
+            Double ours = mean(v.requests().perMove(), figure, api);
+            Double theirs = mean(kafka.requests().perMove(), figure, api);
+            ratios.put(api, ours != null && theirs != null && ours > 0 && theirs > 0 ? ours / theirs : null);
         }
         return ratios;
+    }
+
+    private static Double mean(List<MoveRunResult.MoveRequests> moves, Function<MoveRunResult.MoveRequests, Map<String, Double>> figure,
+                               String api) {
+        if (moves.stream().anyMatch(m -> figure.apply(m).get(api) == null)) {
+            return null;
+        }
+        return moves.stream().mapToDouble(m -> figure.apply(m).get(api)).average().orElse(Double.NaN);
+    }
+
+    /** A request count (a whole number, or a fraction for a mean or a scaled excess); "-" if the client has no such count. */
+    private static String count(Double count) {
+        if (count == null) {
+            return "-";
+        }
+        return count == Math.rint(count) ? String.format("%.0f", count) : String.format("%.1f", count);
     }
 
     private static String format(Double ratio) {

@@ -1,6 +1,7 @@
 package io.fastleader.benchmarks.consumer;
 
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,8 +31,12 @@ import org.apache.kafka.clients.admin.NewTopic;
  * consumers get up to {@code --drain-s} to catch up, plus 2 s in which a late duplicate would show.
  *
  * <p>Counts. Every consumer's counters ({@link ConsumerRun#counters()}) are read at every window
- * boundary, so a window's requests are the difference of two readings. A record belongs to the
- * window its CreateTime falls in.
+ * boundary and once more inside each window, so a span's requests are the difference of two
+ * readings. A move's requests are those of its counted span (from its start until half its
+ * window has passed, and at least 2 s after its rotation completed) less those of as long a quiet
+ * span just before it (the end of the window before, after the previous move's counted span):
+ * the background Fetch traffic is then measured next to the move, under the same load. A record
+ * belongs to the window its CreateTime falls in.
  */
 final class LeaderMoveRun {
 
@@ -39,6 +44,8 @@ final class LeaderMoveRun {
     private static final long PROGRESS_SECONDS = 5;
     private static final long LATE_DUPLICATE_MILLIS = 2_000;
     private static final int EXAMPLES = 10;
+    /** A move's requests are counted until half its window has passed, and at least this long after its rotation completed. */
+    private static final Duration COUNTED_AFTER_ROTATION = Duration.ofSeconds(2);
 
     private final KafkaTestCluster cluster;
     private final Disturbances disturbances;
@@ -73,8 +80,12 @@ final class LeaderMoveRun {
                 Thread.sleep(options.warmUp().toMillis());
                 List<Mark> marks = new ArrayList<>();
                 List<Long> rotations = new ArrayList<>();
+                List<MoveSpans> spans = new ArrayList<>();
                 marks.add(Mark.take(consumers));
                 phase = "quiet window";
+                long halfWindow = options.window().toNanos() / 2;
+                sleepUntil(marks.get(0).nanos + halfWindow);
+                Mark quietFrom = Mark.take(consumers);
                 sleepUntil(marks.get(0).nanos + options.window().toNanos());
                 for (int move = 1; move <= options.moves(); move++) {
                     Mark start = Mark.take(consumers);
@@ -86,6 +97,10 @@ final class LeaderMoveRun {
                     System.out.printf("move %d of %d: every partition has its new leader after %d ms%n", move, options.moves(),
                         rotations.get(move - 1));
                     phase = "move " + move + " of " + options.moves() + " (settling)";
+                    sleepUntil(Math.max(start.nanos + halfWindow, rotated + COUNTED_AFTER_ROTATION.toNanos()));
+                    Mark counted = Mark.take(consumers);
+                    spans.add(new MoveSpans(quietFrom, start, counted));
+                    quietFrom = counted;
                     sleepUntil(Math.max(start.nanos + options.window().toNanos(), rotated + options.settle().toNanos()));
                 }
                 marks.add(Mark.take(consumers));
@@ -96,7 +111,7 @@ final class LeaderMoveRun {
                     consumer.stop();
                 }
                 progress.shutdownNow();
-                return result(marks, rotations, producer, consumers);
+                return result(marks, rotations, spans, producer, consumers);
             } finally {
                 progress.shutdownNow();
                 for (ConsumerRun consumer : consumers) {
@@ -149,7 +164,8 @@ final class LeaderMoveRun {
         }
     }
 
-    private MoveRunResult result(List<Mark> marks, List<Long> rotations, StreamProducer producer, List<ConsumerRun> consumers) {
+    private MoveRunResult result(List<Mark> marks, List<Long> rotations, List<MoveSpans> spans, StreamProducer producer,
+                                 List<ConsumerRun> consumers) {
         List<MoveRunResult.Window> windows = new ArrayList<>();
         for (int w = 0; w + 1 < marks.size(); w++) {
             Mark start = marks.get(w);
@@ -160,14 +176,14 @@ final class LeaderMoveRun {
         }
         List<MoveRunResult.VariantResult> variants = new ArrayList<>();
         for (ConsumerRun consumer : consumers) {
-            variants.add(variantResult(consumer, marks, windows, producer));
+            variants.add(variantResult(consumer, marks, spans, windows, producer));
         }
         return new MoveRunResult(windows, new MoveRunResult.ProducerFigures(producer.counts().sent(), producer.counts().acked(), producer.counts().failed(),
             producer.counts().firstError()), variants);
     }
 
-    private static MoveRunResult.VariantResult variantResult(ConsumerRun consumer, List<Mark> marks, List<MoveRunResult.Window> windows,
-                                                             StreamProducer producer) {
+    private static MoveRunResult.VariantResult variantResult(ConsumerRun consumer, List<Mark> marks, List<MoveSpans> spans,
+                                                             List<MoveRunResult.Window> windows, StreamProducer producer) {
         LatencyTally latencies = new LatencyTally(windows);
         long missing = 0;
         long duplicated = 0;
@@ -197,7 +213,7 @@ final class LeaderMoveRun {
         MoveRunResult.RecordCheck records = new MoveRunResult.RecordCheck(producer.counts().acked(), consumer.consumed(), missing, duplicated,
             unacknowledged, consumer.foreign(), missingExamples, duplicatedExamples);
         return new MoveRunResult.VariantResult(consumer.variant().label(), consumer.clientId(), records, latencies.endToEnd(),
-            latencies.ackToPoll(), latencies.polledBeforeAck(), latencies.slowestAckToPoll(), requests(consumer.variant(), marks, windows),
+            latencies.ackToPoll(), latencies.polledBeforeAck(), latencies.slowestAckToPoll(), requests(consumer.variant(), marks, spans),
             consumer.counters(), consumer.pollErrors(), consumer.firstPollError());
     }
 
@@ -216,31 +232,45 @@ final class LeaderMoveRun {
         return window;
     }
 
-    /** Requests per window from the readings at the boundaries; per move, less the quiet window's, scaled by length. */
-    private static MoveRunResult.Requests requests(ClientVariant variant, List<Mark> marks, List<MoveRunResult.Window> windows) {
-        Map<String, Double> quiet = sent(variant, marks, 0);
-        List<Map<String, Double>> perMove = new ArrayList<>();
-        List<Map<String, Double>> perMoveExcess = new ArrayList<>();
+    /**
+     * Requests per window, and per move: sent in the move's counted span less what was sent in its
+     * quiet span, scaled by the spans' lengths when they differ.
+     */
+    private static MoveRunResult.Requests requests(ClientVariant variant, List<Mark> marks, List<MoveSpans> spans) {
+        List<Map<String, Double>> perWindow = new ArrayList<>();
+        for (int w = 0; w + 1 < marks.size(); w++) {
+            perWindow.add(grown(variant, marks.get(w), marks.get(w + 1)));
+        }
+        List<MoveRunResult.MoveRequests> perMove = new ArrayList<>();
         Map<String, Double> meanExcess = new LinkedHashMap<>();
-        for (int w = 1; w < windows.size(); w++) {
-            Map<String, Double> sent = sent(variant, marks, w);
-            double scale = (double) windows.get(w).lengthMillis() / windows.get(0).lengthMillis();
+        for (MoveSpans span : spans) {
+            Map<String, Double> quiet = grown(variant, span.quietFrom, span.start);
+            Map<String, Double> sent = grown(variant, span.start, span.counted);
+            long quietMillis = TimeUnit.NANOSECONDS.toMillis(span.start.nanos - span.quietFrom.nanos);
+            long countedMillis = TimeUnit.NANOSECONDS.toMillis(span.counted.nanos - span.start.nanos);
+            double scale = (double) countedMillis / quietMillis;
             Map<String, Double> excess = new LinkedHashMap<>();
             sent.forEach((name, count) -> excess.put(name, count - quiet.getOrDefault(name, 0.0) * scale));
-            perMove.add(sent);
-            perMoveExcess.add(excess);
-            excess.forEach((name, count) -> meanExcess.merge(name, count / (windows.size() - 1), Double::sum));
+            excess.forEach((name, count) -> meanExcess.merge(name, count / spans.size(), Double::sum));
+            perMove.add(new MoveRunResult.MoveRequests(quietMillis, countedMillis, quiet, sent, excess));
         }
-        return new MoveRunResult.Requests(quiet, perMove, perMoveExcess, meanExcess);
+        return new MoveRunResult.Requests(perWindow, perMove, meanExcess);
     }
 
-    /** Every counter's growth over window {@code w} of {@code variant}. */
-    private static Map<String, Double> sent(ClientVariant variant, List<Mark> marks, int w) {
-        Map<String, Double> before = marks.get(w).counters.get(variant);
-        Map<String, Double> after = marks.get(w + 1).counters.get(variant);
+    /** Every counter's growth from {@code before} to {@code after} for {@code variant}. */
+    private static Map<String, Double> grown(ClientVariant variant, Mark before, Mark after) {
+        Map<String, Double> then = before.counters.get(variant);
         Map<String, Double> grown = new LinkedHashMap<>();
-        after.forEach((name, count) -> grown.put(name, count - before.getOrDefault(name, 0.0)));
+        after.counters.get(variant).forEach((name, count) -> grown.put(name, count - then.getOrDefault(name, 0.0)));
         return grown;
+    }
+
+    /**
+     * The spans a move's requests are counted over: {@code quietFrom} to {@code start} is quiet
+     * (the second half of the window before, after the previous move's counted span); {@code start}
+     * to {@code counted} holds the move.
+     */
+    private record MoveSpans(Mark quietFrom, Mark start, Mark counted) {
     }
 
     /** A window boundary: when, the JVM's CPU time (brokers included), and every consumer's counters then. */

@@ -101,12 +101,25 @@ record MoveRunResult(List<Window> windows, ProducerFigures producer, List<Varian
     /**
      * Requests by API.
      *
-     * @param quiet        sent in the quiet window
-     * @param perMove      sent in each move's window
-     * @param perMoveExcess each move's, less the quiet window's (scaled by the windows' lengths when they differ)
-     * @param meanExcess   the mean of {@code perMoveExcess}: what one leader move costs
+     * @param perWindow  sent in each window (the quiet one first), as the latencies are cut
+     * @param perMove    each move's counted span against the quiet span before it
+     * @param meanExcess the mean of the moves' {@code excess}: what one leader move costs
      */
-    record Requests(Map<String, Double> quiet, List<Map<String, Double>> perMove, List<Map<String, Double>> perMoveExcess,
-                    Map<String, Double> meanExcess) {
+    record Requests(List<Map<String, Double>> perWindow, List<MoveRequests> perMove, Map<String, Double> meanExcess) {
+    }
+
+    /**
+     * One move's requests.
+     *
+     * @param quietMillis   length of the quiet span: the end of the window before the move, after the previous move's
+     *                      counted span (the second half of the quiet window for the first move)
+     * @param countedMillis length of the counted span: from the move's start until half its window has passed and at
+     *                      least 2 s after its rotation completed
+     * @param quiet         sent in the quiet span
+     * @param sent          sent in the counted span
+     * @param excess        {@code sent} less {@code quiet} (scaled by the spans' lengths when they differ)
+     */
+    record MoveRequests(long quietMillis, long countedMillis, Map<String, Double> quiet, Map<String, Double> sent,
+                        Map<String, Double> excess) {
     }
 }
