@@ -222,17 +222,20 @@ final class ConsumerRun {
             put(counters, "metadata-refreshes-total (sum over causes)", MetricTotals.sum(metrics, "fastleader-metadata", "metadata-refreshes-total"));
             put(counters, "leader-hints-accepted-total", MetricTotals.sum(metrics, "fastleader-metadata", "leader-hints-accepted-total"));
             put(counters, "fetch-backoffs-skipped-total", MetricTotals.sum(metrics, "fastleader-consumer", "fetch-backoffs-skipped-total"));
-        } else if (requestLog.counts(clientId)) {
-            Map<String, Long> sent = requestLog.sent(clientId);
-            counters.put(FETCH, (double) sent.getOrDefault("Fetch", 0L));
-            counters.put(METADATA, (double) sent.getOrDefault("Metadata", 0L));
-            counters.put(OFFSETS_FOR_LEADER_EPOCH, (double) sent.getOrDefault("OffsetForLeaderEpoch", 0L));
-            sent.forEach((api, count) -> counters.put("requests sent: " + api, (double) count));
-            counters.put(ALL_LOGGED, (double) sent.values().stream().mapToLong(Long::longValue).sum());
-        }
-        if (!variant.isFastLeader()) {
+        } else {
+            // Read back to back, so that the check of the log against request-total compares one moment.
+            Map<String, Long> sent = requestLog.counts(clientId) ? requestLog.sent(clientId) : null;
+            Metric written = metrics.get(new MetricName("request-total", "consumer-metrics", "", Map.of("client-id", clientId)));
+            Double requestTotal = written == null ? null : ((Number) written.metricValue()).doubleValue();
+            if (sent != null) {
+                counters.put(FETCH, (double) sent.getOrDefault("Fetch", 0L));
+                counters.put(METADATA, (double) sent.getOrDefault("Metadata", 0L));
+                counters.put(OFFSETS_FOR_LEADER_EPOCH, (double) sent.getOrDefault("OffsetForLeaderEpoch", 0L));
+                sent.forEach((api, count) -> counters.put("requests sent: " + api, (double) count));
+                counters.put(ALL_LOGGED, (double) sent.values().stream().mapToLong(Long::longValue).sum());
+            }
             // kafka-clients' own totals, to check the log's counts against: every request written (all APIs), every Fetch answered.
-            put(counters, ALL_METRIC, MetricTotals.sum(metrics, "consumer-metrics", "request-total"));
+            put(counters, ALL_METRIC, requestTotal);
             put(counters, "fetch-total (metric: Fetch responses)", MetricTotals.sum(metrics, "consumer-fetch-manager-metrics", "fetch-total"));
         }
         return counters;
