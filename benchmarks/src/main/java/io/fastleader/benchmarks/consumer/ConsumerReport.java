@@ -53,6 +53,11 @@ final class ConsumerReport {
         MoveRunResult.ProducerFigures producer = result.producer();
         out.printf("producer: %,d sent, %,d acknowledged, %,d failed%s%n", producer.sent(), producer.acked(), producer.failed(),
             producer.firstError() == null ? "" : " (first: " + producer.firstError() + ")");
+        Latency sendMoves = producer.sendToAck().get(LatencyTally.MOVES);
+        Latency sendQuiet = producer.sendToAck().get(QUIET);
+        out.printf("producer send to acknowledgement (ms), records sent in the move windows: p50 %.1f p99 %.1f p99.9 %.1f max %.1f; "
+            + "in the quiet window: p50 %.1f p99 %.1f p99.9 %.1f max %.1f%n", sendMoves.p50(), sendMoves.p99(), sendMoves.p999(),
+            sendMoves.max(), sendQuiet.p50(), sendQuiet.p99(), sendQuiet.p999(), sendQuiet.max());
 
         out.println();
         out.println("records: consumed by each consumer against acknowledged by the producer");

@@ -93,6 +93,11 @@ final class LatencyTally {
     }
 
     private Map<String, Latency> byWindow(Histogram moves, List<Histogram> perWindow) {
+        return byWindow(windows, moves, perWindow);
+    }
+
+    /** {@value #MOVES} from {@code moves}, then each window by name from {@code perWindow}. */
+    static Map<String, Latency> byWindow(List<MoveRunResult.Window> windows, Histogram moves, List<Histogram> perWindow) {
         Map<String, Latency> latency = new LinkedHashMap<>();
         latency.put(MOVES, Latency.of(moves));
         for (int w = 0; w < windows.size(); w++) {

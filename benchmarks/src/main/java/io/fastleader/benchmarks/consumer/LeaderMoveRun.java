@@ -14,8 +14,10 @@ import java.util.stream.Collectors;
 
 import com.sun.management.OperatingSystemMXBean;
 import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.benchmarks.common.Latency;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
@@ -180,8 +182,8 @@ final class LeaderMoveRun {
         for (ConsumerRun consumer : consumers) {
             variants.add(variantResult(consumer, marks, spans, windows, producer));
         }
-        return new MoveRunResult(windows, new MoveRunResult.ProducerFigures(producer.counts().sent(), producer.counts().acked(), producer.counts().failed(),
-            producer.counts().firstError()), variants);
+        return new MoveRunResult(windows, new MoveRunResult.ProducerFigures(producer.counts().sent(), producer.counts().acked(),
+            producer.counts().failed(), producer.counts().firstError(), sendToAck(producer, marks, windows)), variants);
     }
 
     private static MoveRunResult.VariantResult variantResult(ConsumerRun consumer, List<Mark> marks, List<MoveSpans> spans,
@@ -217,6 +219,25 @@ final class LeaderMoveRun {
         return new MoveRunResult.VariantResult(consumer.variant().label(), consumer.clientId(), records, latencies.endToEnd(),
             latencies.ackToPoll(), latencies.polledBeforeAck(), latencies.slowestAckToPoll(), requests(consumer.variant(), marks, spans),
             consumer.counters(), consumer.pollErrors(), consumer.firstPollError());
+    }
+
+    /** The producer's send-to-acknowledgement latency, by the window each record was sent in. */
+    private static Map<String, Latency> sendToAck(StreamProducer producer, List<Mark> marks, List<MoveRunResult.Window> windows) {
+        List<Histogram> perWindow = new ArrayList<>();
+        windows.forEach(w -> perWindow.add(new Histogram(3)));
+        Histogram moves = new Histogram(3);
+        for (long n = 0; n < producer.counts().sent(); n++) {
+            int window = windowOf(producer.sendMillis(n), marks);
+            if (window < 0 || producer.ackNanos(n) == LongColumn.NONE) {
+                continue;
+            }
+            long micros = TimeUnit.NANOSECONDS.toMicros(producer.ackNanos(n) - producer.sendNanos(n));
+            perWindow.get(window).recordValue(micros);
+            if (window > 0) {
+                moves.recordValue(micros);
+            }
+        }
+        return LatencyTally.byWindow(windows, moves, perWindow);
     }
 
     private static void example(List<String> examples, String example) {

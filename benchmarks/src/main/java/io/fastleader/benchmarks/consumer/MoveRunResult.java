@@ -37,8 +37,11 @@ record MoveRunResult(List<Window> windows, ProducerFigures producer, List<Varian
      * @param acked      records acknowledged
      * @param failed     records that failed
      * @param firstError the first failure, null if none
+     * @param sendToAck  {@code send} to the acknowledgement's callback, by the window a record was sent in, keyed as
+     *                   {@link VariantResult#endToEnd()}: the part of every consumer's end-to-end latency that comes
+     *                   before a consumer can see the record
      */
-    record ProducerFigures(long sent, long acked, long failed, String firstError) {
+    record ProducerFigures(long sent, long acked, long failed, String firstError, Map<String, Latency> sendToAck) {
     }
 
     /**

@@ -26,6 +26,8 @@ final class StreamProducer implements AutoCloseable {
     private final int rate;
     private final byte[] value;
     private final SendCounts counts = new SendCounts();
+    private final LongColumn sendMillis = new LongColumn();
+    private final LongColumn sendNanos = new LongColumn();
     private final LongColumn ackNanos = new LongColumn();
     private final LongColumn partitions = new LongColumn();
     private final LongColumn offsets = new LongColumn();
@@ -51,6 +53,8 @@ final class StreamProducer implements AutoCloseable {
 
     private void sendNext() {
         long n = counts.sent();
+        sendMillis.set(n, System.currentTimeMillis());
+        sendNanos.set(n, System.nanoTime());
         counts.send(producer, new ProducerRecord<>(topic, Payload.key(n), value), metadata -> {
             ackNanos.set(n, System.nanoTime());
             partitions.set(n, metadata.partition());
@@ -67,6 +71,16 @@ final class StreamProducer implements AutoCloseable {
     /** What became of the records sent so far; they are numbered 0 to {@code counts().sent()} less one. */
     SendCounts counts() {
         return counts;
+    }
+
+    /** When record {@code n} was given to {@code send}, wall clock ms (its CreateTime, give or take a millisecond). */
+    long sendMillis(long n) {
+        return sendMillis.get(n);
+    }
+
+    /** When record {@code n} was given to {@code send}, {@link System#nanoTime}. */
+    long sendNanos(long n) {
+        return sendNanos.get(n);
     }
 
     /** When record {@code n} was acknowledged ({@link System#nanoTime}), {@link LongColumn#NONE} if it was not. */
