@@ -3,7 +3,9 @@ package io.fastleader.benchmarks.consumer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.CommandLine;
@@ -23,11 +25,12 @@ import io.fastleader.benchmarks.common.CommandLine;
  * @param producerInFlight    the producer's {@code max.in.flight.requests.per.connection}
  * @param drain               after the producer stops, how long the consumers may take to read every acknowledged record
  * @param countKafkaRequests  whether KafkaConsumer's requests are counted from its DEBUG log (off only to see what that costs)
+ * @param consumerConfig      consumer settings given to every variant on top of the benchmark's own
  * @param json                where the figures are written
  */
 public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int moves, Duration settle, int rate,
                                        int recordBytes, int partitions, List<ClientVariant> variants, int producerInFlight,
-                                       Duration drain, boolean countKafkaRequests, Path json) {
+                                       Duration drain, boolean countKafkaRequests, Map<String, String> consumerConfig, Path json) {
 
     /** The {@code --help} text. */
     public static final String HELP = """
@@ -82,6 +85,9 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
                                      request counts are then missing) to see what counting costs
                                      KafkaConsumer's latency: kafka-clients formats every DEBUG
                                      line on the consumer's polling thread
+          --consumer-config K=V,...  consumer settings for every variant, e.g. fetch.max.wait.ms=100
+                                     [none: client.id, enable.auto.commit=false and
+                                     auto.offset.reset=latest, the rest at Kafka's defaults]
           --json PATH                figures file [target/consumer-benchmark.json]
           --help                     this text
         """.formatted(labels(List.of(ClientVariant.values())));
@@ -89,6 +95,7 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
     /** The options, checked. */
     public ConsumerBenchmarkOptions {
         variants = List.copyOf(variants);
+        consumerConfig = Map.copyOf(consumerConfig);
         CommandLine.requirePositive("--duration-s", (int) duration.toSeconds());
         CommandLine.requirePositive("--moves", moves);
         CommandLine.requirePositive("--rate", rate);
@@ -123,12 +130,28 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
             line.integer("--producer-max-in-flight", 1),
             line.seconds("--drain-s", 60),
             onOff(line.string("--count-kafka-requests", "on")),
+            settings(line.string("--consumer-config", "")),
             line.path("--json", "target/consumer-benchmark.json"));
     }
 
     /** The length of every window: the quiet one and, unless its move overruns, each move's. */
     public Duration window() {
         return duration.dividedBy(moves + 1L);
+    }
+
+    private static Map<String, String> settings(String value) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String setting : value.split(",")) {
+            if (setting.isBlank()) {
+                continue;
+            }
+            int equals = setting.indexOf('=');
+            if (equals < 1) {
+                throw new IllegalArgumentException("--consumer-config " + value + ": expected key=value,key=value");
+            }
+            settings.put(setting.substring(0, equals).trim(), setting.substring(equals + 1).trim());
+        }
+        return settings;
     }
 
     private static boolean onOff(String value) {

@@ -40,6 +40,7 @@ final class ConsumerReport {
         settings.put("producerMaxInFlightRequestsPerConnection", options.producerInFlight());
         settings.put("drainSeconds", options.drain().toSeconds());
         settings.put("countKafkaRequests", options.countKafkaRequests());
+        settings.put("consumerConfig", options.consumerConfig());
         json.put("options", settings);
     }
 

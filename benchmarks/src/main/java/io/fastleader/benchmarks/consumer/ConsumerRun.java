@@ -63,9 +63,10 @@ final class ConsumerRun {
      * Creates the consumer, assigns it every partition of {@code topic} and resolves each position
      * to the partition's end, so it reads exactly what is produced from now on.
      *
-     * @param requestLog counts kafka-clients' requests; unused for fastleader, which has metrics for them
+     * @param extraConfig consumer settings on top of the benchmark's own ({@code --consumer-config})
+     * @param requestLog  counts kafka-clients' requests; unused for fastleader, which has metrics for them
      */
-    ConsumerRun(ClientVariant variant, Map<String, Object> clusterConfig, String topic, int partitions,
+    ConsumerRun(ClientVariant variant, Map<String, Object> clusterConfig, Map<String, String> extraConfig, String topic, int partitions,
                 NetworkClientRequestLog requestLog) {
         this.variant = variant;
         this.clientId = clientId(variant);
@@ -74,6 +75,7 @@ final class ConsumerRun {
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        config.putAll(extraConfig);
         this.consumer = variant.consumer(config);
         List<TopicPartition> assigned = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {

@@ -73,7 +73,7 @@ final class LeaderMoveRun {
              StreamProducer producer = new StreamProducer(cluster.clientConfig(), TOPIC, options)) {
             try {
                 for (ClientVariant variant : options.variants()) {
-                    consumers.add(new ConsumerRun(variant, cluster.clientConfig(), TOPIC, options.partitions(), requestLog));
+                    consumers.add(new ConsumerRun(variant, cluster.clientConfig(), options.consumerConfig(), TOPIC, options.partitions(), requestLog));
                 }
                 consumers.forEach(ConsumerRun::start);
                 producer.start();
