@@ -657,8 +657,10 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         }
     }
 
-    /** The group's id, without membership: {@code ConsumerGroupMetadata(group.id)}. */
+    /** The group's id, without membership: no generation, no member id. */
     @Override
+    // Kafka deprecates building it anywhere but in a consumer; this is one.
+    @SuppressWarnings("removal")
     public ConsumerGroupMetadata groupMetadata() {
         group();
         return new ConsumerGroupMetadata(settings.groupId().orElseThrow());
@@ -845,6 +847,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         close(CloseOptions.timeout(Duration.ofMillis(30_000)));
     }
 
+    /** {@inheritDoc} Deprecated as in {@code Consumer}: use {@link #close(CloseOptions)}. */
+    @Deprecated
     @Override
     public void close(Duration timeout) {
         close(CloseOptions.timeout(timeout));

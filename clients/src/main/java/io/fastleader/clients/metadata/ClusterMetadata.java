@@ -30,6 +30,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.MetadataRequestData;
@@ -39,6 +40,11 @@ import io.fastleader.protocol.message.MetadataResponseData;
 /**
  * Keeps a {@link LeaderCache} current: sends Metadata requests as a {@link RefreshSchedule} decides,
  * and turns what the producer and consumer learn from refused requests into hints or refreshes.
+ *
+ * <p>The topics in use are refreshed every {@code metadata.max.age.ms}. A topic a producer has not
+ * used for {@code metadata.max.idle.ms} drops out of use before the next request is planned, as
+ * {@code KafkaProducer} forgets it; {@link #recordUse} then says so, and the topic comes back
+ * through {@link #awaitTopics} like a new one.
  *
  * <p>All Metadata responses are applied on this object's one thread, in the order the requests
  * were sent. Requests go to the broker that last answered one, moving on to the next known broker
@@ -56,8 +62,14 @@ public final class ClusterMetadata implements AutoCloseable {
     private final LeaderCache cache;
     private final LongSupplier clockMs;
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
+    /** Bound on waiting for the refresh thread at close, should an answer being applied hang. */
+    private static final long THREAD_END_MILLIS = 10_000;
+
+    private final ClientThreads threads = new ClientThreads();
     private final ScheduledExecutorService thread;
     private final Object lock = new Object();
+    /** Its membership changes under {@code lock}; uses are noted without it. */
+    private final TopicUse topicUse;
     /** Guarded by {@code lock}, as is everything below. */
     private final RefreshSchedule schedule;
     private final Map<String, List<CompletableFuture<Void>>> topicWaiters = new HashMap<>();
@@ -91,13 +103,10 @@ public final class ClusterMetadata implements AutoCloseable {
         this.cache = new LeaderCache(metrics);
         // Registered first, so the pool can reach a new leader before any other listener acts on it.
         cache.addListener((partition, previous, current) -> syncPoolNodes());
+        this.topicUse = new TopicUse(config.metadataMaxIdle());
         this.schedule = new RefreshSchedule(config, random);
-        String name = "fastleader-metadata-" + INSTANCES.incrementAndGet();
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread refresher = new Thread(task, name);
-            refresher.setDaemon(true);
-            return refresher;
-        });
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
+                threads.named("fastleader-metadata-" + INSTANCES.incrementAndGet() + "-"));
         executor.setRemoveOnCancelPolicy(true);
         this.thread = executor;
         pool.updateNodes(bootstrap);
@@ -109,7 +118,9 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     /**
-     * Marks the topics as in use and waits until their partitions are known.
+     * Marks the topics as in use (and used now) and waits until their partitions are known. A topic
+     * coming into use, or back into use after it was dropped or left idle, waits for a Metadata
+     * answer that describes it, even if the cache still holds what an older answer said.
      *
      * @return completes once every topic has partitions in the cache; fails with the topic's error
      *         if a broker answers with a non-retriable one (for example authorization); a missing
@@ -121,15 +132,16 @@ public final class ClusterMetadata implements AutoCloseable {
             if (closed) {
                 return CompletableFuture.failedFuture(new KafkaException("the client's metadata is closed"));
             }
-            schedule.addTopics(topics);
             for (String topic : topics) {
-                if (cache.partitionCount(topic) == 0) {
+                if (!topicUse.contains(topic) || cache.partitionCount(topic) == 0) {
                     CompletableFuture<Void> wait = new CompletableFuture<>();
                     topicWaiters.computeIfAbsent(topic, t -> new ArrayList<>()).add(wait);
                     schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
                     waits.add(wait);
                 }
             }
+            topicUse.add(topics, clockMs.getAsLong());
+            schedule.addTopics(topics);
         }
         poke();
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
@@ -138,8 +150,25 @@ public final class ClusterMetadata implements AutoCloseable {
     /** The topics are no longer in use; periodic refreshes stop describing them. */
     public void removeTopics(Collection<String> topics) {
         synchronized (lock) {
+            topicUse.remove(topics);
             schedule.removeTopics(topics);
         }
+    }
+
+    /**
+     * Notes that the client uses the topic now, for {@code metadata.max.idle.ms}. Takes no lock: a
+     * producer calls it for every record.
+     *
+     * @return whether the topic is in use; if not (never awaited, removed, or left idle), nothing is
+     *         noted and {@link #awaitTopics} brings it back into use
+     */
+    public boolean recordUse(String topic) {
+        return topicUse.touch(topic, clockMs.getAsLong());
+    }
+
+    /** Whether the topic is in use: awaited, and neither removed nor left idle since. Takes no lock. */
+    public boolean inUse(String topic) {
+        return topicUse.contains(topic);
     }
 
     /**
@@ -201,6 +230,8 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         thread.shutdownNow();
         waits.forEach(wait -> wait.completeExceptionally(new KafkaException("the client's metadata is closed")));
+        // Its tasks only send requests and apply answers: it ends as soon as the one running returns.
+        threads.awaitEnd(THREAD_END_MILLIS);
     }
 
     private void poke() {
@@ -220,6 +251,7 @@ public final class ClusterMetadata implements AutoCloseable {
                 return;
             }
             long now = clockMs.getAsLong();
+            expireIdleTopicsLocked(now);
             plan = schedule.start(now);
             if (plan == null) {
                 rearmLocked(schedule.nextDueMs(), now);
@@ -232,6 +264,15 @@ public final class ClusterMetadata implements AutoCloseable {
         int node = chooseNode();
         pool.send(node, ApiKey.METADATA, request(plan.topics()))
                 .whenCompleteAsync((response, error) -> answered(node, view, response, error), thread);
+    }
+
+    private void expireIdleTopicsLocked(long nowMs) {
+        Set<String> idle = topicUse.expire(nowMs);
+        if (!idle.isEmpty()) {
+            schedule.removeTopics(idle);
+            LOG.debug("No longer refreshing {}: not used for metadata.max.idle.ms ({} ms)", idle,
+                    config.metadataMaxIdle().toMillis());
+        }
     }
 
     private void answered(int node, long view, ApiMessage response, Throwable error) {
@@ -267,21 +308,25 @@ public final class ClusterMetadata implements AutoCloseable {
         List<Runnable> completions = new ArrayList<>();
         synchronized (lock) {
             schedule.succeeded(clockMs.getAsLong());
-            settleWaitersLocked(completions);
+            settleWaitersLocked(response, completions);
         }
         completions.forEach(Runnable::run);
     }
 
-    private void settleWaitersLocked(List<Runnable> completions) {
+    private void settleWaitersLocked(MetadataResponseData response, List<Runnable> completions) {
+        Set<String> described = new HashSet<>();
+        response.topics().forEach(topic -> described.add(topic.name()));
         for (var waiting = topicWaiters.entrySet().iterator(); waiting.hasNext(); ) {
             var entry = waiting.next();
             String topic = entry.getKey();
+            // Only an answer describing the topic settles it: the cache may hold an older one's partitions.
+            boolean answered = described.contains(topic);
             Errors error = cache.topicError(topic);
             List<CompletableFuture<Void>> waits = entry.getValue();
-            if (cache.partitionCount(topic) > 0 && error == Errors.NONE) {
+            if (answered && cache.partitionCount(topic) > 0 && error == Errors.NONE) {
                 completions.add(() -> waits.forEach(wait -> wait.complete(null)));
                 waiting.remove();
-            } else if (error != Errors.NONE && !(error.exception() instanceof RetriableException)) {
+            } else if (answered && error != Errors.NONE && !(error.exception() instanceof RetriableException)) {
                 completions.add(() -> waits.forEach(wait -> wait.completeExceptionally(error.exception())));
                 waiting.remove();
             } else {
@@ -314,12 +359,22 @@ public final class ClusterMetadata implements AutoCloseable {
                 .setAllowAutoTopicCreation(config.allowAutoTopicCreation());
     }
 
-    /** The broker that answered last, else the first known broker, else the first bootstrap server. */
+    /**
+     * The broker that answered last, unless its connection is busy (a Metadata request would wait
+     * behind, say, a consumer's long-polling Fetch) and another known broker's is not; else the
+     * first known broker, else the first bootstrap server.
+     */
     private int chooseNode() {
-        if (cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode)) {
-            return metadataNode;
+        int preferred = cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode) ? metadataNode : rotation().get(0);
+        if (!pool.isBusy(preferred)) {
+            return preferred;
         }
-        return rotation().get(0);
+        for (int node : rotation()) {
+            if (cache.node(node) != null && !pool.isBusy(node)) {
+                return node;
+            }
+        }
+        return preferred;
     }
 
     private int nextNode(int failed) {

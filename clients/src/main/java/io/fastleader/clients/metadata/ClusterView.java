@@ -42,8 +42,8 @@ public final class ClusterView {
     }
 
     /**
-     * Every topic of a Metadata answer with its partitions, for {@code listTopics}; internal
-     * topics and topics the broker reported an error for are left out, as {@code KafkaConsumer} does.
+     * Every topic of a Metadata answer with its partitions, for {@code listTopics}: internal topics
+     * included and topics the broker reported an error for left out, as {@code KafkaConsumer} does.
      */
     public static Map<String, List<PartitionInfo>> topics(MetadataResponseData response) {
         Map<Integer, Node> brokers = new HashMap<>();
@@ -52,7 +52,7 @@ public final class ClusterView {
         }
         Map<String, List<PartitionInfo>> topics = new TreeMap<>();
         for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
-            if (topic.isInternal() || topic.errorCode() != Errors.NONE.code()) {
+            if (topic.errorCode() != Errors.NONE.code()) {
                 continue;
             }
             List<PartitionInfo> partitions = new ArrayList<>();

@@ -20,17 +20,23 @@ import io.fastleader.clients.network.ExponentialBackoff;
  *                               caches catch up with the controller in that time)
  * @param allowAutoTopicCreation whether Metadata requests ask the broker to create missing topics
  *                               ({@code allow.auto.create.topics} for consumers; producers always ask)
+ * @param metadataMaxIdle        {@code metadata.max.idle.ms} (producers): a topic not used for this long is no
+ *                               longer refreshed, and its next use waits for its metadata as a new topic's
+ *                               does; {@link #NO_IDLE_EXPIRY} keeps every topic until the client drops it
  */
 public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Duration retryBackoffMax,
-                             Duration hintConfirmationDelay, boolean allowAutoTopicCreation) {
+                             Duration hintConfirmationDelay, boolean allowAutoTopicCreation, Duration metadataMaxIdle) {
 
     /** The default of {@code fastleader.leader.hint.confirmation.delay.ms}. */
     public static final Duration DEFAULT_HINT_CONFIRMATION_DELAY = Duration.ofMillis(300);
 
-    /** Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s. */
+    /** A {@code metadataMaxIdle} that never expires a topic: consumers drop their topics themselves. */
+    public static final Duration NO_IDLE_EXPIRY = Duration.ofMillis(Long.MAX_VALUE);
+
+    /** Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s; topics kept until dropped. */
     public static MetadataConfig defaults() {
         return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
-                DEFAULT_HINT_CONFIRMATION_DELAY, true);
+                DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY);
     }
 
     /**
@@ -38,12 +44,14 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
      *
      * @param hintConfirmationDelay  {@code fastleader.leader.hint.confirmation.delay.ms}
      * @param allowAutoTopicCreation whether Metadata requests may create missing topics
+     * @param metadataMaxIdle        {@code metadata.max.idle.ms} for a producer, {@link #NO_IDLE_EXPIRY} for a consumer
      */
-    public static MetadataConfig from(AbstractConfig kafka, Duration hintConfirmationDelay, boolean allowAutoTopicCreation) {
+    public static MetadataConfig from(AbstractConfig kafka, Duration hintConfirmationDelay, boolean allowAutoTopicCreation,
+                                      Duration metadataMaxIdle) {
         return new MetadataConfig(Duration.ofMillis(kafka.getLong(CommonClientConfigs.METADATA_MAX_AGE_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
-                hintConfirmationDelay, allowAutoTopicCreation);
+                hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle);
     }
 
     public MetadataConfig {
@@ -51,6 +59,7 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
         requireNotNegative("retry.backoff.ms", retryBackoff);
         requireNotNegative("retry.backoff.max.ms", retryBackoffMax);
         requireNotNegative("fastleader.leader.hint.confirmation.delay.ms", hintConfirmationDelay);
+        requireNotNegative("metadata.max.idle.ms", metadataMaxIdle);
     }
 
     /** The backoff between refreshes: {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, Kafka's jitter. */

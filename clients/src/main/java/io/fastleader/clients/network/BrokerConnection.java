@@ -45,6 +45,9 @@ public final class BrokerConnection implements AutoCloseable {
     private static final String SOFTWARE_NAME = "fastleader";
     private static final String SOFTWARE_VERSION = "0.1.0";
 
+    /** Bound on waiting for a thread to end at close: a callback it runs could otherwise hold close up for good. */
+    private static final long THREAD_END_MILLIS = 10_000;
+
     private final String broker;
     private final ConnectionConfig config;
     private final Wire wire;
@@ -62,6 +65,7 @@ public final class BrokerConnection implements AutoCloseable {
     private ByteBuffer handedOver;
     private BrokerConnectionException closedBy;
     private volatile NegotiatedVersions versions;
+    private final ClientThreads threads = new ClientThreads();
 
     private BrokerConnection(String broker, ConnectionConfig config, Wire wire) {
         this.broker = broker;
@@ -161,6 +165,16 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
+    /** Requests sent or queued and not yet answered. */
+    public int pendingRequests() {
+        lock.lock();
+        try {
+            return inFlight.size() + queued.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether the connection is still usable. */
     public boolean isOpen() {
         lock.lock();
@@ -171,10 +185,15 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
-    /** Closes the connection; every request still on it fails with a {@link BrokerConnectionException}. */
+    /**
+     * Closes the connection; every request still on it fails with a {@link BrokerConnectionException}.
+     * Returns once its reader and writer threads have ended (unless called from one of them).
+     */
     @Override
     public void close() {
         fail(new BrokerConnectionException("connection to " + broker + " closed by the client", null));
+        // The socket is closed, so they end at once, unless a callback they run holds them.
+        threads.awaitEnd(THREAD_END_MILLIS);
     }
 
     /**
@@ -280,10 +299,8 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private void startThreads() {
-        Thread writer = new Thread(this::writeLoop, "fastleader-writer-" + broker);
-        Thread reader = new Thread(this::readLoop, "fastleader-reader-" + broker);
-        writer.setDaemon(true);
-        reader.setDaemon(true);
+        Thread writer = threads.named("fastleader-writer-" + broker + "-").newThread(this::writeLoop);
+        Thread reader = threads.named("fastleader-reader-" + broker + "-").newThread(this::readLoop);
         writer.start();
         reader.start();
     }

@@ -50,6 +50,7 @@ public final class ConnectionPool implements AutoCloseable {
     private final LongSupplier nanoClock;
     private final Connector connector;
     private final DoubleSupplier random;
+    private final ClientThreads threads = new ClientThreads();
     private final ExecutorService connectThreads;
     private final Scheduler sweepScheduler;
     /** Runs the production scheduler's timer; null when a test brings its own scheduler. */
@@ -93,22 +94,14 @@ public final class ConnectionPool implements AutoCloseable {
         this.connector = Objects.requireNonNull(connector, "connector");
         this.random = Objects.requireNonNull(random, "random");
         int poolId = POOL_IDS.incrementAndGet();
-        String prefix = "fastleader-connect-" + poolId + "-";
-        AtomicInteger threadIds = new AtomicInteger();
-        this.connectThreads = Executors.newCachedThreadPool(task -> daemon(task, prefix + threadIds.incrementAndGet()));
+        this.connectThreads = Executors.newCachedThreadPool(threads.named("fastleader-connect-" + poolId + "-"));
         if (sweepScheduler == null) {
-            this.sweepThread = Executors.newSingleThreadScheduledExecutor(task -> daemon(task, "fastleader-idle-sweep-" + poolId));
+            this.sweepThread = Executors.newSingleThreadScheduledExecutor(threads.named("fastleader-idle-sweep-" + poolId + "-"));
             this.sweepScheduler = (task, delayNanos) -> sweepThread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } else {
             this.sweepThread = null;
             this.sweepScheduler = sweepScheduler;
         }
-    }
-
-    private static Thread daemon(Runnable task, String name) {
-        Thread thread = new Thread(task, name);
-        thread.setDaemon(true);
-        return thread;
     }
 
     /**
@@ -141,6 +134,20 @@ public final class ConnectionPool implements AutoCloseable {
      */
     public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, VersionedRequest body) {
         return connection(nodeId).thenCompose(connection -> connection.send(api, body));
+    }
+
+    /**
+     * Whether node {@code nodeId}'s open connection has requests not yet answered. A broker reads
+     * one request per connection at a time, so a request sent there waits behind them (a consumer's
+     * Fetch may wait there for {@code fetch.max.wait.ms}).
+     */
+    public boolean isBusy(int nodeId) {
+        BrokerConnection open;
+        synchronized (lock) {
+            Node node = nodes.get(nodeId);
+            open = node == null || node.attempt == null ? null : node.attempt.connection;
+        }
+        return open != null && open.pendingRequests() > 0;
     }
 
     /**
@@ -192,6 +199,8 @@ public final class ConnectionPool implements AutoCloseable {
         if (sweepThread != null) {
             sweepThread.shutdownNow();
         }
+        // No pool thread outlives close: a connect under way is bounded by its timeouts.
+        threads.awaitEnd(config.connectTimeout().toMillis() + config.requestTimeout().toMillis());
     }
 
     /** The scheduled sweep: closes what has idled out, then schedules the next sweep if a connection is left. */

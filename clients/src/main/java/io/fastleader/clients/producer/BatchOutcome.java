@@ -7,7 +7,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * How one batch ended, shared by the futures of all its records: the broker's base offset and
- * log-append time, or the error. Set once; readers block until then.
+ * log-append time, the error, or that it was split and its records moved to other batches. Set
+ * once; readers block until then.
  */
 final class BatchOutcome {
 
@@ -17,21 +18,28 @@ final class BatchOutcome {
     private long baseOffset = -1;
     private long logAppendTimeMs = -1;
     private RuntimeException error;
+    private boolean split;
 
     BatchOutcome(TopicPartition topicPartition) {
         this.topicPartition = topicPartition;
     }
 
-    /** Records success; the caller guarantees this or {@link #failed} runs once. */
+    /** Records success; the caller guarantees that this, {@link #failed} or {@link #split} runs once. */
     void written(long baseOffset, long logAppendTimeMs) {
         this.baseOffset = baseOffset;
         this.logAppendTimeMs = logAppendTimeMs;
         known.countDown();
     }
 
-    /** Records failure; the caller guarantees this or {@link #written} runs once. */
+    /** Records failure; the caller guarantees that this, {@link #written} or {@link #split} runs once. */
     void failed(RuntimeException error) {
         this.error = error;
+        known.countDown();
+    }
+
+    /** Records that the batch was split; the caller has moved every record's future to its new batch first. */
+    void split() {
+        this.split = true;
         known.countDown();
     }
 
@@ -62,5 +70,10 @@ final class BatchOutcome {
     /** The failure, or null once the batch was written. */
     RuntimeException error() {
         return error;
+    }
+
+    /** Whether the batch was split: its records' outcomes are those of the batches they moved to. */
+    boolean wasSplit() {
+        return split;
     }
 }

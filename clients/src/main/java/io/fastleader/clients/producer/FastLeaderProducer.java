@@ -6,9 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
@@ -64,7 +62,7 @@ import io.fastleader.clients.network.ExponentialBackoff;
  *
  * <p>Not supported yet: transactions (every transactional method throws
  * {@link UnsupportedOperationException}, and {@code transactional.id} is refused), {@code acks=0},
- * splitting a batch the broker finds too large, adaptive partitioning and client telemetry.
+ * adaptive partitioning and client telemetry.
  *
  * <p>Thread-safe: share one instance between threads, as with {@code KafkaProducer}.
  */
@@ -76,7 +74,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
 
     private final ProducerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
-    private final Set<String> topicsInUse = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Metrics metrics;
@@ -145,7 +142,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER),
                     () -> ThreadLocalRandom.current().nextDouble(), settings.leaderHintsEnabled());
             this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, new ProducerMetrics(metrics), clockMs);
-            this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, topicsInUse::contains) : null;
+            this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, metadata::inUse) : null;
             if (prewarm != null) {
                 cache.addListener(prewarm);
             }
@@ -231,10 +228,14 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         }
     }
 
-    /** The topic's partition count, waiting for its metadata until {@code deadlineMs}. */
+    /**
+     * The topic's partition count, waiting for its metadata until {@code deadlineMs}. Counts as a
+     * use of the topic: one not used for {@code metadata.max.idle.ms} is no longer refreshed, and
+     * waits here for its metadata again, as a new topic does.
+     */
     private int awaitTopic(String topic, long deadlineMs) throws InterruptedException {
         int count = cache.partitionCount(topic);
-        if (count > 0 && topicsInUse.contains(topic)) {
+        if (count > 0 && metadata.recordUse(topic)) {
             return count;
         }
         try {
@@ -245,7 +246,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         } catch (ExecutionException e) {
             throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
         }
-        if (topicsInUse.add(topic) && prewarm != null) {
+        if (prewarm != null) {
             prewarm.prewarmTopic(topic);
         }
         return cache.partitionCount(topic);

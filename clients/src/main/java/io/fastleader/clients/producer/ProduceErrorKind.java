@@ -23,7 +23,10 @@ public enum ProduceErrorKind {
     RETRIABLE,
     /** The idempotent producer's sequence state disagrees with the broker's: bump the producer epoch and resend. */
     SEQUENCE_LOST,
-    /** The batch is too large for the broker: fail it with RecordTooLargeException (splitting it is not built yet). */
+    /**
+     * The batch is too large for the broker (MESSAGE_TOO_LARGE): split it in two, or fail it with
+     * RecordTooLargeException if it holds a single record.
+     */
     TOO_LARGE,
     /** Anything else (authorization, invalid record, ...): fail the batch's records with the error. */
     FATAL;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import org.apache.kafka.clients.producer.Callback;
@@ -14,8 +15,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * takes it and stamps it ({@link #markSent}, and for idempotence {@link #setProducerState});
  * {@link #records()} closes it into the bytes of the request; a retry keeps those bytes and the
  * same sequence numbers. It ends once, by {@link #complete} or {@link #fail}: every record's
- * callback then runs in the order the records were appended, and every future is done.
+ * callback then runs in the order the records were appended, and every future is done. A batch
+ * the broker refuses as too large may instead be {@link #split} in two; its records then end with
+ * the halves, and it ends (giving its memory back) once both have.
  *
  * <p>Appends are serialised by the caller (the accumulator's lock on the partition's queue);
  * the sender's stamps come from its single thread; ending is safe from any thread.
@@ -38,15 +43,20 @@ public final class ProducerBatch {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatch.class);
 
     private final TopicPartition topicPartition;
+    private final Compression compression;
     private final MemoryRecordsBuilder builder;
     private final long createdMs;
     private final int reservedBytes;
     private final Consumer<ProducerBatch> onEnded;
+    /** The batch this one is a half of, told when this one ends; null for a batch made by appends. */
+    private final ProducerBatch splitFrom;
     private final BatchOutcome outcome;
     private final List<PendingRecord> records = new ArrayList<>();
     private final AtomicBoolean ending = new AtomicBoolean();
     // Opens after the callbacks ran and the batch's memory went back: what flush waits for.
     private final CountDownLatch ended = new CountDownLatch(1);
+    // Set by split: how many of the halves have not ended yet.
+    private final AtomicInteger halvesLeft = new AtomicInteger();
 
     private volatile int attempts;
     private volatile int lastSentLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
@@ -66,12 +76,19 @@ public final class ProducerBatch {
     /** As above; {@code onEnded} runs once after the callbacks, to give the batch's memory back. */
     ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs,
                   Consumer<ProducerBatch> onEnded) {
+        this(topicPartition, compression, capacityBytes, capacityBytes, createdMs, onEnded, null);
+    }
+
+    private ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, int reservedBytes,
+                          long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom) {
         this.topicPartition = topicPartition;
+        this.compression = compression;
         this.builder = MemoryRecords.builder(ByteBuffer.allocate(capacityBytes), compression,
                 TimestampType.CREATE_TIME, 0L);
         this.createdMs = createdMs;
-        this.reservedBytes = capacityBytes;
+        this.reservedBytes = reservedBytes;
         this.onEnded = onEnded;
+        this.splitFrom = splitFrom;
         this.outcome = new BatchOutcome(topicPartition);
     }
 
@@ -91,6 +108,84 @@ public final class ProducerBatch {
                 key == null ? -1 : key.length, value == null ? -1 : value.length);
         records.add(new PendingRecord(callback, future));
         return future;
+    }
+
+    /**
+     * Splits this batch, which the broker refused as too large, in two: the first half takes the
+     * records in front while they hold at most half the batch's record bytes, the second the rest.
+     * Each half is therefore smaller than this batch, and so within {@code batch.size}. Records keep
+     * their order, futures and callbacks; with idempotence they also keep their sequence numbers,
+     * under this batch's producer id and epoch: the broker wrote none of them, so the halves carry
+     * on the sequence range this batch was sent with. The halves keep this batch's creation time,
+     * so {@code delivery.timeout.ms} still counts from it, and share its memory: this batch ends,
+     * giving the memory back, once both halves have.
+     *
+     * @return the two halves in record order, closed for appends; none when this batch had ended
+     *         meanwhile (it expired or was aborted, and its callbacks ran)
+     * @throws IllegalStateException for a batch of fewer than two records, which cannot be split
+     */
+    List<ProducerBatch> split() {
+        List<Record> sent = new ArrayList<>();
+        records().records().forEach(sent::add);
+        if (sent.size() < 2) {
+            throw new IllegalStateException("A batch of " + sent.size() + " record(s) cannot be split");
+        }
+        int firstHalfCount = firstHalfCount(sent);
+        List<ProducerBatch> halves = List.of(half(sent, 0, firstHalfCount), half(sent, firstHalfCount, sent.size()));
+        if (!ending.compareAndSet(false, true)) {
+            return List.of();
+        }
+        halvesLeft.set(halves.size());
+        boolean sequenced = hasSequence();
+        int sequence = baseSequence();
+        for (ProducerBatch half : halves) {
+            if (sequenced) {
+                half.setProducerState(producerId(), producerEpoch(), sequence);
+                sequence = SequenceNumbers.increment(sequence, half.recordCount());
+            }
+            half.closeForAppends();
+            for (int index = 0; index < half.records.size(); index++) {
+                half.records.get(index).future().moveTo(half.outcome, index);
+            }
+        }
+        outcome.split();
+        return halves;
+    }
+
+    /** How many records, at least one and all but one, fill the first half without passing half the bytes. */
+    private static int firstHalfCount(List<Record> records) {
+        long totalBytes = 0;
+        for (Record record : records) {
+            totalBytes += record.sizeInBytes();
+        }
+        int count = 1;
+        long bytes = records.get(0).sizeInBytes();
+        while (count < records.size() - 1 && 2 * (bytes + records.get(count).sizeInBytes()) <= totalBytes) {
+            bytes += records.get(count).sizeInBytes();
+            count++;
+        }
+        return count;
+    }
+
+    /** A half holding records {@code from} .. {@code to} - 1, with their callbacks and futures. */
+    private ProducerBatch half(List<Record> sent, int from, int to) {
+        int capacityBytes = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+        for (Record record : sent.subList(from, to)) {
+            capacityBytes += record.sizeInBytes();
+        }
+        // Reserves nothing: this batch's memory covers the halves until the last of them ends.
+        ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this);
+        for (int index = from; index < to; index++) {
+            half.builder.append(sent.get(index));
+            half.records.add(records.get(index));
+        }
+        return half;
+    }
+
+    private void halfEnded() {
+        if (halvesLeft.decrementAndGet() == 0) {
+            end();
+        }
     }
 
     /** Stops appends: once a batch leaves its queue no later record may join it. */
@@ -198,6 +293,9 @@ public final class ProducerBatch {
     private void end() {
         onEnded.accept(this);
         ended.countDown();
+        if (splitFrom != null) {
+            splitFrom.halfEnded();
+        }
     }
 
     /** Whether the batch has ended and its callbacks have run. */
@@ -237,6 +335,11 @@ public final class ProducerBatch {
     /** How many times it has been sent. */
     public int attempts() {
         return attempts;
+    }
+
+    /** Whether its records went out before: it was sent, or it is a half of a batch that was ({@link #split}). */
+    public boolean recordsSentBefore() {
+        return attempts > 0 || splitFrom != null;
     }
 
     /** The leader epoch of its last attempt, -1 before the first. */

@@ -12,7 +12,7 @@ import org.apache.kafka.common.metrics.stats.WindowedSum;
 /**
  * The producer's metrics, under the names the Java client uses in {@value #KAFKA_GROUP}
  * ({@code record-send-rate/-total}, {@code record-retry-rate/-total}, {@code record-error-rate/-total},
- * {@code request-latency-avg/-max}, {@code batch-size-avg/-max}), plus fastleader's own in
+ * {@code request-latency-avg/-max}, {@code batch-size-avg/-max}, {@code batch-split-rate/-total}), plus fastleader's own in
  * {@value #FASTLEADER_GROUP}: {@code retry-backoffs-skipped-total}, the retries sent at once
  * because the partition's leader epoch advanced (KIP-951).
  */
@@ -26,6 +26,7 @@ public final class ProducerMetrics {
     private final Sensor recordsSent;
     private final Sensor recordsRetried;
     private final Sensor recordErrors;
+    private final Sensor batchSplits;
     private final Sensor requestLatency;
     private final Sensor batchSize;
     private final Sensor backoffsSkipped;
@@ -35,6 +36,7 @@ public final class ProducerMetrics {
         recordsSent = meter(metrics, "record-send", "records sent");
         recordsRetried = meter(metrics, "record-retry", "records sent again after a failed attempt");
         recordErrors = meter(metrics, "record-error", "records that failed for good");
+        batchSplits = meter(metrics, "batch-split", "batches split in two because the broker refused them as too large");
         requestLatency = metrics.sensor("fastleader-producer:request-latency");
         requestLatency.add(metrics.metricName("request-latency-avg", KAFKA_GROUP, "Average Produce round trip in ms"), new Avg());
         requestLatency.add(metrics.metricName("request-latency-max", KAFKA_GROUP, "Longest Produce round trip in ms"), new Max());
@@ -57,6 +59,10 @@ public final class ProducerMetrics {
 
     void batchFailed(ProducerBatch batch) {
         recordErrors.record(batch.recordCount());
+    }
+
+    void batchSplit() {
+        batchSplits.record();
     }
 
     void requestAnswered(long latencyMs) {

@@ -176,9 +176,13 @@ public final class ProducerSettings {
         return PoolConfig.from(kafka);
     }
 
-    /** The metadata settings; a producer always lets brokers create topics it sends to, as Kafka's does. */
+    /**
+     * The metadata settings; a producer always lets brokers create topics it sends to, as Kafka's
+     * does, and stops refreshing a topic it has not sent to for {@code metadata.max.idle.ms}.
+     */
     public MetadataConfig metadataConfig() {
-        return MetadataConfig.from(kafka, hintConfirmationDelay, true);
+        return MetadataConfig.from(kafka, hintConfirmationDelay, true,
+                Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG)));
     }
 
     private void rejectTransactions() {

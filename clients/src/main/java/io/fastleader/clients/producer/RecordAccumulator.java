@@ -28,9 +28,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *
  * <p>Application threads {@link #append}; the sender, on its own thread, asks which partitions
  * are {@link #ready}, {@link #drain}s their first batches, and puts failed ones back with
- * {@link #reenqueue}. The accumulator owns no thread and reads no clock: every decision takes
- * the time as an argument. Only {@link #append} may block, for memory, and only up to the
- * {@code max.block.ms} it is given.
+ * {@link #reenqueue} (or in halves, {@link #splitAndReenqueue}). The accumulator owns no thread
+ * and reads no clock: every decision takes the time as an argument. Only {@link #append} may
+ * block, for memory, and only up to the {@code max.block.ms} it is given.
  *
  * <p>Each queue is guarded by its own monitor, so appends to different partitions do not
  * contend. A batch gives its memory back by itself when it ends ({@link ProducerBatch#complete},
@@ -46,6 +46,8 @@ public final class RecordAccumulator {
     private final Set<TopicPartition> muted = ConcurrentHashMap.newKeySet();
     private final AtomicInteger flushesInProgress = new AtomicInteger();
     private volatile boolean closed;
+    /** What {@link #abortAll} failed every batch with; null until then. */
+    private volatile RuntimeException abortedWith;
 
     /** An empty accumulator. */
     public RecordAccumulator(AccumulatorConfig config) {
@@ -224,24 +226,53 @@ public final class RecordAccumulator {
     /**
      * Puts a batch that will be retried back at the head of its partition's queue. Among batches
      * that already carry sequence numbers it goes in sequence order, so an idempotent producer
-     * resends them as the broker expects. A batch that ended meanwhile (aborted, say) is dropped.
+     * resends them as the broker expects. A batch that ended meanwhile (aborted, say) is dropped;
+     * one that has not but comes after {@link #abortAll} fails as the others did.
      */
     public void reenqueue(ProducerBatch batch) {
         Deque<ProducerBatch> queue = queues.computeIfAbsent(batch.topicPartition(), p -> new ArrayDeque<>());
         synchronized (queue) {
-            if (batch.isDone()) {
+            // Read under the queue's monitor: if abortAll has not set it yet, its pass over this
+            // queue, which comes after, finds the batch.
+            if (abortedWith == null) {
+                insertAtHead(queue, batch);
                 return;
             }
-            Deque<ProducerBatch> earlier = new ArrayDeque<>();
-            while (batch.hasSequence() && !queue.isEmpty() && queue.peekFirst().hasSequence()
-                    && queue.peekFirst().baseSequence() < batch.baseSequence()) {
-                earlier.push(queue.pollFirst());
-            }
-            queue.addFirst(batch);
-            while (!earlier.isEmpty()) {
-                queue.addFirst(earlier.pop());
-            }
         }
+        // Only the halves of a split batch can get here unended: abortAll did not know them yet.
+        batch.fail(abortedWith);
+    }
+
+    private static void insertAtHead(Deque<ProducerBatch> queue, ProducerBatch batch) {
+        if (batch.isDone()) {
+            return;
+        }
+        Deque<ProducerBatch> earlier = new ArrayDeque<>();
+        while (batch.hasSequence() && !queue.isEmpty() && queue.peekFirst().hasSequence()
+                && queue.peekFirst().baseSequence() < batch.baseSequence()) {
+            earlier.push(queue.pollFirst());
+        }
+        queue.addFirst(batch);
+        while (!earlier.isEmpty()) {
+            queue.addFirst(earlier.pop());
+        }
+    }
+
+    /**
+     * Replaces a batch the broker refused as too large by its two halves ({@link ProducerBatch#split}),
+     * at the head of its partition's queue in record order, as {@link #reenqueue} would put it back.
+     * The halves are new batches, never sent: each has every retry still to come.
+     *
+     * @return how many batches took its place: 2, or 0 when it had ended meanwhile (expired or aborted)
+     */
+    public int splitAndReenqueue(ProducerBatch batch) {
+        List<ProducerBatch> halves = batch.split();
+        incomplete.addAll(halves);
+        // Each goes to the head: the second half first.
+        for (int i = halves.size() - 1; i >= 0; i--) {
+            reenqueue(halves.get(i));
+        }
+        return halves.size();
     }
 
     /** Keeps the partition out of {@link #ready} and {@link #drain}: the sender's choice while one of its batches is in flight. */
@@ -307,6 +338,7 @@ public final class RecordAccumulator {
      * finds it ended and changes nothing.
      */
     public void abortAll(RuntimeException error) {
+        abortedWith = error;
         close();
         for (ProducerBatch batch : List.copyOf(incomplete)) {
             batch.fail(error);

@@ -12,22 +12,34 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * The future {@code send} returns for one record: done when its batch is written or failed.
  * It cannot be cancelled, as with the Java client: a record handed to the accumulator may
  * already be on the wire.
+ *
+ * <p>A record stays with one future for its whole life, even when the broker refuses its batch
+ * as too large and the batch is split: the future then {@link #moveTo moves} to the record's new
+ * batch, and a thread waiting on the old batch wakes and waits on the new one.
  */
 final class RecordFuture implements Future<RecordMetadata> {
 
-    private final BatchOutcome outcome;
-    private final int indexInBatch;
     private final long createTimeMs;
     private final int serializedKeySize;
     private final int serializedValueSize;
+    // Replaced, never mutated, so a reader sees a batch and an index that belong together.
+    private volatile Slot slot;
 
     RecordFuture(BatchOutcome outcome, int indexInBatch, long createTimeMs, int serializedKeySize,
                  int serializedValueSize) {
-        this.outcome = outcome;
-        this.indexInBatch = indexInBatch;
+        this.slot = new Slot(outcome, indexInBatch);
         this.createTimeMs = createTimeMs;
         this.serializedKeySize = serializedKeySize;
         this.serializedValueSize = serializedValueSize;
+    }
+
+    /** Where the record is: its batch's outcome and its index in that batch. */
+    private record Slot(BatchOutcome outcome, int indexInBatch) {
+    }
+
+    /** The record moved to another batch; called before its old batch's outcome is marked split. */
+    void moveTo(BatchOutcome outcome, int indexInBatch) {
+        slot = new Slot(outcome, indexInBatch);
     }
 
     @Override
@@ -42,36 +54,67 @@ final class RecordFuture implements Future<RecordMetadata> {
 
     @Override
     public boolean isDone() {
-        return outcome.isKnown();
+        return settledSlot() != null;
     }
 
     @Override
     public RecordMetadata get() throws InterruptedException, ExecutionException {
-        outcome.await();
-        return valueOrThrow();
+        while (true) {
+            Slot current = slot;
+            current.outcome().await();
+            if (!current.outcome().wasSplit()) {
+                return valueOrThrow(current);
+            }
+        }
     }
 
     @Override
     public RecordMetadata get(long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        if (!outcome.await(timeout, unit)) {
-            throw new TimeoutException("Timed out after " + unit.toMillis(timeout) + " ms waiting for the record to be acknowledged");
+        long deadlineNanos = System.nanoTime() + unit.toNanos(timeout);
+        while (true) {
+            Slot current = slot;
+            if (!current.outcome().await(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                throw new TimeoutException("Timed out after " + unit.toMillis(timeout)
+                        + " ms waiting for the record to be acknowledged");
+            }
+            if (!current.outcome().wasSplit()) {
+                return valueOrThrow(current);
+            }
         }
-        return valueOrThrow();
     }
 
     /** The record's metadata once its batch was written; only called after the outcome is known. */
     RecordMetadata metadata() {
+        return metadata(slot);
+    }
+
+    /** The slot whose outcome settles the record, or null while it is not known. */
+    private Slot settledSlot() {
+        while (true) {
+            Slot current = slot;
+            if (!current.outcome().isKnown()) {
+                return null;
+            }
+            if (!current.outcome().wasSplit()) {
+                return current;
+            }
+            // Split: the slot was moved before the outcome became known, so reading it again finds the new batch.
+        }
+    }
+
+    private RecordMetadata metadata(Slot settled) {
+        BatchOutcome outcome = settled.outcome();
         // With LogAppendTime the broker's clock replaces the producer's timestamp.
         long timestamp = outcome.logAppendTimeMs() == RecordBatch.NO_TIMESTAMP ? createTimeMs : outcome.logAppendTimeMs();
-        return new RecordMetadata(outcome.topicPartition(), outcome.baseOffset(), indexInBatch, timestamp,
+        return new RecordMetadata(outcome.topicPartition(), outcome.baseOffset(), settled.indexInBatch(), timestamp,
                 serializedKeySize, serializedValueSize);
     }
 
-    private RecordMetadata valueOrThrow() throws ExecutionException {
-        if (outcome.error() != null) {
-            throw new ExecutionException(outcome.error());
+    private RecordMetadata valueOrThrow(Slot settled) throws ExecutionException {
+        if (settled.outcome().error() != null) {
+            throw new ExecutionException(settled.outcome().error());
         }
-        return metadata();
+        return metadata(settled);
     }
 }

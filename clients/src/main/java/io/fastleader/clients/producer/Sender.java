@@ -202,7 +202,7 @@ public final class Sender implements Runnable {
             if (identity != null) {
                 identity.stamp(batch);
             }
-            metrics.batchSent(batch, batch.attempts() == 0);
+            metrics.batchSent(batch, !batch.recordsSentBefore());
             batch.markSent(leaderEpoch(partition));
             backingOff.remove(partition);
             accumulator.mute(partition);
@@ -253,9 +253,7 @@ public final class Sender implements Runnable {
                 }
                 case RETRIABLE -> retry(batch, code.exception(answer.errorMessage()), nowMs);
                 case SEQUENCE_LOST -> sequenceLost(batch, code, answer.errorMessage(), nowMs);
-                case TOO_LARGE -> fail(batch, new RecordTooLargeException("The broker refused the batch of "
-                        + batch.recordCount() + " record(s) for " + batch.topicPartition() + " (" + batch.estimatedSizeBytes()
-                        + " bytes) as too large; splitting batches is not supported yet"));
+                case TOO_LARGE -> tooLarge(batch, answer.errorMessage());
                 case FATAL -> fail(batch, code.exception(answer.errorMessage()));
             }
         }
@@ -292,6 +290,25 @@ public final class Sender implements Runnable {
             retry(batch, failure, nowMs);
         }
         metadata.onLeaderError(topics);
+    }
+
+    /**
+     * MESSAGE_TOO_LARGE: as in the Java client, a batch of several records is split and its halves
+     * go in its place, without using up a retry; a half still too large is split again. A single
+     * record fails: no split can make it smaller.
+     */
+    private void tooLarge(ProducerBatch batch, String brokerMessage) {
+        if (batch.recordCount() < 2) {
+            fail(batch, new RecordTooLargeException("The broker refused a record for " + batch.topicPartition() + " ("
+                    + batch.estimatedSizeBytes() + " bytes as a batch) as too large: more than the topic's max.message.bytes"
+                    + " or the broker's message.max.bytes" + (brokerMessage == null ? "" : " (" + brokerMessage + ")")));
+            return;
+        }
+        if (accumulator.splitAndReenqueue(batch) > 0) {
+            metrics.batchSplit();
+            LOG.info("The broker refused {} records for {} as too large; split in two", batch.recordCount(),
+                    batch.topicPartition());
+        }
     }
 
     private void sequenceLost(ProducerBatch batch, Errors code, String message, long nowMs) {

@@ -104,6 +104,22 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void aNodeIsBusyWhileARequestOnItsConnectionIsUnanswered() throws Exception {
+        FrameServer broker = broker();
+        assertThat(pool.isBusy(1)).as("no connection yet").isFalse();
+        CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        broker.answerHandshake(KAFKA_4_3);
+        FrameServer.Received request = broker.read();
+
+        assertThat(pool.isBusy(1)).isTrue();
+        assertThat(pool.isBusy(2)).isFalse();
+
+        broker.respond(request, new MetadataResponseData().setClusterId("answered"));
+        assertThat(clusterId(response)).isEqualTo("answered");
+        assertThat(pool.isBusy(1)).isFalse();
+    }
+
+    @Test
     void requestsSentWhileConnectingGoOutInOrder() throws Exception {
         FrameServer broker = broker();
         connector.gate = new CountDownLatch(1);

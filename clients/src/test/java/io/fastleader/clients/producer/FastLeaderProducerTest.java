@@ -83,7 +83,7 @@ class FastLeaderProducerTest {
 
         assertThat(names).contains("producer-metrics/record-send-total", "producer-metrics/record-send-rate",
                 "producer-metrics/record-retry-total", "producer-metrics/record-error-total",
-                "producer-metrics/request-latency-avg", "producer-metrics/batch-size-avg",
+                "producer-metrics/request-latency-avg", "producer-metrics/batch-size-avg", "producer-metrics/batch-split-total",
                 "fastleader-producer/retry-backoffs-skipped-total",
                 MetadataMetrics.GROUP + "/leader-hints-accepted-total", MetadataMetrics.GROUP + "/metadata-refreshes-total");
         assertThat(producer.metrics().keySet()).extracting(MetricName::tags).allMatch(tags -> "metered".equals(tags.get("client-id")));

@@ -7,8 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -216,6 +218,89 @@ class ProducerBatchTest {
 
         assertThat(batch.isBackingOff(1_499)).isTrue();
         assertThat(batch.isBackingOff(1_500)).isFalse();
+    }
+
+    @Test
+    void testSplitHalvesTheRecordBytesKeepingOrderAndSequences() {
+        ProducerBatch batch = batch(4096);
+        for (String value : List.of("a".repeat(300), "b", "c", "d".repeat(100), "e")) {
+            batch.tryAppend(1, null, bytes(value), NO_HEADERS, null);
+        }
+        batch.setProducerState(77, (short) 3, 40);
+
+        List<ProducerBatch> halves = batch.split();
+
+        assertThat(halves).extracting(ProducerBatch::recordCount).containsExactly(1, 4);
+        assertThat(halves).extracting(ProducerBatch::baseSequence).containsExactly(40, 41);
+        assertThat(halves).extracting(ProducerBatch::producerEpoch).containsExactly((short) 3, (short) 3);
+        assertThat(halves).extracting(ProducerBatch::createdMs).containsExactly(1_000L, 1_000L);
+        assertThat(halves).allMatch(ProducerBatch::recordsSentBefore).allMatch(ProducerBatch::isFull);
+        List<String> values = new ArrayList<>();
+        halves.forEach(half -> half.records().records().forEach(record -> values.add(text(record.value()).substring(0, 1))));
+        assertThat(values).containsExactly("a", "b", "c", "d", "e");
+    }
+
+    @Test
+    void testSplitRecordsEndWithTheirHalvesAndTheBatchAfterBoth() throws Exception {
+        List<ProducerBatch> ended = new ArrayList<>();
+        ProducerBatch batch = new ProducerBatch(TP, Compression.NONE, 1024, 1_000, ended::add);
+        List<String> calls = new ArrayList<>();
+        List<Future<RecordMetadata>> futures = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int index = i;
+            futures.add(batch.tryAppend(1, null, bytes("v" + i), NO_HEADERS,
+                    (metadata, error) -> calls.add(index + "@" + metadata.offset())));
+        }
+        List<ProducerBatch> halves = batch.split();
+
+        halves.get(1).complete(202, -1);
+        halves.get(0).complete(200, -1);
+
+        assertThat(calls).containsExactly("2@202", "3@203", "0@200", "1@201");
+        assertThat(futures.get(3).get().offset()).isEqualTo(203);
+        assertThat(futures.get(0).get().offset()).isEqualTo(200);
+        assertThat(ended).containsExactly(halves.get(1), halves.get(0), batch);
+        assertThat(batch.isDone()).isTrue();
+        assertThat(batch.fail(new NotEnoughReplicasException("late"))).isFalse();
+    }
+
+    @Test
+    void testAFutureWaitingOnASplitBatchFollowsItsRecord() throws Exception {
+        ProducerBatch batch = batch(1024);
+        batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
+        Future<RecordMetadata> second = batch.tryAppend(1, null, bytes("b"), NO_HEADERS, null);
+        CompletableFuture<RecordMetadata> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return second.get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        List<ProducerBatch> halves = batch.split();
+        assertThat(second).isNotDone();
+        halves.get(1).complete(500, -1);
+
+        assertThat(waiter.get(10, TimeUnit.SECONDS).offset()).isEqualTo(500);
+        assertThat(second).isDone();
+    }
+
+    @Test
+    void testABatchThatEndedMeanwhileIsNotSplit() {
+        ProducerBatch batch = batch(1024);
+        batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
+        batch.tryAppend(2, null, bytes("b"), NO_HEADERS, null);
+        batch.fail(new NotEnoughReplicasException("expired"));
+
+        assertThat(batch.split()).isEmpty();
+    }
+
+    @Test
+    void testASingleRecordCannotBeSplit() {
+        ProducerBatch batch = batch(1024);
+        batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
+
+        assertThatThrownBy(batch::split).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -39,6 +39,7 @@ class ProducerSettingsTest {
         assertThat(settings.connectionConfig("c").maxInFlight()).isEqualTo(5);
         assertThat(settings.metadataConfig().retryBackoff()).isEqualTo(Duration.ofMillis(100));
         assertThat(settings.metadataConfig().hintConfirmationDelay()).isEqualTo(Duration.ofMillis(300));
+        assertThat(settings.metadataConfig().metadataMaxIdle()).isEqualTo(Duration.ofMinutes(5));
         assertThat(settings.leaderHintsEnabled()).isTrue();
         assertThat(settings.connectionsPrewarm()).isTrue();
     }

@@ -226,6 +226,56 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void testSplitHalvesTakeTheBatchsPlaceAtTheHeadOfItsPartition() throws Exception {
+        append(TP0, 10, 0);
+        append(TP0, 10, 0);
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        sent.setProducerState(9, (short) 0, 20);
+        sent.markSent(5);
+        append(TP0, 10, 1);
+
+        assertThat(accumulator.splitAndReenqueue(sent)).isEqualTo(2);
+
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            order.add(drainOne(accumulator, TP0, 100).baseSequence());
+        }
+        assertThat(order).containsExactly(20, 21, -1);
+    }
+
+    @Test
+    void testFlushBegunBeforeASplitWaitsForBothHalves() throws Exception {
+        append(TP0, 10, 0);
+        append(TP0, 10, 0);
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        Flush flush = accumulator.beginFlush();
+        accumulator.splitAndReenqueue(sent);
+
+        drainOne(accumulator, TP0, 0).complete(0, -1);
+        assertThat(flush.isDone()).isFalse();
+        drainOne(accumulator, TP0, 0).complete(1, -1);
+
+        assertThat(flush.isDone()).isTrue();
+        flush.await();
+        assertThat(accumulator.hasIncomplete()).isFalse();
+    }
+
+    @Test
+    void testHalvesOfABatchSplitAfterAbortAllFailWithTheRest() throws Exception {
+        append(TP0, 10, 0);
+        Future<RecordMetadata> record = append(TP0, 10, 0).future();
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        List<ProducerBatch> halves = sent.split();
+        KafkaException cause = new KafkaException("forced close");
+        accumulator.abortAll(cause);
+
+        halves.forEach(accumulator::reenqueue);
+
+        assertThatThrownBy(record::get).isInstanceOf(ExecutionException.class).hasCause(cause);
+        assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 0)).isEmpty();
+    }
+
+    @Test
     void testRetriedBatchIsNotReadyUntilItsBackoffEnds() throws Exception {
         append(TP0, 10, 0);
         ProducerBatch batch = drainOne(accumulator, TP0, 0);

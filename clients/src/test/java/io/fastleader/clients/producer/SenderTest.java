@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,7 @@ class SenderTest {
     private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final long PRODUCER_ID = 1000;
+    private static final long LINGER_MS = 10_000;
 
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private final List<Sent> produced = new CopyOnWriteArrayList<>();
@@ -79,7 +81,7 @@ class SenderTest {
     private Thread senderThread;
 
     /** One Produce request as a broker received it. */
-    private record Sent(int node, long producerId, short producerEpoch, int baseSequence) {
+    private record Sent(int node, long producerId, short producerEpoch, int baseSequence, int records) {
     }
 
     /** The answer to the n-th Produce request (0-based). */
@@ -110,7 +112,7 @@ class SenderTest {
         RecordMetadata written = append().get(10, TimeUnit.SECONDS);
 
         assertThat(written.offset()).isEqualTo(42);
-        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0), new Sent(1, PRODUCER_ID, (short) 0, 0));
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(1, PRODUCER_ID, (short) 0, 0, 1));
         assertThat(count(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isEqualTo(1);
         assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isEqualTo(1);
         assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-retry-total")).isEqualTo(1);
@@ -169,20 +171,77 @@ class SenderTest {
         assertThat(first.get(10, TimeUnit.SECONDS).offset()).isEqualTo(101);
         assertThat(second.get(10, TimeUnit.SECONDS).offset()).isEqualTo(102);
 
-        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0),
-                new Sent(0, PRODUCER_ID, (short) 1, 0), new Sent(0, PRODUCER_ID, (short) 1, 1));
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1),
+                new Sent(0, PRODUCER_ID, (short) 1, 0, 1), new Sent(0, PRODUCER_ID, (short) 1, 1, 1));
         assertThat(inits).hasSize(2);
         assertThat(inits.get(1).producerId()).isEqualTo(PRODUCER_ID);
         assertThat(inits.get(1).producerEpoch()).isZero();
     }
 
     @Test
-    void testTooLargeFailsTheBatchSayingSplittingIsNotSupported() throws Exception {
-        start(Map.of(), (node, index) -> refused(Errors.MESSAGE_TOO_LARGE));
+    void testABatchRefusedAsTooLargeIsSplitAndEachRecordAcknowledgedOnceInOrder() throws Exception {
+        List<String> callbacks = new CopyOnWriteArrayList<>();
+        List<Future<RecordMetadata>> futures = sendFourRecordsInOneBatch(refusedOnceThenWrittenAtSequence(), callbacks);
+
+        awaitEveryBatchEnded();
+
+        List<Long> offsets = new ArrayList<>();
+        for (Future<RecordMetadata> future : futures) {
+            offsets.add(future.get().offset());
+        }
+        assertThat(offsets).containsExactly(100L, 101L, 102L, 103L);
+        assertThat(callbacks).containsExactly("r0@100", "r1@101", "r2@102", "r3@103");
+        assertThat(produced).extracting(Sent::records).containsExactly(4, 2, 2);
+        assertThat(accumulator.hasIncomplete()).isFalse();
+    }
+
+    @Test
+    void testTheHalvesOfASplitBatchKeepItsSequenceNumbers() throws Exception {
+        sendFourRecordsInOneBatch(refusedOnceThenWrittenAtSequence(), new ArrayList<>());
+
+        awaitEveryBatchEnded();
+
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 4),
+                new Sent(0, PRODUCER_ID, (short) 0, 0, 2), new Sent(0, PRODUCER_ID, (short) 0, 2, 2));
+        assertThat(inits).hasSize(1);
+    }
+
+    @Test
+    void testASplitCountsItsResentRecordsAsRetriesAndTheBatchAsSplit() throws Exception {
+        sendFourRecordsInOneBatch(refusedOnceThenWrittenAtSequence(), new ArrayList<>());
+
+        awaitEveryBatchEnded();
+
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-send-total")).isEqualTo(4);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-retry-total")).isEqualTo(4);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "batch-split-total")).isEqualTo(1);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-error-total")).isZero();
+    }
+
+    @Test
+    void testAHalfStillTooLargeIsSplitAgain() throws Exception {
+        List<String> callbacks = new CopyOnWriteArrayList<>();
+        sendFourRecordsInOneBatch((node, index) -> produced.get(index).records() > 1 ? refused(Errors.MESSAGE_TOO_LARGE)
+                : writtenAtSequence(index), callbacks);
+
+        awaitEveryBatchEnded();
+
+        assertThat(callbacks).containsExactly("r0@100", "r1@101", "r2@102", "r3@103");
+        assertThat(produced).extracting(Sent::records).containsExactly(4, 2, 1, 1, 2, 1, 1);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 0, 0, 1, 2, 2, 3);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "batch-split-total")).isEqualTo(3);
+        assertThat(accumulator.hasIncomplete()).isFalse();
+    }
+
+    @Test
+    void testASingleRecordTooLargeFailsAndItsPartitionCarriesOn() throws Exception {
+        start(Map.of(), (node, index) -> index == 0 ? refused(Errors.MESSAGE_TOO_LARGE) : written(7));
 
         assertThatThrownBy(() -> append().get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(RecordTooLargeException.class).hasMessageContaining("splitting");
+                .cause().isInstanceOf(RecordTooLargeException.class).hasMessageContaining("max.message.bytes");
+        assertThat(append().get(10, TimeUnit.SECONDS).offset()).isEqualTo(7);
         assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-error-total")).isEqualTo(1);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "batch-split-total")).isZero();
     }
 
     @Test
@@ -209,8 +268,42 @@ class SenderTest {
         });
 
         assertThat(append().get(10, TimeUnit.SECONDS).offset()).isEqualTo(5);
-        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0), new Sent(0, PRODUCER_ID, (short) 0, 0));
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 0, 1));
         assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isZero();
+    }
+
+    /**
+     * Appends r0 .. r3, which linger in one batch, then sends it to a broker answering by {@code produce};
+     * each callback adds "value@offset" to {@code callbacks}.
+     */
+    private List<Future<RecordMetadata>> sendFourRecordsInOneBatch(ProduceScript produce, List<String> callbacks)
+            throws Exception {
+        // Batches wait for linger.ms on the test's clock, so the records appended one by one share one.
+        start(Map.of(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000), produce);
+        List<Future<RecordMetadata>> futures = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            String value = "r" + i;
+            futures.add(accumulator.append(PARTITION, 0L, null, value.getBytes(), new Header[0],
+                    (metadata, error) -> callbacks.add(value + "@" + metadata.offset()), 1_000, clock.get()).future());
+        }
+        clock.addAndGet(LINGER_MS);
+        sender.wakeup();
+        return futures;
+    }
+
+    /** The first Produce request is refused as too large; every later one is written at {@link #writtenAtSequence}. */
+    private ProduceScript refusedOnceThenWrittenAtSequence() {
+        return (node, index) -> index == 0 ? refused(Errors.MESSAGE_TOO_LARGE) : writtenAtSequence(index);
+    }
+
+    /** The n-th request's batch written at offset 100 + its first sequence number, as if no other producer wrote. */
+    private ProduceResponseData writtenAtSequence(int index) {
+        return written(100 + produced.get(index).baseSequence());
+    }
+
+    /** Waits, as {@code flush()} does, until every batch has ended and its callbacks have run. */
+    private void awaitEveryBatchEnded() throws InterruptedException {
+        accumulator.beginFlush().await();
     }
 
     private void start(Map<String, Object> overrides, ProduceScript produce) throws Exception {
@@ -257,7 +350,8 @@ class SenderTest {
                 RecordBatch batch = ((MemoryRecords) data.topicData().find(TOPIC).partitionData().get(0).records())
                         .batches().iterator().next();
                 int index = produced.size();
-                produced.add(new Sent(node, batch.producerId(), batch.producerEpoch(), batch.baseSequence()));
+                produced.add(new Sent(node, batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
+                        batch.countOrNull()));
                 firstProduce.countDown();
                 return produce.answer(node, index);
             default:

@@ -45,6 +45,14 @@ public final class SteadyProducer implements AutoCloseable {
         this(kafkaProducer(clientConfig), topic, 0, recordsPerSecond);
     }
 
+    /**
+     * Starts sending {@code recordsPerSecond} records round-robin over {@code partitions} partitions
+     * of {@code topic} with kafka-clients' producer, configured as for the fixtures' own tests.
+     */
+    public static SteadyProducer kafkaClients(Map<String, Object> clientConfig, String topic, int partitions, int recordsPerSecond) {
+        return new SteadyProducer(kafkaProducer(clientConfig), topic, partitions, recordsPerSecond);
+    }
+
     private static KafkaProducer<String, String> kafkaProducer(Map<String, Object> clientConfig) {
         Map<String, Object> config = new HashMap<>(clientConfig);
         config.put(ProducerConfig.ACKS_CONFIG, "all");

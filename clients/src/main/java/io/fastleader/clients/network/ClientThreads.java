@@ -1,0 +1,49 @@
+package io.fastleader.clients.network;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The daemon threads one part of a client starts, kept so that closing the client can wait for
+ * them to end: no client thread outlives {@code close}. An executor's {@code awaitTermination} is
+ * not enough for that, since it returns while its last worker is still finishing.
+ */
+public final class ClientThreads {
+
+    private final Set<Thread> started = ConcurrentHashMap.newKeySet();
+
+    /** A factory of threads named {@code prefix} followed by a counter from 1. */
+    public ThreadFactory named(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return task -> {
+            started.removeIf(thread -> !thread.isAlive());
+            Thread thread = new Thread(task, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            started.add(thread);
+            return thread;
+        };
+    }
+
+    /**
+     * Waits up to {@code boundMillis} in all for every thread started here to end, skipping the
+     * calling thread; the caller has already told them to stop.
+     */
+    public void awaitEnd(long boundMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+        for (Thread thread : started) {
+            long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (thread == Thread.currentThread() || leftMillis <= 0) {
+                continue;
+            }
+            try {
+                thread.join(leftMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

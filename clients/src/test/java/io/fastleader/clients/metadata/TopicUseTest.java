@@ -1,0 +1,53 @@
+package io.fastleader.clients.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class TopicUseTest {
+
+    private static final long IDLE_MS = 300_000;
+
+    private final TopicUse topics = new TopicUse(Duration.ofMillis(IDLE_MS));
+
+    @Test
+    void testATopicNotUsedForTheIdleTimeExpires() {
+        topics.add(List.of("orders"), 1_000);
+
+        assertThat(topics.expire(1_000 + IDLE_MS - 1)).isEmpty();
+        assertThat(topics.expire(1_000 + IDLE_MS)).containsExactly("orders");
+        assertThat(topics.contains("orders")).isFalse();
+    }
+
+    @Test
+    void testAUseRestartsTheIdleTime() {
+        topics.add(List.of("orders", "payments"), 1_000);
+
+        assertThat(topics.touch("orders", 2_000)).isTrue();
+
+        assertThat(topics.expire(1_000 + IDLE_MS)).containsExactly("payments");
+        assertThat(topics.expire(2_000 + IDLE_MS)).containsExactly("orders");
+    }
+
+    @Test
+    void testAUseOfATopicNotInUseAddsNothing() {
+        topics.add(List.of("orders"), 1_000);
+        topics.expire(1_000 + IDLE_MS);
+
+        assertThat(topics.touch("orders", 2_000 + IDLE_MS)).isFalse();
+        assertThat(topics.contains("orders")).isFalse();
+    }
+
+    @Test
+    void testWithoutIdleExpiryTopicsStayUntilRemoved() {
+        TopicUse kept = new TopicUse(MetadataConfig.NO_IDLE_EXPIRY);
+        kept.add(List.of("orders"), 1_000);
+
+        assertThat(kept.expire(Long.MAX_VALUE / 2)).isEmpty();
+        kept.remove(List.of("orders"));
+        assertThat(kept.contains("orders")).isFalse();
+    }
+}
