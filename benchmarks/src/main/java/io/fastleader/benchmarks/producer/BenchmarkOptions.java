@@ -2,9 +2,9 @@ package io.fastleader.benchmarks.producer;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+
+import io.fastleader.benchmarks.common.CommandLine;
 
 /**
  * The command line of {@link ProducerBenchmark}: which scenarios to run and their sizes. Every
@@ -81,81 +81,41 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
     /** The options, checked. */
     public BenchmarkOptions {
         scenarios = List.copyOf(scenarios);
-        requirePositive("--record-bytes", recordBytes);
-        requirePositive("--steady-repetitions", steadyRepetitions);
-        requirePositive("--rate", rate);
-        requirePositive("--partitions", partitions);
-        requirePositive("--rotations", rotations);
-        requirePositive("--reassign-max-in-flight", reassignInFlight);
+        CommandLine.requirePositive("--record-bytes", recordBytes);
+        CommandLine.requirePositive("--steady-repetitions", steadyRepetitions);
+        CommandLine.requirePositive("--rate", rate);
+        CommandLine.requirePositive("--partitions", partitions);
+        CommandLine.requirePositive("--rotations", rotations);
+        CommandLine.requirePositive("--reassign-max-in-flight", reassignInFlight);
         if (steadyDuration.isZero()) {
             throw new IllegalArgumentException("--steady-duration-s must be at least 1");
         }
     }
 
     /**
-     * Parses {@code args}.
+     * Reads the options from {@code line}.
      *
-     * @return the options, or null if {@code --help} was asked for
      * @throws IllegalArgumentException naming the option and what is allowed
      */
-    public static BenchmarkOptions parse(String... args) {
-        Map<String, String> given = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i];
-            if (name.equals("--help") || name.equals("-h")) {
-                return null;
-            }
-            if (!name.startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --option value, got '" + name + "' (see --help)");
-            }
-            given.put(name, args[++i]);
-        }
-        Map<String, String> unread = new LinkedHashMap<>(given);
-        String scenario = unread.remove("--scenario");
-        List<Scenario> scenarios = switch (scenario == null ? "all" : scenario) {
+    public static BenchmarkOptions read(CommandLine line) {
+        String scenario = line.string("--scenario", "all");
+        List<Scenario> scenarios = switch (scenario) {
             case "all" -> List.of(Scenario.STEADY, Scenario.REASSIGN);
             case "steady" -> List.of(Scenario.STEADY);
             case "reassign" -> List.of(Scenario.REASSIGN);
             default -> throw new IllegalArgumentException("--scenario " + scenario + ": expected steady, reassign or all");
         };
-        BenchmarkOptions options = new BenchmarkOptions(scenarios,
-            integer(unread, "--record-bytes", 1024),
-            Duration.ofSeconds(integer(unread, "--steady-warmup-s", 5)),
-            Duration.ofSeconds(integer(unread, "--steady-duration-s", 20)),
-            integer(unread, "--steady-repetitions", 2),
-            integer(unread, "--rate", 200),
-            integer(unread, "--partitions", 100),
-            integer(unread, "--rotations", 3),
-            Duration.ofSeconds(integer(unread, "--reassign-warmup-s", 5)),
-            Duration.ofSeconds(integer(unread, "--settle-s", 5)),
-            integer(unread, "--reassign-max-in-flight", 1),
-            Path.of(unread.getOrDefault("--json", "target/producer-benchmark.json")));
-        unread.remove("--json");
-        if (!unread.isEmpty()) {
-            throw new IllegalArgumentException("unknown option " + unread.keySet().iterator().next() + " (see --help)");
-        }
-        return options;
-    }
-
-    private static int integer(Map<String, String> unread, String name, int defaultValue) {
-        String value = unread.remove(name);
-        if (value == null) {
-            return defaultValue;
-        }
-        try {
-            int parsed = Integer.parseInt(value);
-            if (parsed < 0) {
-                throw new NumberFormatException();
-            }
-            return parsed;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " " + value + ": expected a whole number >= 0", e);
-        }
-    }
-
-    private static void requirePositive(String name, int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(name + " " + value + ": expected at least 1");
-        }
+        return new BenchmarkOptions(scenarios,
+            line.integer("--record-bytes", 1024),
+            line.seconds("--steady-warmup-s", 5),
+            line.seconds("--steady-duration-s", 20),
+            line.integer("--steady-repetitions", 2),
+            line.integer("--rate", 200),
+            line.integer("--partitions", 100),
+            line.integer("--rotations", 3),
+            line.seconds("--reassign-warmup-s", 5),
+            line.seconds("--settle-s", 5),
+            line.integer("--reassign-max-in-flight", 1),
+            line.path("--json", "target/producer-benchmark.json"));
     }
 }

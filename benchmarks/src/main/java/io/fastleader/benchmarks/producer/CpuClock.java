@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.fastleader.benchmarks.common.ClientVariant;
 
 /**
  * CPU time used since it was started, two ways: by the threads of one client (a thread-name
@@ -35,7 +36,7 @@ final class CpuClock {
 
     /** Starts counting the CPU of {@code client}'s threads and of {@code sender}. */
     static CpuClock start(ClientVariant client, Thread sender) {
-        return new CpuClock(thread -> thread == sender || client.ownsThread(thread.getName()));
+        return new CpuClock(thread -> thread == sender || client.ownsProducerThread(thread.getName()));
     }
 
     /** CPU used since {@link #start}. */

@@ -3,7 +3,8 @@ package io.fastleader.benchmarks.producer;
 import java.util.List;
 import java.util.Map;
 
-import org.HdrHistogram.Histogram;
+import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.benchmarks.common.Latency;
 
 /**
  * What the {@code reassign} scenario measured.
@@ -28,27 +29,9 @@ record ReassignResult(List<Long> rotationMillis, List<ClientResult> clients) {
      * @param errors     records failed (callback exception or {@code send} throwing)
      * @param firstError the first failure, null if none
      * @param latency    send-to-callback latency of the acknowledged records sent after the warm-up
-     * @param metrics    the client's own counters at the end (see {@link ClientVariant#reportedMetrics})
+     * @param metrics    the client's own counters at the end (see {@link ReassignScenario#reportedMetrics})
      */
     record ClientResult(String client, long sent, long acked, long errors, String firstError, Latency latency,
                         Map<String, Double> metrics) {
-    }
-
-    /**
-     * A latency distribution, in milliseconds.
-     *
-     * @param records how many latencies it holds
-     */
-    record Latency(long records, double p50, double p99, double p999, double max) {
-
-        /** The summary of {@code micros}, a histogram of microseconds. */
-        static Latency of(Histogram micros) {
-            return new Latency(micros.getTotalCount(), millis(micros.getValueAtPercentile(50)),
-                millis(micros.getValueAtPercentile(99)), millis(micros.getValueAtPercentile(99.9)), millis(micros.getMaxValue()));
-        }
-
-        private static double millis(long micros) {
-            return micros / 1000.0;
-        }
     }
 }

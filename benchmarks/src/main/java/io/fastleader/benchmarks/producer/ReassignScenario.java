@@ -2,16 +2,22 @@ package io.fastleader.benchmarks.producer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
+import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.benchmarks.common.FixedRate;
+import io.fastleader.benchmarks.common.Latency;
+import io.fastleader.benchmarks.common.MetricTotals;
+import io.fastleader.benchmarks.common.Payload;
+import io.fastleader.benchmarks.common.SendCounts;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -42,8 +48,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, BenchmarkOptions options) {
 
     static final List<ClientVariant> CLIENTS = List.of(ClientVariant.FASTLEADER, ClientVariant.FASTLEADER_NO_HINTS, ClientVariant.KAFKA_CLIENTS);
-    /** Sends per second of each client's sending thread; each sends {@code rate / TICKS_PER_SECOND} records. */
-    private static final int TICKS_PER_SECOND = 200;
+    /** Metrics read after a run, by name, with their group; a client reports those it has. */
+    private static final Map<String, String> REPORTED_METRICS = Map.of(
+        "leader-hints-accepted-total", "fastleader-metadata",
+        "retry-backoffs-skipped-total", "fastleader-producer",
+        "record-retry-total", "producer-metrics",
+        "record-error-total", "producer-metrics");
 
     /** Runs every client through the rotations. */
     ReassignResult run() throws Exception {
@@ -94,12 +104,9 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
         private final ClientVariant client;
         private final String topic;
         private final Producer<byte[], byte[]> producer;
-        private final ScheduledExecutorService ticker;
+        private FixedRate ticker;
         private final ConcurrentHistogram latencyMicros = new ConcurrentHistogram(3);
-        private final AtomicLong sent = new AtomicLong();
-        private final AtomicLong acked = new AtomicLong();
-        private final AtomicLong errors = new AtomicLong();
-        private final AtomicReference<String> firstError = new AtomicReference<>();
+        private final SendCounts counts = new SendCounts();
         /** Records sent before this {@code System.nanoTime()} are warm-up and not measured. */
         private final AtomicLong measureFrom = new AtomicLong(Long.MAX_VALUE);
 
@@ -111,61 +118,53 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
             config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
             config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, options.reassignInFlight());
             config.put(ProducerConfig.CLIENT_ID_CONFIG, "reassign-" + client.label());
-            this.producer = client.create(config);
-            this.ticker = Executors.newSingleThreadScheduledExecutor(task -> new Thread(task, "benchmark-reassign-" + client.label()));
+            this.producer = client.producer(config);
         }
 
         void start() {
             byte[] value = Payload.value(options.recordBytes());
-            int perTick = Math.max(1, options.rate() / TICKS_PER_SECOND);
-            long periodMicros = 1_000_000L * perTick / options.rate();
-            ticker.scheduleAtFixedRate(() -> {
-                for (int i = 0; i < perTick; i++) {
-                    send(value);
-                }
-            }, 0, periodMicros, TimeUnit.MICROSECONDS);
+            ticker = FixedRate.start("benchmark-reassign-" + client.label(), options.rate(), () -> send(value));
         }
 
         private void send(byte[] value) {
             long start = System.nanoTime();
-            try {
-                producer.send(new ProducerRecord<>(topic, Payload.key(sent.get()), value), (metadata, exception) -> {
-                    if (exception != null) {
-                        failed(exception);
-                        return;
-                    }
-                    acked.incrementAndGet();
-                    if (start - measureFrom.get() >= 0) {
-                        latencyMicros.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
-                    }
-                });
-            } catch (RuntimeException e) {
-                failed(e);
-            }
-            sent.incrementAndGet();
-        }
-
-        private void failed(Exception e) {
-            errors.incrementAndGet();
-            firstError.compareAndSet(null, e.toString());
+            counts.send(producer, new ProducerRecord<>(topic, Payload.key(counts.sent()), value), metadata -> {
+                if (start - measureFrom.get() >= 0) {
+                    latencyMicros.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
+                }
+            });
         }
 
         /** Stops sending, waits for every record's answer and reads the figures. */
         ReassignResult.ClientResult finish() throws InterruptedException {
-            ticker.shutdown();
-            if (!ticker.awaitTermination(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(client.label() + "'s sending thread did not stop");
-            }
+            ticker.stop();
             producer.flush();
             Histogram latencies = latencyMicros.copy();
-            return new ReassignResult.ClientResult(client.label(), sent.get(), acked.get(), errors.get(), firstError.get(),
-                ReassignResult.Latency.of(latencies), ClientVariant.reportedMetrics(producer));
+            return new ReassignResult.ClientResult(client.label(), counts.sent(), counts.acked(), counts.failed(), counts.firstError(),
+                Latency.of(latencies), reportedMetrics(producer));
         }
 
         @Override
         public void close() {
-            ticker.shutdownNow();
+            if (ticker != null) {
+                ticker.close();
+            }
             producer.close();
         }
+    }
+
+    /**
+     * The counters of {@link #REPORTED_METRICS} that {@code producer} has, by name: fastleader's
+     * hint and backoff-skip counters, and the retry and error totals both clients keep.
+     */
+    static Map<String, Double> reportedMetrics(Producer<?, ?> producer) {
+        Map<String, Double> values = new LinkedHashMap<>();
+        REPORTED_METRICS.forEach((name, group) -> {
+            Double total = MetricTotals.sum(producer.metrics(), group, name, tags -> tags.keySet().equals(Set.of("client-id")));
+            if (total != null) {
+                values.put(name, total);
+            }
+        });
+        return values;
     }
 }

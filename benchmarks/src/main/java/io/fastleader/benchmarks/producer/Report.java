@@ -1,16 +1,14 @@
 package io.fastleader.benchmarks.producer;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.benchmarks.common.ClusterBenchmark;
+import io.fastleader.benchmarks.common.Latency;
 
 /**
  * The side-by-side tables with ratios, the verdict on issue 6's targets, and the JSON file with
@@ -73,7 +71,7 @@ final class Report {
         double throughput = ratios.get("recordsPerSecond");
         out.printf("%-22s %4s %5s %12.2f %12.2f %12.2f%n", "fastleader ÷ kafka", "", "", throughput,
             ratios.get("clientCpuMicrosPerRecord"), ratios.get("processCpuMicrosPerRecord"));
-        String verdict = verdict(throughput >= STEADY_THROUGHPUT_TARGET);
+        String verdict = ClusterBenchmark.verdict(throughput >= STEADY_THROUGHPUT_TARGET);
         out.printf("target: throughput >= %.1fx KafkaProducer: %.2fx, %s%n", STEADY_THROUGHPUT_TARGET, throughput, verdict);
         Map<String, Object> steady = new LinkedHashMap<>();
         steady.put("turns", results);
@@ -91,7 +89,7 @@ final class Report {
         out.printf("%-22s %8s %8s %7s %9s %9s %9s %9s %9s %9s %9s%n", "client", "sent", "acked", "errors", "p50", "p99", "p99.9",
             "max", "hints", "skipped", "retries");
         for (ReassignResult.ClientResult c : result.clients()) {
-            ReassignResult.Latency l = c.latency();
+            Latency l = c.latency();
             out.printf("%-22s %8d %8d %7d %9.1f %9.1f %9.1f %9.1f %9s %9s %9s%n", c.client(), c.sent(), c.acked(), c.errors(),
                 l.p50(), l.p99(), l.p999(), l.max(), metric(c, "leader-hints-accepted-total"),
                 metric(c, "retry-backoffs-skipped-total"), metric(c, "record-retry-total"));
@@ -99,10 +97,10 @@ final class Report {
                 out.println("  first error of " + c.client() + ": " + c.firstError());
             }
         }
-        ReassignResult.Latency fast = result.client(ClientVariant.FASTLEADER).latency();
+        Latency fast = result.client(ClientVariant.FASTLEADER).latency();
         Map<String, Object> ratios = new LinkedHashMap<>();
         for (ClientVariant other : List.of(ClientVariant.KAFKA_CLIENTS, ClientVariant.FASTLEADER_NO_HINTS)) {
-            ReassignResult.Latency theirs = result.client(other).latency();
+            Latency theirs = result.client(other).latency();
             Map<String, Double> ratio = new LinkedHashMap<>();
             ratio.put("p50", fast.p50() / theirs.p50());
             ratio.put("p99", fast.p99() / theirs.p99());
@@ -123,24 +121,17 @@ final class Report {
         json.put("reassign", reassign);
     }
 
-    /** Writes every figure kept so far, plus {@code extra} top-level entries, to {@code file}. */
-    void write(Path file, Map<String, Object> extra) throws IOException {
-        json.putAll(extra);
-        Path parent = file.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);
+    /** Every figure kept so far, for the JSON file. */
+    Map<String, Object> figures() {
+        return json;
     }
 
     private static Map<String, Object> target(PrintStream out, String against, Map<String, Object> ratios, ClientVariant other, double atMost) {
         @SuppressWarnings("unchecked")
         double ratio = ((Map<String, Double>) ratios.get(other.label())).get("p999");
-        String verdict = verdict(ratio <= atMost);
+        String verdict = ClusterBenchmark.verdict(ratio <= atMost);
         out.printf("target: p99.9 <= %.1fx %s: %.2fx, %s%n", atMost, against, ratio, verdict);
         return Map.of("atMost", atMost, "ratio", ratio, "verdict", verdict);
-    }
-
-    private static String verdict(boolean met) {
-        return met ? "met" : "missed";
     }
 
     private static String shortName(ClientVariant other) {

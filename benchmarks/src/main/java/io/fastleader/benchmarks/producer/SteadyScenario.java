@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.fastleader.benchmarks.common.ClientVariant;
+import io.fastleader.benchmarks.common.Payload;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import org.apache.kafka.clients.admin.Admin;
@@ -69,7 +71,7 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
         byte[] value = Payload.value(options.recordBytes());
         AtomicLong acked = new AtomicLong();
         AtomicLong errors = new AtomicLong();
-        try (Producer<byte[], byte[]> producer = client.create(config)) {
+        try (Producer<byte[], byte[]> producer = client.producer(config)) {
             Thread sender = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     try {

@@ -206,6 +206,7 @@ public final class ClusterMetadata implements AutoCloseable {
      * @return the broker's answer; fails as {@link ConnectionPool#send} does
      */
     public CompletableFuture<MetadataResponseData> describeAllTopics() {
+        metrics.recordRequest();
         return pool.send(chooseNode(), ApiKey.METADATA, new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false))
                 .thenApply(MetadataResponseData.class::cast);
     }
@@ -258,6 +259,7 @@ public final class ClusterMetadata implements AutoCloseable {
             }
             view = ++lastView;
         }
+        metrics.recordRequest();
         plan.causes().forEach(metrics::recordRefresh);
         int node = chooseNode();
         pool.send(node, ApiKey.METADATA, request(plan.topics()))

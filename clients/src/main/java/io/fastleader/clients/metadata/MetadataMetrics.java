@@ -17,6 +17,8 @@ import org.apache.kafka.common.metrics.stats.CumulativeSum;
  *   <li>{@code leader-hints-rejected-total}, one per {@code reason} ({@link HintVerdict});</li>
  *   <li>{@code metadata-refreshes-total}, one per {@code cause} ({@link RefreshCause}); a refresh sent
  *       for several causes counts once under each;</li>
+ *   <li>{@code metadata-requests-total}: every Metadata request sent, once whatever its causes, the
+ *       refreshes and the requests of {@code listTopics} alike;</li>
  *   <li>{@code metadata-refresh-failures-total}.</li>
  * </ul>
  */
@@ -28,6 +30,7 @@ public final class MetadataMetrics {
     private final Map<HintVerdict, Sensor> hints = new EnumMap<>(HintVerdict.class);
     private final Map<RefreshCause, Sensor> refreshes = new EnumMap<>(RefreshCause.class);
     private final Sensor refreshFailures;
+    private final Sensor requests;
 
     /** Registers the counts in {@code metrics}. */
     public MetadataMetrics(Metrics metrics) {
@@ -45,6 +48,8 @@ public final class MetadataMetrics {
         }
         refreshFailures = counter(metrics, metrics.metricName("metadata-refresh-failures-total", GROUP,
                 "Metadata requests that failed or went unanswered"));
+        requests = counter(metrics, metrics.metricName("metadata-requests-total", GROUP,
+                "Metadata requests sent, each counted once whatever its causes"));
     }
 
     /** Counts a response's verdicts, one record per verdict kind rather than per hint. */
@@ -62,6 +67,10 @@ public final class MetadataMetrics {
 
     void recordRefresh(RefreshCause cause) {
         refreshes.get(cause).record(1);
+    }
+
+    void recordRequest() {
+        requests.record(1);
     }
 
     void recordRefreshFailure() {

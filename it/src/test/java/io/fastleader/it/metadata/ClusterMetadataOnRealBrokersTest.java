@@ -84,6 +84,10 @@ class ClusterMetadataOnRealBrokersTest {
             assertThat(leadership.leaderEpoch()).isGreaterThanOrEqualTo(0);
         }
         assertThat(metadata.cache().nodes().keySet()).containsExactlyInAnyOrderElementsOf(cluster.brokerIds());
+
+        double requestsBefore = metric("metadata-requests-total", Map.of());
+        metadata.describeAllTopics().get(30, TimeUnit.SECONDS);
+        assertThat(metric("metadata-requests-total", Map.of())).isEqualTo(requestsBefore + 1);
     }
 
     @Test
@@ -133,8 +137,12 @@ class ClusterMetadataOnRealBrokersTest {
     }
 
     private double refreshes(String cause) {
-        MetricName name = metrics.metricName("metadata-refreshes-total", MetadataMetrics.GROUP, "", Map.of("cause", cause));
-        return (double) metrics.metric(name).metricValue();
+        return metric("metadata-refreshes-total", Map.of("cause", cause));
+    }
+
+    private double metric(String name, Map<String, String> tags) {
+        MetricName metricName = metrics.metricName(name, MetadataMetrics.GROUP, "", tags);
+        return (double) metrics.metric(metricName).metricValue();
     }
 
     private static List<BrokerEndpoint> endpoints(ProduceResponseData response) {
