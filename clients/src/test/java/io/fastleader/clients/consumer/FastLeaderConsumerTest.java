@@ -43,9 +43,6 @@ import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.MetadataResponseData;
-import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
-import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
-import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
 
@@ -270,7 +267,7 @@ class FastLeaderConsumerTest {
         int index = (int) seen.stream().filter(s -> s.api() == api).count();
         seen.add(new Seen(node, api, request));
         return switch (api) {
-            case METADATA -> metadataAnswer();
+            case METADATA -> brokers.metadataAnswer(TOPIC, TOPIC_ID, leader, leaderEpoch);
             case FETCH -> {
                 FetchResponseData response = fetches.answer(node, index, asked(new Seen(node, api, request)));
                 FetchResponseData.FetchableTopicResponse topic = response.responses().get(0);
@@ -283,17 +280,6 @@ class FastLeaderConsumerTest {
         };
     }
 
-    private MetadataResponseData metadataAnswer() {
-        MetadataResponseData response = new MetadataResponseData();
-        for (int node = 0; node < 2; node++) {
-            response.brokers().add(new MetadataResponseBroker().setNodeId(node).setHost("127.0.0.1").setPort(brokers.port(node)));
-        }
-        MetadataResponseTopic topic = new MetadataResponseTopic().setName(TOPIC).setTopicId(TOPIC_ID);
-        topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(leader)
-                .setLeaderEpoch(leaderEpoch).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
-        response.topics().add(topic);
-        return response;
-    }
 
     private static FetchResponseData response(FetchResponseData.PartitionData partition) {
         FetchResponseData response = new FetchResponseData();

@@ -13,12 +13,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.RequestHeaderData;
 
 /**
@@ -60,6 +62,26 @@ public final class ScriptedBrokers implements AutoCloseable {
     /** The port node {@code nodeId} listens on. */
     public int port(int nodeId) {
         return servers.get(nodeId).getLocalPort();
+    }
+
+    /**
+     * A Metadata answer naming every broker here and one topic whose partition 0 is led by
+     * {@code leader} at {@code leaderEpoch}, with every broker as a replica in sync.
+     */
+    public MetadataResponseData metadataAnswer(String topicName, Uuid topicId, int leader, int leaderEpoch) {
+        MetadataResponseData response = new MetadataResponseData();
+        List<Integer> nodes = new ArrayList<>();
+        for (int node = 0; node < servers.size(); node++) {
+            response.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(node).setHost("127.0.0.1")
+                    .setPort(port(node)));
+            nodes.add(node);
+        }
+        MetadataResponseData.MetadataResponseTopic topic = new MetadataResponseData.MetadataResponseTopic()
+                .setName(topicName).setTopicId(topicId);
+        topic.partitions().add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(0).setLeaderId(leader)
+                .setLeaderEpoch(leaderEpoch).setReplicaNodes(nodes).setIsrNodes(nodes));
+        response.topics().add(topic);
+        return response;
     }
 
     /** {@code bootstrap.servers} naming node 0. */

@@ -42,9 +42,6 @@ import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
-import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
-import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
-import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceResponseData.LeaderIdAndEpoch;
@@ -337,7 +334,7 @@ class SenderTest {
                     // The refresh a failure asks for comes after the failed batch was put back to back off.
                     clock.addAndGet(10_000);
                 }
-                return metadataAnswer();
+                return brokers.metadataAnswer(TOPIC, TOPIC_ID, leader, leaderEpoch);
             case INIT_PRODUCER_ID:
                 inits.add((InitProducerIdRequestData) request);
                 if (inits.size() > 1) {
@@ -359,17 +356,6 @@ class SenderTest {
         }
     }
 
-    private MetadataResponseData metadataAnswer() {
-        MetadataResponseData response = new MetadataResponseData();
-        for (int node = 0; node < 2; node++) {
-            response.brokers().add(new MetadataResponseBroker().setNodeId(node).setHost("127.0.0.1").setPort(brokers.port(node)));
-        }
-        MetadataResponseTopic topic = new MetadataResponseTopic().setName(TOPIC).setTopicId(TOPIC_ID);
-        topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(leader)
-                .setLeaderEpoch(leaderEpoch).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
-        response.topics().add(topic);
-        return response;
-    }
 
     private Future<RecordMetadata> append() throws InterruptedException {
         Future<RecordMetadata> future = accumulator.append(PARTITION, 0L, null, "value".getBytes(), new Header[0], null, 1_000,
