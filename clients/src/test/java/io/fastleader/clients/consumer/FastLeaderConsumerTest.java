@@ -42,7 +42,6 @@ import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
-import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
 

@@ -42,7 +42,6 @@ import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
-import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceResponseData.LeaderIdAndEpoch;
 import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
