@@ -22,6 +22,12 @@ public @interface Cluster {
     /** Where the brokers run; empty means {@link Execution#fromSwitch()}. */
     Execution[] execution() default {};
 
+    /**
+     * Whether the test kills brokers. With no {@link #execution()} given, a switch that chooses
+     * in-JVM brokers, which cannot be killed, gives {@link Execution#CHILD_JVM} instead.
+     */
+    boolean killable() default false;
+
     /** Which broker. {@link KafkaRelease#LEGACY} runs in child JVMs. */
     KafkaRelease release() default KafkaRelease.CURRENT;
 

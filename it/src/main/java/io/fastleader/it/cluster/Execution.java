@@ -17,6 +17,11 @@ public enum Execution {
     /** Environment variable read when the system property is not set. */
     public static final String SWITCH_ENV = "FASTLEADER_IT_EXECUTION";
 
+    /** Whether a broker run this way can be killed abruptly: only one in a process of its own. */
+    public boolean canKill() {
+        return this != IN_JVM;
+    }
+
     /** The execution chosen by the switch, {@link #IN_JVM} if none is set. */
     public static Execution fromSwitch() {
         String value = System.getProperty(SWITCH_PROPERTY, System.getenv(SWITCH_ENV));

@@ -138,7 +138,7 @@ final class InJvmCluster implements KafkaTestCluster {
 
     @Override
     public boolean supportsKill() {
-        return spec.execution() == Execution.CONTAINER;
+        return spec.execution().canKill();
     }
 
     @Override

@@ -59,6 +59,8 @@ public final class KafkaClusterExtension implements ParameterResolver, Execution
             builder.brokers(cluster.brokers()).release(cluster.release()).security(security(cluster));
             if (cluster.execution().length > 0) {
                 builder.execution(cluster.execution()[0]);
+            } else if (cluster.killable() && !Execution.fromSwitch().canKill()) {
+                builder.execution(Execution.CHILD_JVM);
             }
             for (String setting : cluster.brokerConfig()) {
                 int eq = setting.indexOf('=');

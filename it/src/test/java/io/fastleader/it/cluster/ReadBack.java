@@ -17,6 +17,13 @@ public final class ReadBack {
     private ReadBack() {
     }
 
+    /** The end offset of each of {@code partitions}. */
+    public static Map<TopicPartition, Long> endOffsets(Map<String, Object> clientConfig, Set<TopicPartition> partitions) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(clientConfig, new StringDeserializer(), new StringDeserializer())) {
+            return consumer.endOffsets(partitions, Duration.ofSeconds(60));
+        }
+    }
+
     /** Every record of {@code partitions}: partition, then offset to value. */
     public static Map<TopicPartition, Map<Long, String>> readAll(Map<String, Object> clientConfig, Set<TopicPartition> partitions) {
         Map<String, Object> config = new HashMap<>(clientConfig);

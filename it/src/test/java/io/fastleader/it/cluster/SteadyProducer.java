@@ -31,6 +31,7 @@ public final class SteadyProducer implements AutoCloseable {
     private static final int RECORDS_PER_TICK = 10;
 
     private final Producer<String, String> producer;
+    private final boolean closesProducer;
     private final String topic;
     private final int partitions;
     private final Map<TopicPartition, List<String>> sentInOrder = new ConcurrentHashMap<>();
@@ -75,7 +76,22 @@ public final class SteadyProducer implements AutoCloseable {
      * @param partitions 0 lets the producer partition (by key); otherwise record n goes to partition n % partitions
      */
     public SteadyProducer(Producer<String, String> producer, String topic, int partitions, int recordsPerSecond) {
+        this(producer, true, topic, partitions, recordsPerSecond);
+    }
+
+    /**
+     * Starts sending {@code recordsPerSecond} records round-robin over {@code partitions}
+     * partitions of {@code topic} with {@code producer}, which stays open on close: one phase of
+     * a test that goes on producing with it afterwards.
+     */
+    public static SteadyProducer sharing(Producer<String, String> producer, String topic, int partitions, int recordsPerSecond) {
+        return new SteadyProducer(producer, false, topic, partitions, recordsPerSecond);
+    }
+
+    private SteadyProducer(Producer<String, String> producer, boolean closesProducer, String topic, int partitions,
+                           int recordsPerSecond) {
         this.producer = producer;
+        this.closesProducer = closesProducer;
         this.topic = topic;
         this.partitions = partitions;
         long tickMicros = 1_000_000L * RECORDS_PER_TICK / recordsPerSecond;
@@ -153,6 +169,8 @@ public final class SteadyProducer implements AutoCloseable {
     @Override
     public void close() {
         ticker.shutdownNow();
-        producer.close(Duration.ofSeconds(30));
+        if (closesProducer) {
+            producer.close(Duration.ofSeconds(30));
+        }
     }
 }

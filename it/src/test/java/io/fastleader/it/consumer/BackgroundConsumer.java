@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -16,21 +18,25 @@ import io.fastleader.it.cluster.Await;
 
 /**
  * A {@link FastLeaderConsumer} polling on a thread of its own from the beginning of its
- * partitions, so that it keeps consuming while the test disturbs the cluster, until the test names
- * the end offsets it must reach.
+ * partitions until closed, so that it keeps consuming while the test disturbs the cluster. The
+ * test names end offsets to cut what it consumed into phases: {@link #finishAt} returns what was
+ * handed out since the previous phase ended, once the positions reach those offsets.
  */
-final class BackgroundConsumer implements AutoCloseable {
+public final class BackgroundConsumer implements AutoCloseable {
+
+    private static final Duration POLL = Duration.ofMillis(100);
 
     private final Thread thread;
-    private final Consumption consumption = new Consumption();
-    private final CountDownLatch reachedEnds = new CountDownLatch(1);
-    private final CountDownLatch closeRequested = new CountDownLatch(1);
-    private volatile Map<TopicPartition, Long> ends;
     private volatile FastLeaderConsumer<String, String> consumer;
     private volatile Throwable failure;
+    private volatile boolean closing;
+    /** The phase the polling thread adds to; replaced by that thread when a phase ends. */
+    private volatile Consumption consumption = new Consumption();
+    /** Set by the test, cleared by the polling thread when it reached them. */
+    private volatile PhaseEnd phaseEnd;
 
     /** Starts consuming {@code partitions} with a consumer configured by {@code config}. */
-    BackgroundConsumer(Map<String, Object> config, Collection<TopicPartition> partitions) {
+    public BackgroundConsumer(Map<String, Object> config, Collection<TopicPartition> partitions) {
         List<TopicPartition> assigned = List.copyOf(partitions);
         thread = new Thread(() -> run(config, assigned), "background-consumer");
         thread.start();
@@ -42,61 +48,97 @@ final class BackgroundConsumer implements AutoCloseable {
             consumer = started;
             started.assign(partitions);
             started.seekToBeginning(partitions);
-            consumption.pollUntil(started, () -> ends, Consumption.TIMEOUT.multipliedBy(2));
-            reachedEnds.countDown();
-            // Open until closed, so that the test reads the metrics as they stood at the end.
-            closeRequested.await();
-        } catch (WakeupException closedEarly) {
-            failure = new AssertionError("closed before it reached its end offsets");
+            while (!closing) {
+                consumption.add(started.poll(POLL));
+                PhaseEnd end = phaseEnd;
+                if (end != null && end.reachedBy(started)) {
+                    end.finished = consumption;
+                    consumption = new Consumption();
+                    phaseEnd = null;
+                    end.reached.countDown();
+                }
+            }
+        } catch (WakeupException closed) {
+            // close() woke the poll up.
         } catch (Throwable e) {
             failure = e;
         } finally {
-            reachedEnds.countDown();
+            PhaseEnd end = phaseEnd;
+            if (end != null) {
+                end.reached.countDown();
+            }
         }
     }
 
-    /** Returns once {@code count} more records than now have been handed out. */
-    void awaitMoreConsumed(long count) {
-        long target = consumption.count() + count;
+    /** Returns once {@code count} more records than now have been handed out in this phase. */
+    public void awaitMoreConsumed(long count) {
+        Consumption current = consumption;
+        long target = current.count() + count;
         Await.until(count + " more records consumed", Consumption.TIMEOUT, () -> {
-            if (failure != null) {
-                throw new AssertionError("the background consumer failed", failure);
-            }
-            return consumption.count() >= target;
+            assertRunning();
+            return current.count() >= target;
         });
     }
 
     /**
-     * Lets the consumer poll until its positions reach {@code endOffsets}; it then stops polling
-     * and stays open, for its metrics, until {@link #close}.
+     * Lets the consumer poll until its positions reach {@code endOffsets}, then ends the phase; the
+     * consumer polls on into the next one.
      *
-     * @return every record it handed out
+     * @return every record it handed out in the phase
      * @throws AssertionError if it failed or did not get there in time
      */
-    Consumption finishAt(Map<TopicPartition, Long> endOffsets) throws InterruptedException {
-        ends = Map.copyOf(endOffsets);
-        if (!reachedEnds.await(Consumption.TIMEOUT.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS)) {
+    public Consumption finishAt(Map<TopicPartition, Long> endOffsets) throws InterruptedException {
+        PhaseEnd end = new PhaseEnd(Map.copyOf(endOffsets));
+        phaseEnd = end;
+        if (!end.reached.await(Consumption.TIMEOUT.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the background consumer did not reach " + endOffsets);
         }
+        assertRunning();
+        return end.finished;
+    }
+
+    private void assertRunning() {
         if (failure != null) {
             throw new AssertionError("the background consumer failed", failure);
         }
-        return consumption;
+        if (!thread.isAlive()) {
+            throw new AssertionError("the background consumer stopped");
+        }
     }
 
-    /** A metric of the consumer, summed over its tags; read after {@link #finishAt}, it is the count at the end. */
-    double metric(String group, String name) {
-        return Consumption.metric(consumer.metrics(), group, name);
+    /** A metric of the consumer, summed over its tags. */
+    public double metric(String group, String name) {
+        return Consumption.metric(metrics(), group, name);
     }
 
-    /** Closes the consumer, stopping it first if it is still polling. */
+    /** The consumer's metrics, live. */
+    public Map<MetricName, ? extends Metric> metrics() {
+        return consumer.metrics();
+    }
+
+    /** Stops polling and closes the consumer. */
     @Override
     public void close() throws InterruptedException {
-        closeRequested.countDown();
+        closing = true;
         FastLeaderConsumer<String, String> running = consumer;
         if (running != null) {
             running.wakeup();
         }
         thread.join(Duration.ofSeconds(60).toMillis());
+    }
+
+    /** End offsets the test waits for, and what the polling thread hands back when it reached them. */
+    private static final class PhaseEnd {
+        final Map<TopicPartition, Long> offsets;
+        final CountDownLatch reached = new CountDownLatch(1);
+        volatile Consumption finished;
+
+        PhaseEnd(Map<TopicPartition, Long> offsets) {
+            this.offsets = offsets;
+        }
+
+        boolean reachedBy(FastLeaderConsumer<String, String> consumer) {
+            return offsets.entrySet().stream().allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
+        }
     }
 }

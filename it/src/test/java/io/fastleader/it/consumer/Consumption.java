@@ -23,10 +23,10 @@ import org.apache.kafka.common.TopicPartition;
  * loop that polls until the consumer's positions reach given end offsets. Works with any
  * {@link Consumer}, so fastleader's and kafka-clients' answers can be compared record for record.
  */
-final class Consumption {
+public final class Consumption {
 
     /** How long one consumption may take before the test fails. */
-    static final Duration TIMEOUT = Duration.ofSeconds(90);
+    public static final Duration TIMEOUT = Duration.ofSeconds(90);
 
     private static final Duration POLL = Duration.ofMillis(100);
 
@@ -75,17 +75,17 @@ final class Consumption {
     }
 
     /** Records handed out so far. */
-    long count() {
+    public long count() {
         return count;
     }
 
     /** The records of {@code partition} in the order they were handed out. */
-    List<ConsumerRecord<String, String>> of(TopicPartition partition) {
+    public List<ConsumerRecord<String, String>> of(TopicPartition partition) {
         return records.getOrDefault(partition, List.of());
     }
 
     /** Each record of {@code partition} as {@code offset=value}, in the order handed out. */
-    List<String> offsetsAndValues(TopicPartition partition) {
+    public List<String> offsetsAndValues(TopicPartition partition) {
         return of(partition).stream().map(record -> record.offset() + "=" + record.value()).toList();
     }
 
@@ -108,14 +108,14 @@ final class Consumption {
      *
      * @param log partition, then offset to value, as kafka-clients reads the whole log
      */
-    void assertExactly(Map<TopicPartition, Map<Long, String>> log) {
+    public void assertExactly(Map<TopicPartition, Map<Long, String>> log) {
         log.forEach((partition, records) -> assertThat(offsetsAndValues(partition)).as("records of %s handed out", partition)
                 .containsExactlyElementsOf(new TreeMap<>(records).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
         assertThat(log.keySet()).as("partitions with records").containsAll(records.keySet());
     }
 
     /** The end offset of every partition of {@code log}: one past its last record, 0 when empty. */
-    static Map<TopicPartition, Long> endsOf(Map<TopicPartition, Map<Long, String>> log, Iterable<TopicPartition> partitions) {
+    public static Map<TopicPartition, Long> endsOf(Map<TopicPartition, Map<Long, String>> log, Iterable<TopicPartition> partitions) {
         Map<TopicPartition, Long> ends = new HashMap<>();
         for (TopicPartition partition : partitions) {
             Map<Long, String> records = log.getOrDefault(partition, Map.of());
@@ -125,9 +125,15 @@ final class Consumption {
     }
 
     /** A client's metric {@code name} in {@code group}, summed over its tags. */
-    static double metric(Map<MetricName, ? extends Metric> metrics, String group, String name) {
+    public static double metric(Map<MetricName, ? extends Metric> metrics, String group, String name) {
+        return metric(metrics, group, name, Map.of());
+    }
+
+    /** A client's metric {@code name} in {@code group}, summed over the tag sets that include {@code tags}. */
+    public static double metric(Map<MetricName, ? extends Metric> metrics, String group, String name, Map<String, String> tags) {
         return metrics.entrySet().stream()
-                .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name))
+                .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name)
+                        && e.getKey().tags().entrySet().containsAll(tags.entrySet()))
                 .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
                 .sum();
     }
