@@ -46,7 +46,7 @@ class BrokerKilledOnRealBrokersTest {
         disturbances.close();
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     void aKilledBrokerIsReplacedAsLeaderWithTrafficOnEveryPartition(Hints hints) throws Exception {
         String topic = LeaderMovesOnRealBrokersTest.topic("kill", hints);
@@ -61,7 +61,7 @@ class BrokerKilledOnRealBrokersTest {
     }
 
     /** Most partitions are idle while their leader dies; afterwards every partition gets records. */
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     void aKilledBrokerIsReplacedAsLeaderWhileMostPartitionsAreIdle(Hints hints) throws Exception {
         String topic = LeaderMovesOnRealBrokersTest.topic("kill-idle", hints);

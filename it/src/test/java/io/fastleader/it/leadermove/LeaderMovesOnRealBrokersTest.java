@@ -72,7 +72,7 @@ class LeaderMovesOnRealBrokersTest {
         disturbances.close();
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     @Order(1)
     void everyPartitionsReplicaListRotates(Hints hints) throws Exception {
@@ -88,7 +88,7 @@ class LeaderMovesOnRealBrokersTest {
         }
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     @Order(2)
     void preferredLeadersAreElectedAfterLeadershipDrifted(Hints hints) throws Exception {
@@ -112,7 +112,7 @@ class LeaderMovesOnRealBrokersTest {
         }
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     @Order(3)
     void everyBrokerRestartsGracefullyWithTrafficOnEveryPartition(Hints hints) throws Exception {
@@ -131,7 +131,7 @@ class LeaderMovesOnRealBrokersTest {
      * Most partitions are idle through the roll; afterwards every partition gets records, which
      * both clients must deliver from wherever the roll left the leaders.
      */
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     @Order(4)
     void everyBrokerRestartsGracefullyWhileMostPartitionsAreIdle(Hints hints) throws Exception {
@@ -157,7 +157,7 @@ class LeaderMovesOnRealBrokersTest {
      * The recreated topic's leader epochs start again below the ones the clients knew: a client that
      * kept the old epochs would refuse the new topic's leaders and stall.
      */
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     @Order(5)
     void aTopicDeletedAndRecreatedUnderTheSameNameLeavesNoStaleEpoch(Hints hints) throws Exception {
@@ -182,7 +182,7 @@ class LeaderMovesOnRealBrokersTest {
      * A broker joins and takes each partition's leader's place in its replica list: the old leader
      * no longer hosts the partition at all and can only answer from its metadata.
      */
-    @ParameterizedTest
+    @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
     @Order(6)
     void leadershipMovesOntoAnAddedBrokerThatReplacesTheOldLeader(Hints hints) throws Exception {
