@@ -7,15 +7,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.SecurityConfig;
 import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.it.consumer.BackgroundConsumer;
+import io.fastleader.it.consumer.Consumption;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
@@ -26,6 +31,7 @@ import io.fastleader.protocol.message.ProduceResponseData;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -222,6 +228,7 @@ class LeaderHintProxyTest {
 
     @Test
     void kafkaProducerThroughTheProxyFollowsAReassignment() throws Exception {
+        createSixPartitions("reassigned");
         try (SteadyProducer producer = new SteadyProducer(proxy.clientConfig(), "reassigned", 1000)) {
             produceThroughAReassignment(producer, "reassigned");
 
@@ -232,6 +239,7 @@ class LeaderHintProxyTest {
     @Test
     void fastLeaderProducerThroughTheProxyFollowsTheFiltersHints() throws Exception {
         String topic = "reassigned-fastleader";
+        createSixPartitions(topic);
         FastLeaderProducer<String, String> fastleader =
             new FastLeaderProducer<>(proxy.clientConfig(), new StringSerializer(), new StringSerializer());
         try (SteadyProducer producer = new SteadyProducer(fastleader, topic, 6, 1000)) {
@@ -243,9 +251,30 @@ class LeaderHintProxyTest {
         }
     }
 
-    /** Produces to a new 6-partition topic on the legacy cluster while its replicas rotate, then flushes. */
-    private static void produceThroughAReassignment(SteadyProducer producer, String topic) throws Exception {
+    @Test
+    void fastLeaderConsumerThroughTheProxyFollowsTheFiltersHints() throws Exception {
+        String topic = "reassigned-fastleader-consumer";
+        Set<TopicPartition> partitions = createSixPartitions(topic);
+        try (BackgroundConsumer consumer = new BackgroundConsumer(proxy.clientConfig(), partitions);
+             SteadyProducer producer = SteadyProducer.kafkaClients(legacy.clientConfig(), topic, partitions.size(), 1000)) {
+            consumer.awaitMoreConsumed(500);
+            produceThroughAReassignment(producer, topic);
+
+            Map<TopicPartition, Map<Long, String>> log = ReadBack.readAll(legacy.clientConfig(), partitions);
+            consumer.finishAt(Consumption.endsOf(log, partitions)).assertExactly(log);
+            // A 3.6.2 broker never hints: every accepted hint was written by the filter.
+            assertThat(consumer.metric(MetadataMetrics.GROUP, "leader-hints-accepted-total")).isGreaterThan(0);
+        }
+    }
+
+    /** Creates a 6-partition topic on the legacy cluster; returns its partitions once they have full ISR. */
+    private static Set<TopicPartition> createSixPartitions(String topic) {
         legacyDisturbances.createTopic(new NewTopic(topic, 6, (short) 3).configs(Map.of("min.insync.replicas", "2")));
+        return IntStream.range(0, 6).mapToObj(partition -> new TopicPartition(topic, partition)).collect(Collectors.toSet());
+    }
+
+    /** Produces to {@code topic} on the legacy cluster while its replicas rotate, then flushes. */
+    private static void produceThroughAReassignment(SteadyProducer producer, String topic) throws Exception {
         producer.awaitMoreAcks(500);
         legacyDisturbances.rotateReplicas(topic);
         producer.awaitMoreAcks(500);

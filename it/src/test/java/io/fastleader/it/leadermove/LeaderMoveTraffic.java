@@ -2,6 +2,7 @@ package io.fastleader.it.leadermove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -40,6 +41,8 @@ final class LeaderMoveTraffic implements AutoCloseable {
 
     /** Records acknowledged and consumed that show the traffic is flowing. */
     private static final int PROGRESS = 300;
+
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final Map<String, Object> clusterConfig;
     private final String topic;
@@ -127,7 +130,8 @@ final class LeaderMoveTraffic implements AutoCloseable {
         if (phase != null) {
             phase.close();
         }
-        producer.close();
+        // Bounded, so that a test failing on stuck records reports that rather than its timeout.
+        producer.close(CLOSE_TIMEOUT);
         consumer.close();
         List<String> left = Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> !threadsBefore.contains(thread) && thread.isAlive() && thread.getName().startsWith("fastleader-"))

@@ -51,6 +51,8 @@ import io.fastleader.it.consumer.Consumption;
 class LeaderMovesOnRealBrokersTest {
 
     static final int PARTITIONS = 30;
+    /** Partitions of the KIP-951 benchmark's topic, whose replica lists the rotation scenario turns. */
+    static final int KIP_PARTITIONS = 100;
     /** Partitions with traffic in the scenarios that leave the others idle. */
     static final int FEW_PARTITIONS = 3;
     static final Map<String, String> MIN_ISR_2 = Map.of("min.insync.replicas", "2");
@@ -77,9 +79,9 @@ class LeaderMovesOnRealBrokersTest {
     @Order(1)
     void everyPartitionsReplicaListRotates(Hints hints) throws Exception {
         String topic = topic("rotate", hints);
-        Map<Integer, Integer> before = leaders(createTopic(topic));
-        try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
-            traffic.startPhase(PARTITIONS);
+        Map<Integer, Integer> before = leaders(createTopic(topic, KIP_PARTITIONS));
+        try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, KIP_PARTITIONS, hints.overrides())) {
+            traffic.startPhase(KIP_PARTITIONS);
             Map<Integer, Integer> after = leaders(whileTrafficFlows(traffic, () -> disturbances.rotateReplicas(topic)));
             traffic.finishPhase();
 
@@ -224,10 +226,15 @@ class LeaderMovesOnRealBrokersTest {
         });
     }
 
-    /** A topic placed on the brokers the cluster started with, each partition's replicas rotated by its index. */
+    /** A topic of {@link #PARTITIONS} partitions, placed as {@link #createTopic(String, int)} places them. */
     private static TopicDescription createTopic(String topic) {
+        return createTopic(topic, PARTITIONS);
+    }
+
+    /** A topic placed on the brokers the cluster started with, each partition's replicas rotated by its index. */
+    private static TopicDescription createTopic(String topic, int partitions) {
         Map<Integer, List<Integer>> assignment = new HashMap<>();
-        for (int partition = 0; partition < PARTITIONS; partition++) {
+        for (int partition = 0; partition < partitions; partition++) {
             List<Integer> replicas = new ArrayList<>();
             for (int i = 0; i < original.size(); i++) {
                 replicas.add(original.get((partition + i) % original.size()));
