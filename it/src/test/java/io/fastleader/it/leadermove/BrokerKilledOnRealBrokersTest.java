@@ -2,24 +2,23 @@ package io.fastleader.it.leadermove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
-import io.fastleader.it.consumer.Consumption;
 
 /**
  * A broker killed (SIGKILL, no controlled shutdown) while a FastLeaderProducer and a
@@ -46,38 +45,22 @@ class BrokerKilledOnRealBrokersTest {
         disturbances.close();
     }
 
-    @ParameterizedTest(name = "hints {0}")
-    @EnumSource(Hints.class)
-    void aKilledBrokerIsReplacedAsLeaderWithTrafficOnEveryPartition(Hints hints) throws Exception {
-        String topic = LeaderMovesOnRealBrokersTest.topic("kill", hints);
+    /**
+     * Afterwards every partition gets records, which both clients must deliver from wherever the
+     * kill left the leaders, idle partitions included.
+     */
+    @ParameterizedTest(name = "hints {0}, traffic on {1}")
+    @MethodSource("io.fastleader.it.leadermove.Load#withHints")
+    void aKilledLeaderIsReplacedWhileTrafficFlows(Hints hints, Load load) throws Exception {
+        String topic = LeaderMovesOnRealBrokersTest.topic("kill-" + load.name().toLowerCase(Locale.ROOT), hints);
         try (LeaderMoveTraffic traffic = startTraffic(topic, hints)) {
-            traffic.startPhase(LeaderMovesOnRealBrokersTest.PARTITIONS);
-            LeaderMovesOnRealBrokersTest.duringTraffic(traffic, () -> killAndRestartTheLeaderOfPartitionZero(topic, traffic));
+            traffic.startPhase(load.busyPartitions(LeaderMovesOnRealBrokersTest.PARTITIONS));
+            traffic.whileFlowing(() -> killAndRestartTheLeaderOfPartitionZero(topic, traffic));
             traffic.finishPhase();
+            traffic.assertEveryPartitionDelivers();
 
             assertThat(traffic.producerMetric(MetadataMetrics.GROUP, "metadata-refreshes-total", Map.of("cause", "leader-error")))
                     .as("producer refreshes after leader errors").isGreaterThan(0);
-        }
-    }
-
-    /** Most partitions are idle while their leader dies; afterwards every partition gets records. */
-    @ParameterizedTest(name = "hints {0}")
-    @EnumSource(Hints.class)
-    void aKilledBrokerIsReplacedAsLeaderWhileMostPartitionsAreIdle(Hints hints) throws Exception {
-        String topic = LeaderMovesOnRealBrokersTest.topic("kill-idle", hints);
-        try (LeaderMoveTraffic traffic = startTraffic(topic, hints)) {
-            traffic.startPhase(LeaderMovesOnRealBrokersTest.FEW_PARTITIONS);
-            LeaderMovesOnRealBrokersTest.duringTraffic(traffic, () -> killAndRestartTheLeaderOfPartitionZero(topic, traffic));
-            traffic.finishPhase();
-
-            traffic.startPhase(LeaderMovesOnRealBrokersTest.PARTITIONS);
-            traffic.awaitProgress();
-            Consumption afterKill = traffic.finishPhase();
-
-            for (int partition = 0; partition < LeaderMovesOnRealBrokersTest.PARTITIONS; partition++) {
-                assertThat(afterKill.of(new TopicPartition(topic, partition))).as("records of partition %d after the kill", partition)
-                        .isNotEmpty();
-            }
         }
     }
 

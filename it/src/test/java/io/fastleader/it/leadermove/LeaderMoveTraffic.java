@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -88,9 +89,25 @@ final class LeaderMoveTraffic implements AutoCloseable {
         consumer.awaitMoreConsumed(PROGRESS);
     }
 
-    /** Records the producer has handed over in this phase so far. */
-    long sentCount() {
-        return phase.sentCount();
+    /**
+     * Runs {@code disturbance} once traffic flows, checks that records were sent while it ran, and
+     * returns what it returned once traffic flows again afterwards.
+     */
+    <T> T whileFlowing(Supplier<T> disturbance) {
+        awaitProgress();
+        long sentBefore = phase.sentCount();
+        T result = disturbance.get();
+        assertThat(phase.sentCount()).as("records sent during the disturbance").isGreaterThan(sentBefore);
+        awaitProgress();
+        return result;
+    }
+
+    /** {@link #whileFlowing(Supplier)} for a disturbance that returns nothing. */
+    void whileFlowing(Runnable disturbance) {
+        whileFlowing(() -> {
+            disturbance.run();
+            return null;
+        });
     }
 
     /**
@@ -112,6 +129,18 @@ final class LeaderMoveTraffic implements AutoCloseable {
         Consumption consumed = consumer.finishAt(Consumption.endsOf(log, partitions));
         consumed.assertExactly(written);
         return consumed;
+    }
+
+    /**
+     * Runs a phase with records for every partition and checks, besides what {@link #finishPhase}
+     * checks, that each partition's records reached the consumer: after a disturbance, partitions
+     * that were idle through it work too.
+     */
+    void assertEveryPartitionDelivers() throws InterruptedException {
+        startPhase(partitions.size());
+        awaitProgress();
+        Consumption consumed = finishPhase();
+        partitions.forEach(partition -> assertThat(consumed.of(partition)).as("records of %s consumed", partition).isNotEmpty());
     }
 
     /** The producer's metric {@code name} in {@code group}, summed over the tag sets that include {@code tags}. */

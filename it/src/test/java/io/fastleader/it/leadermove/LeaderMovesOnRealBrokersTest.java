@@ -9,7 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -26,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
@@ -53,8 +53,6 @@ class LeaderMovesOnRealBrokersTest {
     static final int PARTITIONS = 30;
     /** Partitions of the KIP-951 benchmark's topic, whose replica lists the rotation scenario turns. */
     static final int KIP_PARTITIONS = 100;
-    /** Partitions with traffic in the scenarios that leave the others idle. */
-    static final int FEW_PARTITIONS = 3;
     static final Map<String, String> MIN_ISR_2 = Map.of("min.insync.replicas", "2");
 
     private static KafkaTestCluster cluster;
@@ -82,7 +80,7 @@ class LeaderMovesOnRealBrokersTest {
         Map<Integer, Integer> before = leaders(createTopic(topic, KIP_PARTITIONS));
         try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, KIP_PARTITIONS, hints.overrides())) {
             traffic.startPhase(KIP_PARTITIONS);
-            Map<Integer, Integer> after = leaders(whileTrafficFlows(traffic, () -> disturbances.rotateReplicas(topic)));
+            Map<Integer, Integer> after = leaders(traffic.whileFlowing(() -> disturbances.rotateReplicas(topic)));
             traffic.finishPhase();
 
             after.forEach((partition, leader) -> assertThat(leader).as("leader of partition %d", partition).isNotEqualTo(before.get(partition)));
@@ -105,7 +103,7 @@ class LeaderMovesOnRealBrokersTest {
 
         try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
             traffic.startPhase(PARTITIONS);
-            TopicDescription elected = whileTrafficFlows(traffic, () -> disturbances.electPreferredLeaders(topic));
+            TopicDescription elected = traffic.whileFlowing(() -> disturbances.electPreferredLeaders(topic));
             traffic.finishPhase();
 
             elected.partitions().forEach(p -> assertThat(p.leader().id()).as("leader of partition %d", p.partition())
@@ -114,44 +112,24 @@ class LeaderMovesOnRealBrokersTest {
         }
     }
 
-    @ParameterizedTest(name = "hints {0}")
-    @EnumSource(Hints.class)
+    /**
+     * Each broker stops (controlled shutdown) and starts again in turn. Afterwards every partition
+     * gets records, which both clients must deliver from wherever the roll left the leaders, idle
+     * partitions included.
+     */
+    @ParameterizedTest(name = "hints {0}, traffic on {1}")
+    @MethodSource("io.fastleader.it.leadermove.Load#withHints")
     @Order(3)
-    void everyBrokerRestartsGracefullyWithTrafficOnEveryPartition(Hints hints) throws Exception {
-        String topic = topic("roll", hints);
+    void everyBrokerRestartsGracefullyInTurn(Hints hints, Load load) throws Exception {
+        String topic = topic("roll-" + load.name().toLowerCase(Locale.ROOT), hints);
         createTopic(topic);
         try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
-            traffic.startPhase(PARTITIONS);
-            duringTraffic(traffic, () -> disturbances.rollingRestart(StopStyle.GRACEFUL, Set.of(topic)));
+            traffic.startPhase(load.busyPartitions(PARTITIONS));
+            traffic.whileFlowing(() -> disturbances.rollingRestart(StopStyle.GRACEFUL, Set.of(topic)));
             traffic.finishPhase();
+            traffic.assertEveryPartitionDelivers();
 
             hints.assertPathTaken(traffic);
-        }
-    }
-
-    /**
-     * Most partitions are idle through the roll; afterwards every partition gets records, which
-     * both clients must deliver from wherever the roll left the leaders.
-     */
-    @ParameterizedTest(name = "hints {0}")
-    @EnumSource(Hints.class)
-    @Order(4)
-    void everyBrokerRestartsGracefullyWhileMostPartitionsAreIdle(Hints hints) throws Exception {
-        String topic = topic("roll-idle", hints);
-        createTopic(topic);
-        try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
-            traffic.startPhase(FEW_PARTITIONS);
-            duringTraffic(traffic, () -> disturbances.rollingRestart(StopStyle.GRACEFUL, Set.of(topic)));
-            traffic.finishPhase();
-
-            traffic.startPhase(PARTITIONS);
-            traffic.awaitProgress();
-            Consumption afterRoll = traffic.finishPhase();
-
-            for (int partition = 0; partition < PARTITIONS; partition++) {
-                assertThat(afterRoll.of(new TopicPartition(topic, partition))).as("records of partition %d after the roll", partition)
-                        .isNotEmpty();
-            }
         }
     }
 
@@ -161,13 +139,13 @@ class LeaderMovesOnRealBrokersTest {
      */
     @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
-    @Order(5)
+    @Order(4)
     void aTopicDeletedAndRecreatedUnderTheSameNameLeavesNoStaleEpoch(Hints hints) throws Exception {
         String topic = topic("recreate", hints);
         createTopic(topic);
         try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
             traffic.startPhase(PARTITIONS);
-            whileTrafficFlows(traffic, () -> disturbances.rotateReplicas(topic));
+            traffic.whileFlowing(() -> disturbances.rotateReplicas(topic));
             int epochBefore = highestLeaderEpoch(traffic.finishPhase(), topic);
 
             disturbances.recreateTopic(topic);
@@ -186,14 +164,14 @@ class LeaderMovesOnRealBrokersTest {
      */
     @ParameterizedTest(name = "hints {0}")
     @EnumSource(Hints.class)
-    @Order(6)
+    @Order(5)
     void leadershipMovesOntoAnAddedBrokerThatReplacesTheOldLeader(Hints hints) throws Exception {
         String topic = topic("onto-added", hints);
         Map<Integer, Integer> before = leaders(createTopic(topic));
         int added = cluster.brokerIds().stream().filter(id -> !original.contains(id)).findFirst().orElseGet(cluster::addBroker);
         try (LeaderMoveTraffic traffic = new LeaderMoveTraffic(cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
             traffic.startPhase(PARTITIONS);
-            TopicDescription moved = whileTrafficFlows(traffic, () -> disturbances.moveLeadershipOnto(topic, added));
+            TopicDescription moved = traffic.whileFlowing(() -> disturbances.moveLeadershipOnto(topic, added));
             traffic.finishPhase();
 
             for (TopicPartitionInfo partition : moved.partitions()) {
@@ -203,27 +181,6 @@ class LeaderMovesOnRealBrokersTest {
             }
             hints.assertPathTaken(traffic);
         }
-    }
-
-    /**
-     * Runs {@code disturbance} once traffic flows, checks that records were sent while it ran, and
-     * returns what it returned once traffic flows again afterwards.
-     */
-    static <T> T whileTrafficFlows(LeaderMoveTraffic traffic, Supplier<T> disturbance) {
-        traffic.awaitProgress();
-        long sentBefore = traffic.sentCount();
-        T result = disturbance.get();
-        assertThat(traffic.sentCount()).as("records sent during the disturbance").isGreaterThan(sentBefore);
-        traffic.awaitProgress();
-        return result;
-    }
-
-    /** {@link #whileTrafficFlows} for a disturbance that returns nothing. */
-    static void duringTraffic(LeaderMoveTraffic traffic, Runnable disturbance) {
-        whileTrafficFlows(traffic, () -> {
-            disturbance.run();
-            return null;
-        });
     }
 
     /** A topic of {@link #PARTITIONS} partitions, placed as {@link #createTopic(String, int)} places them. */
