@@ -63,15 +63,25 @@ final class LeaderMoveTraffic implements AutoCloseable {
      * @param overrides     settings for both clients on top of the cluster's and the defaults
      */
     LeaderMoveTraffic(Map<String, Object> clusterConfig, String topic, int partitionCount, Map<String, Object> overrides) {
+        this(clusterConfig, clusterConfig, topic, partitionCount, overrides);
+    }
+
+    /**
+     * As {@link #LeaderMoveTraffic(Map, String, int, Map)}, with fastleader's clients connecting
+     * as {@code clientConfig} says (through a proxy, say) and the checks reading the log as
+     * {@code clusterConfig} says.
+     */
+    LeaderMoveTraffic(Map<String, Object> clientConfig, Map<String, Object> clusterConfig, String topic, int partitionCount,
+                      Map<String, Object> overrides) {
         this.clusterConfig = clusterConfig;
         this.topic = topic;
         this.partitions = partitions(topic, partitionCount);
-        Map<String, Object> producerConfig = new HashMap<>(clusterConfig);
+        Map<String, Object> producerConfig = new HashMap<>(clientConfig);
         producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
         producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerConfig.putAll(overrides);
         producer = new FastLeaderProducer<>(producerConfig, new StringSerializer(), new StringSerializer());
-        Map<String, Object> consumerConfig = new HashMap<>(clusterConfig);
+        Map<String, Object> consumerConfig = new HashMap<>(clientConfig);
         consumerConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerConfig.putAll(overrides);
         consumer = new BackgroundConsumer(consumerConfig, this.partitions);
