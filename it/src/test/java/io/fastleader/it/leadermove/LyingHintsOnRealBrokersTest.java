@@ -3,10 +3,12 @@ package io.fastleader.it.leadermove;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.it.cluster.Cluster;
@@ -30,7 +33,8 @@ import io.fastleader.protocol.ApiKey;
  * nothing is lost, duplicated or reordered; no partition's requests go back to the old leader once
  * they reached the new one, and no Fetch claims an older epoch than one before it; refusals come
  * at backoff pace, not round-trip pace; and the clients' metrics show how they judged the lie and
- * that Metadata put them right.
+ * that Metadata put them right. With hints off, the clients do not look at hints at all and pass
+ * just the same.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -58,16 +62,20 @@ class LyingHintsOnRealBrokersTest {
         disturbances.close();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(HintLie.class)
-    void theClientsNeitherRegressNorLoopAndMetadataPutsThemRight(HintLie lie) throws Exception {
-        String topic = "lie-" + lie.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    static Stream<Arguments> liesWithHints() {
+        return Arrays.stream(HintLie.values()).flatMap(lie -> Arrays.stream(Hints.values()).map(hints -> Arguments.of(lie, hints)));
+    }
+
+    @ParameterizedTest(name = "{0}, hints {1}")
+    @MethodSource("liesWithHints")
+    void theClientsNeitherRegressNorLoopAndMetadataPutsThemRight(HintLie lie, Hints hints) throws Exception {
+        String topic = LeaderMovesOnRealBrokersTest.topic("lie-" + lie.name().toLowerCase(Locale.ROOT).replace('_', '-'), hints);
         disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3).configs(LeaderMovesOnRealBrokersTest.MIN_ISR_2));
         // Epochs above 0 first, so that the clients are told epochs a lie can go below.
         Map<Integer, Integer> before = LeaderMovesOnRealBrokersTest.leaders(disturbances.rotateReplicas(topic));
 
         try (HintRewritingProxy proxy = new HintRewritingProxy(cluster.firstBootstrapAddress(), lie);
-             LeaderMoveTraffic traffic = new LeaderMoveTraffic(proxy.clientConfig(), cluster.clientConfig(), topic, PARTITIONS, Map.of())) {
+             LeaderMoveTraffic traffic = new LeaderMoveTraffic(proxy.clientConfig(), cluster.clientConfig(), topic, PARTITIONS, hints.overrides())) {
             traffic.startPhase(PARTITIONS);
             Map<Integer, Integer> after = LeaderMovesOnRealBrokersTest.leaders(traffic.whileFlowing(() -> disturbances.rotateReplicas(topic)));
             traffic.finishPhase();
@@ -82,7 +90,12 @@ class LyingHintsOnRealBrokersTest {
                 }
                 assertThat(proxy.fetchedEpochs(partition)).as("leader epochs the Fetches for %s claimed", partition).isSorted();
             }
-            assertVerdicts(lie, traffic);
+            if (hints == Hints.ON) {
+                assertVerdicts(lie, traffic);
+            } else {
+                assertThat(both(traffic, "leader-hints-accepted-total", Map.of()) + both(traffic, "leader-hints-rejected-total", Map.of()))
+                        .as("hints judged with hints off").isZero();
+            }
         }
     }
 
@@ -104,7 +117,11 @@ class LyingHintsOnRealBrokersTest {
                 assertThat(noEndpoint).as("hints rejected for a leader without endpoint").isGreaterThan(0);
                 assertThat(refreshesForRejectedHints).as("refreshes for rejected hints").isGreaterThan(0);
             }
-            case REFUSING_ENDPOINT -> assertThat(accepted).as("hints accepted, then found unreachable").isGreaterThan(0);
+            case REFUSING_ENDPOINT -> {
+                assertThat(accepted).as("hints accepted, then found unreachable").isGreaterThan(0);
+                assertThat(refreshesForRejectedHints + both(traffic, "metadata-refreshes-total", Map.of("cause", "leader-error")))
+                        .as("refreshes after the hinted leader failed").isGreaterThan(0);
+            }
             case POINTS_BACK -> {
                 assertThat(accepted).as("hints accepted").isGreaterThan(0);
                 assertThat(notAdvancing).as("the same hint again, rejected as not advancing").isGreaterThan(0);
