@@ -1,0 +1,166 @@
+package io.fastleader.benchmarks.driver;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * One client variant of the leader-move benchmark, in a JVM of its own. A producer sends
+ * fixed-size records at a fixed rate (acks=all, linger.ms=0, idempotence on) round-robin over
+ * the topic's partitions, and a consumer of every partition reads them back. Both are built by
+ * class name and used through the kafka-clients API that 3.6 already has, so this one driver runs
+ * on any variant's classpath.
+ *
+ * <p>Records carry the variant's label as key, so variants can share one topic, and a sequence
+ * number and send time as value. Commands come as lines on standard input. The driver prints
+ * {@code READY} once the consumer is in position, starts sending on {@code start} (so that every
+ * variant starts at once), prints a {@code PROGRESS} line every few seconds, and on {@code stop}
+ * stops sending, waits for the consumer to catch up, and prints {@code RESULT} followed by its
+ * figures as JSON.
+ */
+public final class ClientDriver {
+
+    private static final Duration POLL = Duration.ofMillis(50);
+    private static final Duration CATCH_UP = Duration.ofSeconds(60);
+    private static final long PROGRESS_SECONDS = 5;
+    private static final int HEADER_BYTES = 2 * Long.BYTES;
+
+    private final DriverOptions options;
+    private final byte[] key;
+    private final Tally tally = new Tally();
+    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-sender"));
+    private final Producer<byte[], byte[]> producer;
+    private final Consumer<byte[], byte[]> consumer;
+    private volatile boolean consuming = true;
+    private long nextSequence;
+
+    private ClientDriver(DriverOptions options) throws ReflectiveOperationException {
+        this.options = options;
+        this.key = options.label().getBytes(StandardCharsets.UTF_8);
+        Map<String, Object> producerConfig = new HashMap<>(options.clientConfig());
+        producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        this.producer = construct(options.producerClass(), producerConfig, Serializer.class, new ByteArraySerializer());
+        Map<String, Object> consumerConfig = new HashMap<>(options.clientConfig());
+        consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
+        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        this.consumer = construct(options.consumerClass(), consumerConfig, Deserializer.class, new ByteArrayDeserializer());
+    }
+
+    /** Runs one variant; see the class comment for the conversation on standard input and output. */
+    public static void main(String[] args) throws Exception {
+        new ClientDriver(DriverOptions.parse(args)).run();
+    }
+
+    private void run() throws Exception {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int partition = 0; partition < options.partitions(); partition++) {
+            partitions.add(new TopicPartition(options.topic(), partition));
+        }
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+        Thread poller = new Thread(this::consume, "driver-consumer");
+        poller.start();
+        System.out.println("READY");
+        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        awaitCommand(commands, "start");
+
+        long periodMicros = Math.max(1, 1_000_000L / options.rate());
+        sender.scheduleAtFixedRate(this::sendOne, 0, periodMicros, TimeUnit.MICROSECONDS);
+        ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-progress"));
+        progress.scheduleAtFixedRate(() -> System.out.println("PROGRESS " + tally.progress()), PROGRESS_SECONDS, PROGRESS_SECONDS,
+            TimeUnit.SECONDS);
+
+        awaitCommand(commands, "stop");
+        sender.shutdown();
+        sender.awaitTermination(10, TimeUnit.SECONDS);
+        producer.flush();
+        tally.awaitConsumedAllAcked(CATCH_UP);
+        progress.shutdownNow();
+        consuming = false;
+        poller.join(TimeUnit.SECONDS.toMillis(10));
+        Map<String, Double> metrics = Metrics.totals(producer.metrics(), consumer.metrics());
+        producer.close(Duration.ofSeconds(10));
+        System.out.println("RESULT " + tally.toJson(options.label(), metrics));
+        System.out.flush();
+    }
+
+    private void sendOne() {
+        long sequence = nextSequence++;
+        ByteBuffer value = ByteBuffer.allocate(Math.max(HEADER_BYTES, options.recordSize()));
+        long sentNanos = System.nanoTime();
+        value.putLong(0, sequence).putLong(Long.BYTES, sentNanos);
+        int partition = (int) (sequence % options.partitions());
+        tally.sent();
+        try {
+            producer.send(new ProducerRecord<>(options.topic(), partition, key, value.array()), (metadata, exception) -> {
+                if (exception == null) {
+                    tally.acked(sequence, System.nanoTime() - sentNanos);
+                } else {
+                    tally.failed(exception);
+                }
+            });
+        } catch (RuntimeException e) {
+            tally.failed(e);
+        }
+    }
+
+    private void consume() {
+        try {
+            while (consuming) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
+                    if (Arrays.equals(record.key(), key)) {
+                        ByteBuffer value = ByteBuffer.wrap(record.value());
+                        tally.consumed(value.getLong(0), System.nanoTime() - value.getLong(Long.BYTES));
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            tally.failed(e);
+        } finally {
+            consumer.close(Duration.ofSeconds(10));
+        }
+    }
+
+    /** Returns once {@code command} comes; an end of input (the coordinator died) counts as {@code stop}. */
+    private static void awaitCommand(BufferedReader commands, String command) throws IOException {
+        String line;
+        while ((line = commands.readLine()) != null) {
+            if (line.trim().equals(command)) {
+                return;
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T construct(String className, Map<String, Object> config, Class<?> serdeType, Object serde)
+            throws ReflectiveOperationException {
+        return (T) Class.forName(className).getConstructor(Map.class, serdeType, serdeType).newInstance(config, serde, serde);
+    }
+}

@@ -1,0 +1,48 @@
+package io.fastleader.benchmarks.driver;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the coordinator tells a {@link ClientDriver}, as {@code --name value} pairs.
+ *
+ * @param label         the variant's name, also the key of its records
+ * @param bootstrap     {@code bootstrap.servers}
+ * @param topic         the topic all variants share
+ * @param partitions    its partition count
+ * @param rate          records per second
+ * @param recordSize    bytes per record value
+ * @param producerClass a {@code Producer} with a {@code (Map, Serializer, Serializer)} constructor
+ * @param consumerClass a {@code Consumer} with a {@code (Map, Deserializer, Deserializer)} constructor
+ * @param clientConfig  settings for both clients, from {@code --client-config k=v,k=v}
+ */
+record DriverOptions(String label, String bootstrap, String topic, int partitions, int rate, int recordSize,
+                     String producerClass, String consumerClass, Map<String, Object> clientConfig) {
+
+    static DriverOptions parse(String[] args) {
+        Map<String, String> given = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            given.put(args[i], args[i + 1]);
+        }
+        Map<String, Object> clientConfig = new HashMap<>();
+        String settings = given.getOrDefault("--client-config", "");
+        for (String setting : settings.split(",")) {
+            int eq = setting.indexOf('=');
+            if (eq > 0) {
+                clientConfig.put(setting.substring(0, eq), setting.substring(eq + 1));
+            }
+        }
+        return new DriverOptions(required(given, "--label"), required(given, "--bootstrap"), required(given, "--topic"),
+            Integer.parseInt(required(given, "--partitions")), Integer.parseInt(required(given, "--rate")),
+            Integer.parseInt(required(given, "--record-size")), required(given, "--producer-class"),
+            required(given, "--consumer-class"), clientConfig);
+    }
+
+    private static String required(Map<String, String> given, String name) {
+        String value = given.get(name);
+        if (value == null) {
+            throw new IllegalArgumentException("missing " + name);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,120 @@
+package io.fastleader.benchmarks.leadermove;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One variant's {@code ClientDriver} in a child JVM: started, awaited until ready, relayed line by
+ * line with the variant's label in front, and stopped for its result.
+ */
+final class DriverProcess implements AutoCloseable {
+
+    private static final String DRIVER = "io.fastleader.benchmarks.driver.ClientDriver";
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration RESULT_TIMEOUT = Duration.ofSeconds(120);
+
+    private final Variant variant;
+    private final Process process;
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private final CompletableFuture<String> result = new CompletableFuture<>();
+    private final Writer commands;
+
+    private DriverProcess(Variant variant, Process process) {
+        this.variant = variant;
+        this.process = process;
+        this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        Thread relay = new Thread(this::relay, "relay-" + variant.label());
+        relay.setDaemon(true);
+        relay.start();
+    }
+
+    /** Starts {@code variant}'s driver against {@code topic}; {@link #awaitReady} says when its consumer is in position. */
+    static DriverProcess launch(Variant variant, LeaderMoveOptions options, String bootstrap, String topic) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx512m", "-cp", variant.classpath(), DRIVER,
+            "--label", variant.label(), "--bootstrap", bootstrap, "--topic", topic,
+            "--partitions", String.valueOf(options.partitions()), "--rate", String.valueOf(options.rate()),
+            "--record-size", String.valueOf(options.recordSize()),
+            "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass()));
+        if (!variant.clientConfig().isEmpty()) {
+            command.addAll(List.of("--client-config", variant.clientConfig()));
+        }
+        return new DriverProcess(variant, new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /** Returns once the driver's consumer is in position. */
+    void awaitReady() throws InterruptedException {
+        if (!ready.await(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS) || result.isCompletedExceptionally()) {
+            throw new IllegalStateException(variant.label() + " did not get ready within " + READY_TIMEOUT);
+        }
+    }
+
+    private void relay() {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (line.equals("READY")) {
+                    ready.countDown();
+                } else if (line.startsWith("RESULT ")) {
+                    result.complete(line.substring("RESULT ".length()));
+                } else {
+                    System.out.printf("[%s] %s%n", variant.label(), line);
+                }
+            }
+            int exit = process.waitFor();
+            result.completeExceptionally(new IllegalStateException(variant.label() + " ended without a result (exit " + exit + ")"));
+        } catch (IOException e) {
+            result.completeExceptionally(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            result.completeExceptionally(e);
+        } finally {
+            ready.countDown();
+        }
+    }
+
+    /** Tells the driver to start sending. */
+    void start() throws IOException {
+        command("start");
+    }
+
+    /** Tells the driver to stop; its result comes with {@link #result()}. */
+    void stop() throws IOException {
+        command("stop");
+    }
+
+    private void command(String command) throws IOException {
+        commands.write(command + "\n");
+        commands.flush();
+    }
+
+    /** The driver's result, as JSON, once it stopped. */
+    String result() throws Exception {
+        try {
+            return result.get(RESULT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(variant.label() + " gave no result within " + RESULT_TIMEOUT, e);
+        }
+    }
+
+    Variant variant() {
+        return variant;
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}

@@ -1,0 +1,74 @@
+package io.fastleader.benchmarks.leadermove;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import io.fastleader.benchmarks.common.CommandLine;
+
+/**
+ * The leader-move benchmark's settings.
+ *
+ * @param scenario   reassign or roll
+ * @param variants   the clients, side by side
+ * @param bootstrap  an existing cluster, or null for three brokers started in this JVM
+ * @param partitions the shared topic's partition count
+ * @param rate       records per second, per variant
+ * @param recordSize bytes per record value
+ * @param warmup     traffic before the first disturbance
+ * @param moves      reassign: how many times every replica list rotates
+ * @param interval   reassign: time from the end of one rotation to the next
+ * @param settle     roll: time after each broker is back before the next goes down
+ * @param json       where the figures go
+ * @param chart      where the latency chart goes
+ */
+record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
+                         Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart) {
+
+    static final String HELP = """
+        Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
+        Kafka cluster. Each variant runs in a child JVM with its own classpath: a producer at a fixed
+        rate (acks=all, linger.ms=0, idempotence on) and a consumer of every partition, all on one
+        topic (RF 3, min.insync.replicas 2). Prints progress every 5 s per variant, then a table of
+        produce (send to acknowledgement) and end-to-end (send to poll) latency, records lost and
+        duplicated; writes every figure as JSON and a PNG chart of each second's worst end-to-end
+        latency, with the disturbances shaded.
+
+        java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.leadermove.LeaderMoveBenchmark [options]
+
+          --scenario S       roll (default): every broker restarts once, gracefully, one at a time;
+                             reassign: every partition's replica list rotates, --moves times
+          --variants LIST    comma-separated, default all: %s
+          --bootstrap HOST:PORT  use this cluster (reassign only; needs rights to create topics
+                             and reassign partitions) instead of 3 brokers started in this JVM
+          --partitions N     partitions of the topic (default 100 for reassign, 30 for roll)
+          --rate N           records per second per variant (default 200)
+          --record-size N    bytes per record value (default 512)
+          --warmup S         seconds of traffic before the first disturbance (default 10)
+          --moves N          reassign: rotations (default 3)
+          --interval S       reassign: seconds between rotations (default 10)
+          --settle S         roll: seconds after a broker is back before the next stops (default 10)
+          --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
+          --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
+        """.formatted(Variant.labels());
+
+    static LeaderMoveOptions read(CommandLine line) {
+        Scenario scenario = Scenario.valueOf(line.string("--scenario", "roll").toUpperCase(Locale.ROOT));
+        List<Variant> variants = Arrays.stream(line.string("--variants", Variant.labels()).split(","))
+            .map(String::trim).map(Variant::ofLabel).toList();
+        String bootstrap = line.string("--bootstrap", null);
+        if (bootstrap != null && scenario == Scenario.ROLL) {
+            throw new IllegalArgumentException("--scenario roll restarts brokers, so it needs the cluster this tool starts: drop --bootstrap");
+        }
+        int partitions = line.integer("--partitions", scenario == Scenario.REASSIGN ? 100 : 30);
+        int rate = line.integer("--rate", 200);
+        CommandLine.requirePositive("--partitions", partitions);
+        CommandLine.requirePositive("--rate", rate);
+        String name = "benchmarks/target/leader-move-" + scenario.name().toLowerCase(Locale.ROOT);
+        return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512),
+            line.seconds("--warmup", 10), line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
+            line.path("--json", name + ".json"), line.path("--chart", name + ".png"));
+    }
+}

@@ -1,0 +1,136 @@
+package io.fastleader.benchmarks.leadermove;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import io.fastleader.benchmarks.common.ClusterBenchmark;
+import io.fastleader.benchmarks.common.Latency;
+
+/**
+ * The side-by-side table, the ratios of fastleader's figures to the other clients', and the
+ * issue's targets, printed and as JSON figures.
+ */
+final class LeaderMoveReport {
+
+    private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s%n";
+
+    private final LeaderMoveOptions options;
+    private final List<VariantResult> results;
+    private final List<Scenario.Disturbance> disturbances;
+    private final long startMillis;
+
+    LeaderMoveReport(LeaderMoveOptions options, List<VariantResult> results, List<Scenario.Disturbance> disturbances, long startMillis) {
+        this.options = options;
+        this.results = results;
+        this.disturbances = disturbances;
+        this.startMillis = startMillis;
+    }
+
+    void print() {
+        System.out.printf("%n%s: %d partitions, %d records/s of %d bytes per variant%n", scenarioName(), options.partitions(),
+            options.rate(), options.recordSize());
+        disturbances.forEach(d -> System.out.printf("  %s: %.1f s to %.1f s%n", d.what(), seconds(d.startMillis()), seconds(d.endMillis())));
+        System.out.printf("%n" + ROW, "variant", "sent", "acked", "consumed", "lost", "dup", "errors",
+            "prod p50", "p99", "p99.9", "max", "e2e p50", "p99", "p99.9", "max");
+        for (VariantResult result : results) {
+            System.out.printf(ROW, result.variant().label(), result.sent(), result.acked(), result.consumed(), result.lost(),
+                result.duplicates(), result.errors(), ms(result.produce().p50()), ms(result.produce().p99()),
+                ms(result.produce().p999()), ms(result.produce().max()), ms(result.endToEnd().p50()), ms(result.endToEnd().p99()),
+                ms(result.endToEnd().p999()), ms(result.endToEnd().max()));
+            if (result.errors() > 0) {
+                System.out.printf("%20s first error: %s%n", "", result.firstError());
+            }
+        }
+        ratios().forEach((name, ratio) -> System.out.printf("%s: %.2f%n", name, ratio));
+        targets().forEach((target, met) -> System.out.printf("target %s: %s%n", target, ClusterBenchmark.verdict(met)));
+    }
+
+    /** Everything printed, for the JSON file. */
+    Map<String, Object> figures() {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("scenario", scenarioName());
+        figures.put("options", Map.of("partitions", options.partitions(), "rate", options.rate(), "recordSize", options.recordSize(),
+            "warmupSeconds", options.warmup().toSeconds(), "moves", options.moves(), "intervalSeconds", options.interval().toSeconds(),
+            "settleSeconds", options.settle().toSeconds()));
+        List<Map<String, Object>> windows = new ArrayList<>();
+        disturbances.forEach(d -> windows.add(Map.of("what", d.what(), "startSeconds", seconds(d.startMillis()),
+            "endSeconds", seconds(d.endMillis()))));
+        figures.put("disturbances", windows);
+        Map<String, Object> variants = new LinkedHashMap<>();
+        for (VariantResult result : results) {
+            Map<String, Object> variant = new LinkedHashMap<>();
+            variant.put("sent", result.sent());
+            variant.put("acked", result.acked());
+            variant.put("consumed", result.consumed());
+            variant.put("lost", result.lost());
+            variant.put("duplicates", result.duplicates());
+            variant.put("errors", result.errors());
+            variant.put("firstError", result.firstError());
+            variant.put("produceMs", result.produce());
+            variant.put("endToEndMs", result.endToEnd());
+            variant.put("metrics", result.metrics());
+            variants.put(result.variant().label(), variant);
+        }
+        figures.put("variants", variants);
+        figures.put("ratios", ratios());
+        Map<String, String> verdicts = new LinkedHashMap<>();
+        targets().forEach((target, met) -> verdicts.put(target, ClusterBenchmark.verdict(met)));
+        figures.put("targets", verdicts);
+        return figures;
+    }
+
+    /** fastleader's p99.9 over each other variant's, produce and end to end. */
+    private Map<String, Double> ratios() {
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        find(Variant.FASTLEADER).ifPresent(fastleader -> results.stream().filter(r -> r.variant() != Variant.FASTLEADER).forEach(other -> {
+            ratio(fastleader.produce(), other.produce()).ifPresent(r ->
+                ratios.put("produce p99.9 fastleader / " + other.variant().label(), r));
+            ratio(fastleader.endToEnd(), other.endToEnd()).ifPresent(r ->
+                ratios.put("end-to-end p99.9 fastleader / " + other.variant().label(), r));
+        }));
+        return ratios;
+    }
+
+    /** The targets for this scenario, each met or not; a target whose variants did not run is left out. */
+    private Map<String, Boolean> targets() {
+        Map<String, Boolean> targets = new LinkedHashMap<>();
+        Optional<VariantResult> fastleader = find(Variant.FASTLEADER);
+        if (options.scenario() == Scenario.REASSIGN) {
+            fastleader.ifPresent(mine -> {
+                find(Variant.KAFKA_CLIENTS_4_3_1).flatMap(theirs -> ratio(mine.produce(), theirs.produce()))
+                    .ifPresent(r -> targets.put("produce p99.9 <= 0.5x kafka-clients-4.3.1", r <= 0.5));
+                find(Variant.KAFKA_CLIENTS_3_6_0).flatMap(theirs -> ratio(mine.produce(), theirs.produce()))
+                    .ifPresent(r -> targets.put("produce p99.9 <= 0.2x kafka-clients-3.6.0", r <= 0.2));
+            });
+            targets.put("no record lost or duplicated by any variant", results.stream().allMatch(r -> r.lost() == 0 && r.duplicates() == 0));
+        } else {
+            fastleader.ifPresent(mine -> find(Variant.KAFKA_CLIENTS_4_3_1).flatMap(theirs -> ratio(mine.endToEnd(), theirs.endToEnd()))
+                .ifPresent(r -> targets.put("end-to-end p99.9 <= 0.7x kafka-clients-4.3.1", r <= 0.7)));
+        }
+        return targets;
+    }
+
+    private Optional<VariantResult> find(Variant variant) {
+        return results.stream().filter(r -> r.variant() == variant).findFirst();
+    }
+
+    private static Optional<Double> ratio(Latency mine, Latency theirs) {
+        return Optional.ofNullable(mine.over(theirs).p999());
+    }
+
+    private String scenarioName() {
+        return options.scenario().name().toLowerCase(Locale.ROOT);
+    }
+
+    private double seconds(long epochMillis) {
+        return (epochMillis - startMillis) / 1000.0;
+    }
+
+    private static String ms(double millis) {
+        return String.format(Locale.ROOT, "%.1f", millis);
+    }
+}

@@ -1,0 +1,53 @@
+package io.fastleader.benchmarks.leadermove;
+
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.DataFormatException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.HdrHistogram.Histogram;
+
+import io.fastleader.benchmarks.common.Latency;
+
+/**
+ * What one variant's driver reported.
+ *
+ * @param variant               which
+ * @param sent                  records handed to the producer
+ * @param acked                 records acknowledged
+ * @param consumed              distinct records consumed
+ * @param duplicates            records consumed more than once
+ * @param lost                  records acknowledged and never consumed
+ * @param errors                failed sends and consumer errors
+ * @param firstError            the first of them
+ * @param produce               send-to-acknowledgement latency
+ * @param endToEnd              send-to-poll latency
+ * @param endToEndMaxBySecond   each wall-clock second's worst end-to-end latency, in ms
+ * @param metrics               the client's request, retry and hint counts
+ */
+record VariantResult(Variant variant, long sent, long acked, long consumed, long duplicates, long lost, long errors,
+                     String firstError, Latency produce, Latency endToEnd, Map<Long, Double> endToEndMaxBySecond,
+                     Map<String, Double> metrics) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static VariantResult parse(Variant variant, String json) throws Exception {
+        JsonNode node = JSON.readTree(json);
+        Map<Long, Double> maxBySecond = new TreeMap<>();
+        node.get("endToEndMaxMicrosBySecond").fields().forEachRemaining(e -> maxBySecond.put(Long.parseLong(e.getKey()),
+            e.getValue().asLong() / 1000.0));
+        Map<String, Double> metrics = new TreeMap<>();
+        node.get("metrics").fields().forEachRemaining(e -> metrics.put(e.getKey(), e.getValue().asDouble()));
+        return new VariantResult(variant, node.get("sent").asLong(), node.get("acked").asLong(), node.get("consumed").asLong(),
+            node.get("duplicates").asLong(), node.get("lost").asLong(), node.get("errors").asLong(), node.get("firstError").asText(),
+            Latency.of(histogram(node.get("produceHistogram").asText())), Latency.of(histogram(node.get("endToEndHistogram").asText())),
+            maxBySecond, metrics);
+    }
+
+    private static Histogram histogram(String base64) throws DataFormatException {
+        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+    }
+}
