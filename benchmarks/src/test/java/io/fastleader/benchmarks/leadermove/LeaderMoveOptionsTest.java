@@ -1,0 +1,44 @@
+package io.fastleader.benchmarks.leadermove;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.benchmarks.common.CommandLine;
+
+class LeaderMoveOptionsTest {
+
+    @Test
+    void theRollNeedsTheClusterTheToolStarts() {
+        assertThatThrownBy(() -> read("--scenario", "roll", "--bootstrap", "localhost:9092"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("drop --bootstrap");
+    }
+
+    @Test
+    void reassignMovesAHundredPartitionsAndTheRollThirtyUnlessTold() {
+        assertThat(read("--scenario", "reassign").partitions()).isEqualTo(100);
+        assertThat(read("--scenario", "roll").partitions()).isEqualTo(30);
+        assertThat(read("--scenario", "roll", "--partitions", "12").partitions()).isEqualTo(12);
+    }
+
+    @Test
+    void everyVariantRunsUnlessSomeAreNamed() {
+        assertThat(read().variants()).containsExactly(Variant.values());
+        assertThat(read("--variants", "fastleader,kafka-clients-3.6.0").variants())
+            .containsExactly(Variant.FASTLEADER, Variant.KAFKA_CLIENTS_3_6_0);
+    }
+
+    @Test
+    void anUnknownVariantIsRefusedNamingTheKnownOnes() {
+        assertThatThrownBy(() -> read("--variants", "kafka-clients-2.8"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kafka-clients-3.6.0");
+    }
+
+    private static LeaderMoveOptions read(String... args) {
+        CommandLine line = CommandLine.parse(args);
+        LeaderMoveOptions options = LeaderMoveOptions.read(line);
+        line.done();
+        return options;
+    }
+}
