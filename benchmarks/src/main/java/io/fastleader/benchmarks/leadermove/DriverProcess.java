@@ -90,6 +90,11 @@ final class DriverProcess implements AutoCloseable {
         command("start");
     }
 
+    /** Tells the driver that the warm-up is over: the records it sends from now on count in the percentiles. */
+    void measure() throws IOException {
+        command("measure");
+    }
+
     /** Tells the driver to stop; its result comes with {@link #result()}. */
     void stop() throws IOException {
         command("stop");

@@ -61,6 +61,9 @@ public final class LeaderMoveBenchmark {
             }
             startMillis = System.currentTimeMillis();
             Thread.sleep(options.warmup().toMillis());
+            for (DriverProcess driver : drivers) {
+                driver.measure();
+            }
             System.out.println("disturbing: " + options.scenario().name().toLowerCase(Locale.ROOT));
             options.scenario().disturb(cluster, disturbances, topic, options, done);
             for (DriverProcess driver : drivers) {

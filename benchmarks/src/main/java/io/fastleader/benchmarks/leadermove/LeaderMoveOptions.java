@@ -17,7 +17,7 @@ import io.fastleader.benchmarks.common.CommandLine;
  * @param partitions the shared topic's partition count
  * @param rate       records per second, per variant
  * @param recordSize bytes per record value
- * @param warmup     traffic before the first disturbance
+ * @param warmup     traffic before the first disturbance, left out of the percentiles
  * @param moves      reassign: how many times every replica list rotates
  * @param interval   reassign: time from the end of one rotation to the next
  * @param settle     roll: time after each broker is back before the next goes down
@@ -44,9 +44,10 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --bootstrap HOST:PORT  use this cluster (reassign only; needs rights to create topics
                              and reassign partitions) instead of 3 brokers started in this JVM
           --partitions N     partitions of the topic (default 100 for reassign, 30 for roll)
-          --rate N           records per second per variant (default 200)
+          --rate N           records per second per variant (default 50)
           --record-size N    bytes per record value (default 512)
-          --warmup S         seconds of traffic before the first disturbance (default 10)
+          --warmup S         seconds of traffic before the first disturbance, left out of the
+                             percentiles (default 10)
           --moves N          reassign: rotations (default 3)
           --interval S       reassign: seconds between rotations (default 10)
           --settle S         roll: seconds after a broker is back before the next stops (default 10)
@@ -63,7 +64,7 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
             throw new IllegalArgumentException("--scenario roll restarts brokers, so it needs the cluster this tool starts: drop --bootstrap");
         }
         int partitions = line.integer("--partitions", scenario == Scenario.REASSIGN ? 100 : 30);
-        int rate = line.integer("--rate", 200);
+        int rate = line.integer("--rate", 50);
         CommandLine.requirePositive("--partitions", partitions);
         CommandLine.requirePositive("--rate", rate);
         String name = "benchmarks/target/leader-move-" + scenario.name().toLowerCase(Locale.ROOT);

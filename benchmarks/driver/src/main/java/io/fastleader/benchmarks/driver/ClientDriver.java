@@ -37,7 +37,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * <p>Records carry the variant's label as key, so variants can share one topic, and a sequence
  * number and send time as value. Commands come as lines on standard input. The driver prints
  * {@code READY} once the consumer is in position, starts sending on {@code start} (so that every
- * variant starts at once), prints a {@code PROGRESS} line every few seconds, and on {@code stop}
+ * variant starts at once), counts latencies in its percentiles from {@code measure} on (after the
+ * warm-up), prints a {@code PROGRESS} line every few seconds, and on {@code stop}
  * stops sending, waits for the consumer to catch up, and prints {@code RESULT} followed by its
  * figures as JSON.
  */
@@ -97,6 +98,8 @@ public final class ClientDriver {
         progress.scheduleAtFixedRate(() -> System.out.println("PROGRESS " + tally.progress()), PROGRESS_SECONDS, PROGRESS_SECONDS,
             TimeUnit.SECONDS);
 
+        awaitCommand(commands, "measure");
+        tally.startMeasuring();
         awaitCommand(commands, "stop");
         sender.shutdown();
         sender.awaitTermination(10, TimeUnit.SECONDS);
@@ -121,7 +124,7 @@ public final class ClientDriver {
         try {
             producer.send(new ProducerRecord<>(options.topic(), partition, key, value.array()), (metadata, exception) -> {
                 if (exception == null) {
-                    tally.acked(sequence, System.nanoTime() - sentNanos);
+                    tally.acked(sequence, sentNanos);
                 } else {
                     tally.failed(exception);
                 }
@@ -137,7 +140,7 @@ public final class ClientDriver {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
                     if (Arrays.equals(record.key(), key)) {
                         ByteBuffer value = ByteBuffer.wrap(record.value());
-                        tally.consumed(value.getLong(0), System.nanoTime() - value.getLong(Long.BYTES));
+                        tally.consumed(value.getLong(0), value.getLong(Long.BYTES));
                     }
                 }
             }

@@ -16,8 +16,10 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The driver's counts and latencies: records sent, acknowledged, consumed, duplicated and failed;
- * send-to-acknowledgement and end-to-end latency in microseconds, as histograms and as each
- * wall-clock second's maximum, for charts that line up across variants.
+ * send-to-acknowledgement and end-to-end latency in microseconds, as each wall-clock second's
+ * maximum, for charts that line up across variants, and as histograms of the records sent once
+ * {@link #startMeasuring} was called, so that start-up (class loading, JIT, first connections)
+ * stays out of the percentiles.
  */
 final class Tally {
 
@@ -33,20 +35,28 @@ final class Tally {
     private final BitSet consumed = new BitSet();
     private long duplicates;
     private volatile String firstError = "";
+    private volatile long measureFromNanos = Long.MAX_VALUE;
+
+    /** Records sent from now on count in the histograms. */
+    void startMeasuring() {
+        measureFromNanos = System.nanoTime();
+    }
 
     void sent() {
         sent.incrementAndGet();
     }
 
-    void acked(long sequence, long latencyNanos) {
-        record(produce, produceMaxBySecond, latencyNanos);
+    /** Record {@code sequence}, sent at {@code sentNanos}, was acknowledged now. */
+    void acked(long sequence, long sentNanos) {
+        record(produce, produceMaxBySecond, sentNanos);
         synchronized (this) {
             acked.set((int) sequence);
         }
     }
 
-    void consumed(long sequence, long latencyNanos) {
-        record(endToEnd, endToEndMaxBySecond, latencyNanos);
+    /** Record {@code sequence}, sent at {@code sentNanos}, was consumed now. */
+    void consumed(long sequence, long sentNanos) {
+        record(endToEnd, endToEndMaxBySecond, sentNanos);
         synchronized (this) {
             if (consumed.get((int) sequence)) {
                 duplicates++;
@@ -87,6 +97,7 @@ final class Tally {
         return "{\"variant\":" + quote(label)
             + ",\"sent\":" + sent.get()
             + ",\"acked\":" + acked.cardinality()
+            + ",\"measured\":" + produce.getTotalCount()
             + ",\"consumed\":" + consumed.cardinality()
             + ",\"duplicates\":" + duplicates
             + ",\"lost\":" + lost()
@@ -100,9 +111,11 @@ final class Tally {
             + "}";
     }
 
-    private static void record(Histogram histogram, Map<Long, Long> maxBySecond, long latencyNanos) {
-        long micros = Math.min(HIGHEST_MICROS, Math.max(0, TimeUnit.NANOSECONDS.toMicros(latencyNanos)));
-        histogram.recordValue(micros);
+    private void record(Histogram histogram, Map<Long, Long> maxBySecond, long sentNanos) {
+        long micros = Math.min(HIGHEST_MICROS, Math.max(0, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - sentNanos)));
+        if (sentNanos - measureFromNanos >= 0) {
+            histogram.recordValue(micros);
+        }
         maxBySecond.merge(System.currentTimeMillis() / 1000, micros, Math::max);
     }
 

@@ -40,6 +40,17 @@ class TallyTest {
     }
 
     @Test
+    void leavesRecordsSentBeforeMeasuringOutOfThePercentiles() {
+        long sentBefore = System.nanoTime();
+        tally.startMeasuring();
+        long sentAfter = System.nanoTime();
+        tally.acked(0, sentBefore);
+        tally.acked(1, sentAfter);
+
+        assertThat(tally.toJson("v", Map.of())).contains("\"acked\":2", "\"measured\":1");
+    }
+
+    @Test
     void awaitsNoLongerOnceEveryAcknowledgedRecordWasConsumed() throws InterruptedException {
         tally.acked(0, 1_000);
         tally.consumed(0, 2_000);
