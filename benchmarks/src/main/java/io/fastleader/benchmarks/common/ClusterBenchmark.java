@@ -53,7 +53,14 @@ public final class ClusterBenchmark {
 
     /** Starts the cluster, runs {@code work} against it, and stops the cluster. */
     public static void run(Work work) throws Exception {
-        try (KafkaTestCluster cluster = ClusterSpec.builder().execution(Execution.IN_JVM).start();
+        run(Map.of(), work);
+    }
+
+    /** {@link #run(Work)} with {@code brokerConfigs} on top of the fixtures' broker settings. */
+    public static void run(Map<String, String> brokerConfigs, Work work) throws Exception {
+        ClusterSpec.Builder spec = ClusterSpec.builder().execution(Execution.IN_JVM);
+        brokerConfigs.forEach(spec::brokerConfig);
+        try (KafkaTestCluster cluster = spec.start();
              Disturbances disturbances = new Disturbances(cluster)) {
             System.out.println("Kafka " + cluster.kafkaVersion() + " at " + cluster.bootstrapServers());
             work.run(cluster, disturbances);

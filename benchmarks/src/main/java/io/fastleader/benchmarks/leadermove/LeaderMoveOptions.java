@@ -4,7 +4,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 import io.fastleader.benchmarks.common.CommandLine;
 
@@ -23,9 +25,11 @@ import io.fastleader.benchmarks.common.CommandLine;
  * @param settle     roll: time after each broker is back before the next goes down
  * @param json       where the figures go
  * @param chart      where the latency chart goes
+ * @param brokerConfigs settings for the brokers this tool starts
  */
 record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
-                         Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart) {
+                         Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart,
+                         Map<String, String> brokerConfigs) {
 
     static final String HELP = """
         Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
@@ -47,10 +51,13 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --rate N           records per second per variant (default 50)
           --record-size N    bytes per record value (default 512)
           --warmup S         seconds of traffic before the first disturbance, left out of the
-                             percentiles (default 10)
+                             percentiles (default 30 for reassign, 15 for roll: 100 partitions
+                             take longer to settle on 2 cores)
           --moves N          reassign: rotations (default 3)
           --interval S       reassign: seconds between rotations (default 10)
           --settle S         roll: seconds after a broker is back before the next stops (default 10)
+          --broker-config K=V,K=V  settings for the brokers this tool starts, e.g.
+                             replica.fetch.backoff.ms=100
           --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
           --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
         """.formatted(Variant.labels());
@@ -69,7 +76,22 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         CommandLine.requirePositive("--rate", rate);
         String name = "benchmarks/target/leader-move-" + scenario.name().toLowerCase(Locale.ROOT);
         return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512),
-            line.seconds("--warmup", 10), line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
-            line.path("--json", name + ".json"), line.path("--chart", name + ".png"));
+            line.seconds("--warmup", scenario == Scenario.REASSIGN ? 30 : 15), line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
+            line.path("--json", name + ".json"), line.path("--chart", name + ".png"), brokerConfigs(line.string("--broker-config", "")));
+    }
+
+    private static Map<String, String> brokerConfigs(String settings) {
+        Map<String, String> configs = new LinkedHashMap<>();
+        for (String setting : settings.split(",")) {
+            if (setting.isBlank()) {
+                continue;
+            }
+            int eq = setting.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--broker-config " + setting + ": expected key=value");
+            }
+            configs.put(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+        }
+        return configs;
     }
 }
