@@ -90,6 +90,26 @@ public final class CommandLine {
         return value == null ? defaultValue : value;
     }
 
+    /** The settings given for {@code name} as {@code key=value,key=value}, in order; none if not given. */
+    public Map<String, String> settings(String name) {
+        String value = unread.remove(name);
+        Map<String, String> settings = new LinkedHashMap<>();
+        if (value == null) {
+            return settings;
+        }
+        for (String setting : value.split(",")) {
+            if (setting.isBlank()) {
+                continue;
+            }
+            int equals = setting.indexOf('=');
+            if (equals < 1) {
+                throw new IllegalArgumentException(name + " " + value + ": expected key=value,key=value");
+            }
+            settings.put(setting.substring(0, equals).trim(), setting.substring(equals + 1).trim());
+        }
+        return settings;
+    }
+
     /** The path given for {@code name}, or {@code defaultValue}. */
     public Path path(String name, String defaultValue) {
         return Path.of(string(name, defaultValue));

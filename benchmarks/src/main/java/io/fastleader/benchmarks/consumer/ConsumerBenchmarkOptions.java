@@ -3,7 +3,6 @@ package io.fastleader.benchmarks.consumer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -130,28 +129,13 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
             line.integer("--producer-max-in-flight", 1),
             line.seconds("--drain-s", 60),
             onOff(line.string("--count-kafka-requests", "on")),
-            settings(line.string("--consumer-config", "")),
+            line.settings("--consumer-config"),
             line.path("--json", "target/consumer-benchmark.json"));
     }
 
     /** The length of every window: the quiet one and, unless its move overruns, each move's. */
     public Duration window() {
         return duration.dividedBy(moves + 1L);
-    }
-
-    private static Map<String, String> settings(String value) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        for (String setting : value.split(",")) {
-            if (setting.isBlank()) {
-                continue;
-            }
-            int equals = setting.indexOf('=');
-            if (equals < 1) {
-                throw new IllegalArgumentException("--consumer-config " + value + ": expected key=value,key=value");
-            }
-            settings.put(setting.substring(0, equals).trim(), setting.substring(equals + 1).trim());
-        }
-        return settings;
     }
 
     private static boolean onOff(String value) {

@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -75,23 +74,9 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         CommandLine.requirePositive("--partitions", partitions);
         CommandLine.requirePositive("--rate", rate);
         String name = "benchmarks/target/leader-move-" + scenario.name().toLowerCase(Locale.ROOT);
-        return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512),
-            line.seconds("--warmup", scenario == Scenario.REASSIGN ? 30 : 15), line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
-            line.path("--json", name + ".json"), line.path("--chart", name + ".png"), brokerConfigs(line.string("--broker-config", "")));
-    }
-
-    private static Map<String, String> brokerConfigs(String settings) {
-        Map<String, String> configs = new LinkedHashMap<>();
-        for (String setting : settings.split(",")) {
-            if (setting.isBlank()) {
-                continue;
-            }
-            int eq = setting.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("--broker-config " + setting + ": expected key=value");
-            }
-            configs.put(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
-        }
-        return configs;
+        Duration warmup = line.seconds("--warmup", scenario == Scenario.REASSIGN ? 30 : 15);
+        return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512), warmup,
+            line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
+            line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"));
     }
 }

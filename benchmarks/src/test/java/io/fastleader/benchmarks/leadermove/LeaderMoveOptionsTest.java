@@ -3,6 +3,8 @@ package io.fastleader.benchmarks.leadermove;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 
 import io.fastleader.benchmarks.common.CommandLine;
@@ -33,6 +35,14 @@ class LeaderMoveOptionsTest {
     void anUnknownVariantIsRefusedNamingTheKnownOnes() {
         assertThatThrownBy(() -> read("--variants", "kafka-clients-2.8"))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kafka-clients-3.6.0");
+    }
+
+    @Test
+    void brokerSettingsAreKeyValuePairs() {
+        assertThat(read("--broker-config", "replica.fetch.backoff.ms=50, num.network.threads=2").brokerConfigs())
+            .containsExactly(Map.entry("replica.fetch.backoff.ms", "50"), Map.entry("num.network.threads", "2"));
+        assertThatThrownBy(() -> read("--broker-config", "replica.fetch.backoff.ms"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected key=value");
     }
 
     private static LeaderMoveOptions read(String... args) {
