@@ -53,12 +53,15 @@ public final class ClusterBenchmark {
 
     /** Starts the cluster, runs {@code work} against it, and stops the cluster. */
     public static void run(Work work) throws Exception {
-        run(Map.of(), work);
+        run(Execution.IN_JVM, Map.of(), work);
     }
 
-    /** {@link #run(Work)} with {@code brokerConfigs} on top of the fixtures' broker settings. */
-    public static void run(Map<String, String> brokerConfigs, Work work) throws Exception {
-        ClusterSpec.Builder spec = ClusterSpec.builder().execution(Execution.IN_JVM);
+    /**
+     * {@link #run(Work)} with the brokers run as {@code execution} says, and {@code brokerConfigs}
+     * on top of the fixtures' broker settings.
+     */
+    public static void run(Execution execution, Map<String, String> brokerConfigs, Work work) throws Exception {
+        ClusterSpec.Builder spec = ClusterSpec.builder().execution(execution);
         brokerConfigs.forEach(spec::brokerConfig);
         try (KafkaTestCluster cluster = spec.start();
              Disturbances disturbances = new Disturbances(cluster)) {

@@ -32,7 +32,7 @@ public final class LeaderMoveBenchmark {
         }
         Map<String, Object> environment = ClusterBenchmark.environment();
         if (options.bootstrap() == null) {
-            ClusterBenchmark.run(options.brokerConfigs(), (cluster, disturbances) -> run(options, environment, cluster, disturbances));
+            ClusterBenchmark.run(options.brokers(), options.brokerConfigs(), (cluster, disturbances) -> run(options, environment, cluster, disturbances));
         } else {
             try (KafkaTestCluster cluster = new ExternalCluster(options.bootstrap());
                  Disturbances disturbances = new Disturbances(cluster)) {

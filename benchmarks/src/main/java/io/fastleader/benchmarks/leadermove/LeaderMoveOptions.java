@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import io.fastleader.benchmarks.common.CommandLine;
+import io.fastleader.it.cluster.Execution;
 
 /**
  * The leader-move benchmark's settings.
@@ -25,10 +26,11 @@ import io.fastleader.benchmarks.common.CommandLine;
  * @param json       where the figures go
  * @param chart      where the latency chart goes
  * @param brokerConfigs settings for the brokers this tool starts
+ * @param brokers    where the brokers this tool starts run: in this JVM or one child JVM each
  */
 record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
                          Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart,
-                         Map<String, String> brokerConfigs) {
+                         Map<String, String> brokerConfigs, Execution brokers) {
 
     static final String HELP = """
         Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
@@ -57,6 +59,7 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --settle S         roll: seconds after a broker is back before the next stops (default 10)
           --broker-config K=V,K=V  settings for the brokers this tool starts, e.g.
                              replica.fetch.backoff.ms=100
+          --brokers WHERE    in_jvm (default): the 3 brokers in this JVM; child_jvm: one JVM each
           --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
           --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
         """.formatted(Variant.labels());
@@ -77,6 +80,15 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         Duration warmup = line.seconds("--warmup", scenario == Scenario.REASSIGN ? 30 : 15);
         return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512), warmup,
             line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
-            line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"));
+            line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"),
+            brokers(line.string("--brokers", "in_jvm")));
+    }
+
+    private static Execution brokers(String where) {
+        return switch (where) {
+            case "in_jvm" -> Execution.IN_JVM;
+            case "child_jvm" -> Execution.CHILD_JVM;
+            default -> throw new IllegalArgumentException("--brokers " + where + ": expected in_jvm or child_jvm");
+        };
     }
 }

@@ -55,7 +55,8 @@ final class LeaderMoveReport {
         figures.put("scenario", scenarioName());
         figures.put("options", Map.of("partitions", options.partitions(), "rate", options.rate(), "recordSize", options.recordSize(),
             "warmupSeconds", options.warmup().toSeconds(), "moves", options.moves(), "intervalSeconds", options.interval().toSeconds(),
-            "settleSeconds", options.settle().toSeconds(), "brokerConfigs", options.brokerConfigs()));
+            "settleSeconds", options.settle().toSeconds(), "brokerConfigs", options.brokerConfigs(),
+            "brokers", options.brokers().name().toLowerCase(Locale.ROOT)));
         List<Map<String, Object>> windows = new ArrayList<>();
         disturbances.forEach(d -> windows.add(Map.of("what", d.what(), "startSeconds", seconds(d.startMillis()),
             "endSeconds", seconds(d.endMillis()))));

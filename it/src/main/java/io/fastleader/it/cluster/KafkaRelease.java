@@ -1,11 +1,15 @@
 package io.fastleader.it.cluster;
 
 import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.common.utils.AppInfoParser;
 
@@ -30,8 +34,12 @@ public enum KafkaRelease {
     /** The classpath a child JVM needs to run this broker. */
     public String brokerClasspath() {
         if (this == CURRENT) {
-            // Under surefire java.class.path is only the booter jar; the real one is here.
-            return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            // Under surefire java.class.path is only the booter jar; the real one is here. Entries
+            // are made absolute: a broker runs in a folder of its own, and `java -cp x.jar` is relative.
+            String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            return Arrays.stream(classpath.split(File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(Collectors.joining(File.pathSeparator));
         }
         return new String(readResource(LEGACY_CLASSPATH), StandardCharsets.UTF_8).trim();
     }
