@@ -19,7 +19,9 @@ public final class ClientThreads {
     public ThreadFactory named(String prefix) {
         AtomicInteger count = new AtomicInteger();
         return task -> {
-            started.removeIf(thread -> !thread.isAlive());
+            // Only ended threads go: one made but not yet started (a connection makes its writer and
+            // its reader, then starts both) is not alive either, and must still be waited for.
+            started.removeIf(thread -> thread.getState() == Thread.State.TERMINATED);
             Thread thread = new Thread(task, prefix + count.incrementAndGet());
             thread.setDaemon(true);
             started.add(thread);
@@ -29,21 +31,29 @@ public final class ClientThreads {
 
     /**
      * Waits up to {@code boundMillis} in all for every thread started here to end, skipping the
-     * calling thread; the caller has already told them to stop.
+     * calling thread; the caller has already told them to stop. An interrupt does not cut the wait
+     * short, since the caller is closing: a client closed by an interrupted thread (a pool's own
+     * connect thread, interrupted by the pool's close) still leaves no thread behind. The interrupt
+     * is kept for the caller.
      */
     public void awaitEnd(long boundMillis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+        boolean interrupted = false;
         for (Thread thread : started) {
-            long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (thread == Thread.currentThread() || leftMillis <= 0) {
-                continue;
+            while (thread != Thread.currentThread() && thread.isAlive()) {
+                long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMillis <= 0) {
+                    break;
+                }
+                try {
+                    thread.join(leftMillis);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-            try {
-                thread.join(leftMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -293,6 +293,33 @@ class BrokerConnectionTest {
     }
 
     @Test
+    void closeReturnsOnlyOnceTheConnectionsReaderAndWriterEnded() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        List<Thread> threads = threadsOf(server);
+        assertThat(threads).as("the connection's reader and writer").hasSize(2);
+
+        connection.close();
+
+        assertThat(threads).as("the connection's threads alive after close").noneMatch(Thread::isAlive);
+    }
+
+    @Test
+    void closeOnAnInterruptedThreadReturnsOnlyOnceTheConnectionsThreadsEndedAndKeepsTheInterrupt() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        List<Thread> threads = threadsOf(server);
+        assertThat(threads).as("the connection's reader and writer").hasSize(2);
+
+        Thread.currentThread().interrupt();
+        try {
+            connection.close();
+        } finally {
+            assertThat(Thread.interrupted()).as("close leaves the interrupt for the caller").isTrue();
+        }
+
+        assertThat(threads).as("the connection's threads alive after close").noneMatch(Thread::isAlive);
+    }
+
+    @Test
     void anUnreachableBrokerIsAConnectionError() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -303,6 +330,15 @@ class BrokerConnectionTest {
             config(5, Duration.ofSeconds(10))))
             .isInstanceOf(BrokerConnectionException.class)
             .hasMessageContaining("cannot connect to 127.0.0.1:" + closedPort);
+    }
+
+    /** The reader and writer threads of connections to {@code broker}. */
+    static List<Thread> threadsOf(FrameServer broker) {
+        String port = ":" + broker.address().getPort() + "-";
+        return Thread.getAllStackTraces().keySet().stream()
+            .filter(thread -> thread.getName().contains(port)
+                && (thread.getName().startsWith("fastleader-writer-") || thread.getName().startsWith("fastleader-reader-")))
+            .toList();
     }
 
     /** A Metadata request for topics whose names add up to about {@code bytes}. */

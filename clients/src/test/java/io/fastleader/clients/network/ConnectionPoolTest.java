@@ -343,6 +343,20 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsThreadsEnded() throws Exception {
+        FrameServer broker = broker();
+        pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        // The handshake is out and unanswered: the connect thread waits for it when close interrupts it.
+        broker.read();
+        List<Thread> threads = BrokerConnectionTest.threadsOf(broker);
+        assertThat(threads).as("the connection's reader and writer").hasSize(2);
+
+        pool.close();
+
+        assertThat(threads).as("the connection's threads alive after close").noneMatch(Thread::isAlive);
+    }
+
+    @Test
     void aNodeWithoutAnAddressFailsWithoutConnecting() throws Exception {
         assertFailsWithConnectionError(pool.send(3, ApiKey.METADATA, new MetadataRequestData()))
             .hasMessage("no address is known for node 3");
