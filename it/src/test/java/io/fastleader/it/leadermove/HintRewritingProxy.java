@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -42,7 +43,9 @@ import io.fastleader.protocol.message.RequestHeaderData;
  * {@link HintLie}, and {@code NodeEndpoints} name the proxy's ports.
  *
  * <p>It records what the tests assert on: per API and partition, the brokers the client's
- * requests went to and when they were refused, and the {@code CurrentLeaderEpoch} of each Fetch.
+ * requests went to and when they were refused, and the {@code CurrentLeaderEpoch} of each Fetch;
+ * per API, how many hints it rewrote. Closing it ends every thread it started and closes every
+ * port it opened.
  * It decodes only the APIs fastleader's clients speak, at the versions they speak; it is meant
  * for them alone.
  */
@@ -66,6 +69,7 @@ final class HintRewritingProxy implements AutoCloseable {
     private final Map<String, Map<TopicPartition, Integer>> toldEpochs = new ConcurrentHashMap<>();
     private final Map<ApiKey, Map<TopicPartition, PartitionTraffic>> traffic = Map.of(
             ApiKey.PRODUCE, new ConcurrentHashMap<>(), ApiKey.FETCH, new ConcurrentHashMap<>());
+    private final Map<ApiKey, AtomicInteger> hintsRewritten = Map.of(ApiKey.PRODUCE, new AtomicInteger(), ApiKey.FETCH, new AtomicInteger());
     private volatile boolean closed;
 
     /** Starts a proxy in front of the broker at {@code bootstrapAddress} that tells {@code lie}. */
@@ -95,18 +99,36 @@ final class HintRewritingProxy implements AutoCloseable {
         return of(api, partition).snapshot(traffic -> traffic.refusalNanos);
     }
 
+    /**
+     * How many complete hints in refusals of {@code api} the lie was applied to (for
+     * {@link HintLie#NONE}, passed on as they were): the lie reached the client that sent them.
+     */
+    int hintsRewritten(ApiKey api) {
+        return hintsRewritten.get(api).get();
+    }
+
     private PartitionTraffic of(ApiKey api, TopicPartition partition) {
         return traffic.get(api).computeIfAbsent(partition, p -> new PartitionTraffic());
     }
 
+    /**
+     * Closes every port and connection, then waits for every thread to end.
+     *
+     * @throws IllegalStateException if a thread is still alive after {@link #CLOSE_TIMEOUT}
+     */
     @Override
     public void close() throws InterruptedException {
         closed = true;
         bootstrap.close();
         brokers.values().forEach(Listener::close);
         sockets.forEach(HintRewritingProxy::closeQuietly);
+        long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
         for (Thread thread : threads) {
-            thread.join(CLOSE_TIMEOUT.toMillis());
+            thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        List<String> alive = threads.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+        if (!alive.isEmpty()) {
+            throw new IllegalStateException("proxy threads alive after close: " + alive);
         }
     }
 
@@ -118,6 +140,12 @@ final class HintRewritingProxy implements AutoCloseable {
         try {
             upstream.connect(upstreamAddress);
         } catch (IOException e) {
+            closeQuietly(client);
+            closeQuietly(upstream);
+            return;
+        }
+        if (closed) {
+            // Closed while connecting: close() may have gone over the sockets before these were added.
             closeQuietly(client);
             closeQuietly(upstream);
             return;
@@ -269,6 +297,7 @@ final class HintRewritingProxy implements AutoCloseable {
         }
         int third = brokers.keySet().stream().filter(id -> id != responder && id != real.leaderId()).findFirst().orElse(responder);
         int toldEpoch = toldEpochs.getOrDefault(clientId, Map.of()).getOrDefault(partition, 0);
+        hintsRewritten.get(api).incrementAndGet();
         return lie.rewrite(real, new HintLie.Context(responder, toldEpoch, third));
     }
 
@@ -338,6 +367,11 @@ final class HintRewritingProxy implements AutoCloseable {
                     try {
                         Socket client = server.accept();
                         sockets.add(client);
+                        if (closed) {
+                            // close() may have gone over the sockets before this one was added.
+                            closeQuietly(client);
+                            return;
+                        }
                         serve(nodeId, client, resolved);
                     } catch (IOException stopped) {
                         return;
