@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -124,7 +125,7 @@ final class HintRewritingProxy implements AutoCloseable {
         sockets.forEach(HintRewritingProxy::closeQuietly);
         long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
         for (Thread thread : threads) {
-            thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         }
         List<String> alive = threads.stream().filter(Thread::isAlive).map(Thread::getName).toList();
         if (!alive.isEmpty()) {
