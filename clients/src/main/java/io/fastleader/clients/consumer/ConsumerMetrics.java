@@ -20,6 +20,8 @@ import org.apache.kafka.common.metrics.stats.WindowedSum;
  */
 public final class ConsumerMetrics {
 
+    /** The Java client's consumer-wide metric group, where its request counts are. */
+    public static final String CLIENT_GROUP = "consumer-metrics";
     /** The Java client's fetch metric group. */
     public static final String KAFKA_GROUP = "consumer-fetch-manager-metrics";
     /** fastleader's consumer metric group. */

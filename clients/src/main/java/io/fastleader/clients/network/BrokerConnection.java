@@ -51,6 +51,7 @@ public final class BrokerConnection implements AutoCloseable {
     private final String broker;
     private final ConnectionConfig config;
     private final Wire wire;
+    private final RequestListener requestListener;
     private final long requestTimeoutNanos;
     /** Ids need not rise in write order: responses are matched to the oldest request written. */
     private final AtomicInteger correlationIds = new AtomicInteger();
@@ -67,10 +68,11 @@ public final class BrokerConnection implements AutoCloseable {
     private volatile NegotiatedVersions versions;
     private final ClientThreads threads = new ClientThreads();
 
-    private BrokerConnection(String broker, ConnectionConfig config, Wire wire) {
+    private BrokerConnection(String broker, ConnectionConfig config, Wire wire, RequestListener requestListener) {
         this.broker = broker;
         this.config = config;
         this.wire = wire;
+        this.requestListener = requestListener;
         this.requestTimeoutNanos = config.requestTimeout().toNanos();
     }
 
@@ -83,8 +85,16 @@ public final class BrokerConnection implements AutoCloseable {
      * @throws org.apache.kafka.common.errors.SaslAuthenticationException if the broker refuses the credentials
      */
     public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config) {
+        return open(address, config, RequestListener.NONE);
+    }
+
+    /**
+     * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig)} does, telling
+     * {@code requestListener} of every request it sends, the setup's included.
+     */
+    public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, RequestListener requestListener) {
         String broker = address.getHostString() + ":" + address.getPort();
-        BrokerConnection connection = new BrokerConnection(broker, config, connect(address, config));
+        BrokerConnection connection = new BrokerConnection(broker, config, connect(address, config), requestListener);
         connection.startThreads();
         try {
             connection.versions = connection.handshake();
@@ -296,6 +306,7 @@ public final class BrokerConnection implements AutoCloseable {
     private void startLocked(Request request, long now) {
         request.deadlineNanos = now + requestTimeoutNanos;
         inFlight.add(request);
+        requestListener.sent(request.api);
     }
 
     private void startThreads() {

@@ -75,7 +75,13 @@ public final class ConnectionPool implements AutoCloseable {
 
     /** A pool that opens connections with {@link BrokerConnection#open}, timed by {@link System#nanoTime}. */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig) {
-        this(config, poolConfig, System::nanoTime, BrokerConnection::open, () -> ThreadLocalRandom.current().nextDouble(), null);
+        this(config, poolConfig, RequestListener.NONE);
+    }
+
+    /** A pool as {@link #ConnectionPool(ConnectionConfig, PoolConfig)}, telling {@code requestListener} of every request sent. */
+    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, RequestListener requestListener) {
+        this(config, poolConfig, System::nanoTime, (address, connectionConfig) -> BrokerConnection.open(address, connectionConfig,
+            requestListener), () -> ThreadLocalRandom.current().nextDouble(), null);
     }
 
     /**

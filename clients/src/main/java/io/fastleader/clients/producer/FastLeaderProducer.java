@@ -52,6 +52,7 @@ import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.clients.network.RequestMetrics;
 
 /**
  * A Kafka producer that follows KIP-951 leader hints: when a broker refuses a batch because the
@@ -133,7 +134,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ProducerInterceptor.class, clientIdOverride);
             this.interceptors = register(new Interceptors<>(configured));
             this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));
-            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig()));
+            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(),
+                    new RequestMetrics(metrics, ProducerMetrics.KAFKA_GROUP)));
             this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
             this.cache = metadata.cache();
             this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
@@ -319,8 +321,10 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     }
 
     /**
-     * The producer's metrics: Kafka's names in {@code producer-metrics} (see {@link ProducerMetrics}),
-     * leader discovery in {@code fastleader-metadata}, KIP-951 retries in {@code fastleader-producer}.
+     * The producer's metrics: Kafka's names in {@code producer-metrics} (see {@link ProducerMetrics},
+     * and {@code request-rate/-total} from {@link RequestMetrics}), leader discovery in
+     * {@code fastleader-metadata}, KIP-951 retries in {@code fastleader-producer}, requests per API in
+     * {@code fastleader-network}.
      * Every metric carries the {@code client-id} tag.
      */
     @Override

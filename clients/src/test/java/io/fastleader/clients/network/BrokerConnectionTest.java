@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.fastleader.clients.network.FrameServer.Received;
@@ -89,6 +90,30 @@ class BrokerConnectionTest {
         assertThat(second.version()).isEqualTo((short) 2);
         assertThat(second.correlationId()).isGreaterThan(first.correlationId());
         assertThat(connection.versions().version(ApiKey.PRODUCE)).isEqualTo((short) 12);
+    }
+
+    @Test
+    void tellsItsListenerOfEachRequestAsItIsWrittenTheHandshakeIncluded() throws Exception {
+        List<ApiKey> told = new CopyOnWriteArrayList<>();
+        CompletableFuture<BrokerConnection> opening = CompletableFuture.supplyAsync(
+            () -> BrokerConnection.open(server.address(), config(2, Duration.ofSeconds(10)), told::add));
+        Received first = server.read();
+        server.respond(ApiKey.API_VERSIONS, (short) 0, first.correlationId(),
+            ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(Errors.UNSUPPORTED_VERSION.code()));
+        server.answerHandshake(KAFKA_4_3);
+        connection = opening.get(10, TimeUnit.SECONDS);
+
+        for (int i = 0; i < 3; i++) {
+            connection.send(ApiKey.METADATA, new MetadataRequestData());
+        }
+        Received oldest = server.read();
+        server.read();
+
+        assertThat(told).as("the third Metadata waits for room, unwritten")
+            .containsExactly(ApiKey.API_VERSIONS, ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.METADATA);
+        server.respond(oldest, new MetadataResponseData());
+        server.read();
+        assertThat(told).containsExactly(ApiKey.API_VERSIONS, ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.METADATA, ApiKey.METADATA);
     }
 
     @Test
