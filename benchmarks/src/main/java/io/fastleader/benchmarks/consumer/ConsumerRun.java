@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.MetricTotals;
 import io.fastleader.benchmarks.common.Payload;
+import io.fastleader.benchmarks.driver.NetworkClientRequestLog;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import com.sun.management.OperatingSystemMXBean;
 import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.Latency;
+import io.fastleader.benchmarks.driver.NetworkClientRequestLog;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import org.HdrHistogram.Histogram;

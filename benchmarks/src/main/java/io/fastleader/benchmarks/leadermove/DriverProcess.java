@@ -10,10 +10,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * One variant's {@code ClientDriver} in a child JVM: started, awaited until ready, relayed line by
@@ -24,11 +30,14 @@ final class DriverProcess implements AutoCloseable {
     private static final String DRIVER = "io.fastleader.benchmarks.driver.ClientDriver";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration RESULT_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration REQUESTS_TIMEOUT = Duration.ofSeconds(10);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Variant variant;
     private final Process process;
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CompletableFuture<String> result = new CompletableFuture<>();
+    private final BlockingQueue<String> requestCounts = new LinkedBlockingQueue<>();
     private final Writer commands;
 
     private DriverProcess(Variant variant, Process process) {
@@ -47,7 +56,8 @@ final class DriverProcess implements AutoCloseable {
             "--label", variant.label(), "--bootstrap", bootstrap, "--topic", topic,
             "--partitions", String.valueOf(options.partitions()), "--rate", String.valueOf(options.rate()),
             "--record-size", String.valueOf(options.recordSize()),
-            "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass()));
+            "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass(),
+            "--requests-from", variant.requestsFrom()));
         if (!variant.clientConfig().isEmpty()) {
             command.addAll(List.of("--client-config", variant.clientConfig()));
         }
@@ -67,6 +77,8 @@ final class DriverProcess implements AutoCloseable {
             while ((line = lines.readLine()) != null) {
                 if (line.equals("READY")) {
                     ready.countDown();
+                } else if (line.startsWith("REQUESTS ")) {
+                    requestCounts.add(line.substring("REQUESTS ".length()));
                 } else if (line.startsWith("RESULT ")) {
                     result.complete(line.substring("RESULT ".length()));
                 } else {
@@ -93,6 +105,18 @@ final class DriverProcess implements AutoCloseable {
     /** Tells the driver that the warm-up is over: the records it sends from now on count in the percentiles. */
     void measure() throws IOException {
         command("measure");
+    }
+
+    /** The requests the variant's clients have sent so far, by API. */
+    Map<String, Long> requests() throws IOException, InterruptedException {
+        command("requests");
+        String counts = requestCounts.poll(REQUESTS_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        if (counts == null) {
+            throw new IllegalStateException(variant.label() + " did not tell its request counts within " + REQUESTS_TIMEOUT);
+        }
+        Map<String, Long> byApi = new TreeMap<>();
+        JSON.readTree(counts).fields().forEachRemaining(e -> byApi.put(e.getKey(), e.getValue().asLong()));
+        return byApi;
     }
 
     /** Tells the driver to stop; its result comes with {@link #result()}. */

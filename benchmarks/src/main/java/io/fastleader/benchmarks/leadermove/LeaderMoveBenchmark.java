@@ -46,7 +46,6 @@ public final class LeaderMoveBenchmark {
         String topic = TOPIC + "-" + options.scenario().name().toLowerCase(Locale.ROOT);
         disturbances.createTopic(new NewTopic(topic, options.partitions(), (short) 3).configs(Map.of("min.insync.replicas", "2")));
         List<DriverProcess> drivers = new ArrayList<>();
-        List<Scenario.Disturbance> done = new ArrayList<>();
         long startMillis = System.currentTimeMillis();
         try {
             for (Variant variant : options.variants()) {
@@ -56,16 +55,21 @@ public final class LeaderMoveBenchmark {
                 driver.awaitReady();
             }
             System.out.println("variants ready: " + options.variants().stream().map(Variant::label).toList());
+            MoveLedger ledger = new MoveLedger(drivers);
             for (DriverProcess driver : drivers) {
                 driver.start();
             }
             startMillis = System.currentTimeMillis();
-            Thread.sleep(options.warmup().toMillis());
+            // The warm-up's second half is the first move's quiet span: connections and metadata are settled by then.
+            long halfWarmup = options.warmup().toMillis() / 2;
+            Thread.sleep(halfWarmup);
+            ledger.quietFrom();
+            Thread.sleep(options.warmup().toMillis() - halfWarmup);
             for (DriverProcess driver : drivers) {
                 driver.measure();
             }
             System.out.println("disturbing: " + options.scenario().name().toLowerCase(Locale.ROOT));
-            options.scenario().disturb(cluster, disturbances, topic, options, done);
+            options.scenario().disturb(cluster, disturbances, topic, options, ledger);
             for (DriverProcess driver : drivers) {
                 driver.stop();
             }
@@ -73,13 +77,13 @@ public final class LeaderMoveBenchmark {
             for (DriverProcess driver : drivers) {
                 results.add(VariantResult.parse(driver.variant(), driver.result()));
             }
-            LeaderMoveReport report = new LeaderMoveReport(options, results, done, startMillis);
+            LeaderMoveReport report = new LeaderMoveReport(options, results, ledger.done(), ledger.requests(), startMillis);
             report.print();
             Map<String, Object> figures = new LinkedHashMap<>();
             figures.put("environment", environment);
             figures.putAll(report.figures());
             ClusterBenchmark.write(options.json(), figures);
-            LatencyChart.write(options.chart(), results, done, startMillis);
+            LatencyChart.write(options.chart(), results, ledger.done(), startMillis);
         } finally {
             drivers.forEach(DriverProcess::close);
         }

@@ -38,8 +38,10 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         rate (acks=all, linger.ms=0, idempotence on) and a consumer of every partition, all on one
         topic (RF 3, min.insync.replicas 2). Prints progress every 5 s per variant, then a table of
         produce (send to acknowledgement) and end-to-end (send to poll) latency, records lost and
-        duplicated; writes every figure as JSON and a PNG chart of each second's worst end-to-end
-        latency, with the disturbances shaded.
+        duplicated, and the requests each variant spent per move, by API (what it sent from the
+        move's start to half way through the pause after it, less its quiet rate just before);
+        writes every figure as JSON and a PNG chart of each second's worst end-to-end latency,
+        with the disturbances shaded.
 
         java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.leadermove.LeaderMoveBenchmark [options]
 

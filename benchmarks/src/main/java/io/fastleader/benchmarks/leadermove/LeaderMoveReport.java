@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import io.fastleader.benchmarks.common.ClusterBenchmark;
 import io.fastleader.benchmarks.common.Latency;
@@ -21,12 +23,19 @@ final class LeaderMoveReport {
     private final LeaderMoveOptions options;
     private final List<VariantResult> results;
     private final List<Scenario.Disturbance> disturbances;
+    private final Map<String, MoveRequests> requests;
     private final long startMillis;
 
-    LeaderMoveReport(LeaderMoveOptions options, List<VariantResult> results, List<Scenario.Disturbance> disturbances, long startMillis) {
+    /**
+     * @param requests what each move cost each variant in requests, by variant label
+     * @param startMillis when the variants started sending, the zero of the printed times
+     */
+    LeaderMoveReport(LeaderMoveOptions options, List<VariantResult> results, List<Scenario.Disturbance> disturbances,
+                     Map<String, MoveRequests> requests, long startMillis) {
         this.options = options;
         this.results = results;
         this.disturbances = disturbances;
+        this.requests = requests;
         this.startMillis = startMillis;
     }
 
@@ -45,6 +54,7 @@ final class LeaderMoveReport {
                 System.out.printf("%20s first error: %s%n", "", result.firstError());
             }
         }
+        printRequestsPerMove();
         ratios().forEach((name, ratio) -> System.out.printf("%s: %.2f%n", name, ratio));
         targets().forEach((target, met) -> System.out.printf("target %s: %s%n", target, ClusterBenchmark.verdict(met)));
     }
@@ -74,6 +84,7 @@ final class LeaderMoveReport {
             variant.put("produceMs", result.produce());
             variant.put("endToEndMs", result.endToEnd());
             variant.put("metrics", result.metrics());
+            variant.put("requestsPerMove", requests.get(result.variant().label()));
             variants.put(result.variant().label(), variant);
         }
         figures.put("variants", variants);
@@ -82,6 +93,29 @@ final class LeaderMoveReport {
         targets().forEach((target, met) -> verdicts.put(target, ClusterBenchmark.verdict(met)));
         figures.put("targets", verdicts);
         return figures;
+    }
+
+    /** Each variant's mean requests per move beyond its quiet rate, one column per API any variant spent requests on. */
+    private void printRequestsPerMove() {
+        Set<String> apis = new TreeSet<>();
+        requests.values().forEach(r -> r.meanExcess().forEach((api, excess) -> {
+            if (!api.equals(MoveRequests.ALL) && Math.abs(excess) >= 0.05) {
+                apis.add(api);
+            }
+        }));
+        apis.add(MoveRequests.ALL);
+        System.out.printf("%nrequests per move beyond each variant's quiet rate, mean of %d (from each move's start to half way"
+            + " through the pause after it)%n", disturbances.size());
+        StringBuilder header = new StringBuilder(String.format("%-20s", "variant"));
+        apis.forEach(api -> header.append(String.format(" %" + Math.max(8, api.length()) + "s", api)));
+        System.out.println(header);
+        requests.forEach((variant, moves) -> {
+            StringBuilder row = new StringBuilder(String.format("%-20s", variant));
+            apis.forEach(api -> row.append(String.format(Locale.ROOT, " %" + Math.max(8, api.length()) + ".1f",
+                moves.meanExcess().getOrDefault(api, 0.0))));
+            System.out.println(row);
+        });
+        System.out.println();
     }
 
     /** fastleader's p99.9 over each other variant's, produce and end to end. */

@@ -39,6 +39,11 @@ enum Variant {
         this.clientConfig = clientConfig;
     }
 
+    /** Where the driver counts this variant's requests per API: fastleader's metrics, or kafka-clients' NetworkClient log. */
+    String requestsFrom() {
+        return producerClass.startsWith("io.fastleader.") ? "metrics" : "log";
+    }
+
     /** The name in progress lines, tables and JSON. */
     String label() {
         return label;

@@ -49,7 +49,7 @@ class LeaderMoveReportTest {
 
     private static LeaderMoveReport report(String scenario, VariantResult... results) {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", scenario));
-        return new LeaderMoveReport(options, List.of(results), List.of(), 0);
+        return new LeaderMoveReport(options, List.of(results), List.of(), Map.of(), 0);
     }
 
     private static VariantResult result(Variant variant, double produceP999, double endToEndP999, long lost) {

@@ -1,7 +1,6 @@
 package io.fastleader.benchmarks.driver;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +10,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,9 +38,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * number and send time as value. Commands come as lines on standard input. The driver prints
  * {@code READY} once the consumer is in position, starts sending on {@code start} (so that every
  * variant starts at once), counts latencies in its percentiles from {@code measure} on (after the
- * warm-up), prints a {@code PROGRESS} line every few seconds, and on {@code stop}
- * stops sending, waits for the consumer to catch up, and prints {@code RESULT} followed by its
- * figures as JSON.
+ * warm-up), prints a {@code PROGRESS} line every few seconds, answers {@code requests} with
+ * {@code REQUESTS} and the requests both clients have sent so far per API as JSON (from
+ * fastleader's metrics, or from kafka-clients' NetworkClient log, as {@code --requests-from}
+ * says), and on {@code stop} stops sending, waits for the consumer to catch up, and prints
+ * {@code RESULT} followed by its figures as JSON.
  */
 public final class ClientDriver {
 
@@ -55,22 +57,30 @@ public final class ClientDriver {
     private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-sender"));
     private final Producer<byte[], byte[]> producer;
     private final Consumer<byte[], byte[]> consumer;
+    private final SentRequests sentRequests;
+    private final ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-progress"));
     private volatile boolean consuming = true;
     private long nextSequence;
 
     private ClientDriver(DriverOptions options) throws ReflectiveOperationException {
         this.options = options;
         this.key = options.label().getBytes(StandardCharsets.UTF_8);
+        String producerId = options.label() + "-producer";
+        String consumerId = options.label() + "-consumer";
+        SentRequests fromLog = options.requestsFrom() == SentRequests.Source.LOG ? SentRequests.fromLog(Set.of(producerId, consumerId)) : null;
         Map<String, Object> producerConfig = new HashMap<>(options.clientConfig());
+        producerConfig.put(ProducerConfig.CLIENT_ID_CONFIG, producerId);
         producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
         producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
         producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         this.producer = construct(options.producerClass(), producerConfig, Serializer.class, new ByteArraySerializer());
         Map<String, Object> consumerConfig = new HashMap<>(options.clientConfig());
+        consumerConfig.put(ConsumerConfig.CLIENT_ID_CONFIG, consumerId);
         consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumer = construct(options.consumerClass(), consumerConfig, Deserializer.class, new ByteArrayDeserializer());
+        this.sentRequests = fromLog != null ? fromLog : SentRequests.fromMetrics(producer, consumer);
     }
 
     /** Runs one variant; see the class comment for the conversation on standard input and output. */
@@ -90,17 +100,16 @@ public final class ClientDriver {
         poller.start();
         System.out.println("READY");
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        awaitCommand(commands, "start");
-
-        long periodMicros = Math.max(1, 1_000_000L / options.rate());
-        sender.scheduleAtFixedRate(this::sendOne, 0, periodMicros, TimeUnit.MICROSECONDS);
-        ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-progress"));
-        progress.scheduleAtFixedRate(() -> System.out.println("PROGRESS " + tally.progress()), PROGRESS_SECONDS, PROGRESS_SECONDS,
-            TimeUnit.SECONDS);
-
-        awaitCommand(commands, "measure");
-        tally.startMeasuring();
-        awaitCommand(commands, "stop");
+        String command;
+        // An end of input (the coordinator died) counts as stop.
+        while ((command = commands.readLine()) != null && !command.trim().equals("stop")) {
+            switch (command.trim()) {
+                case "start" -> startSending();
+                case "measure" -> tally.startMeasuring();
+                case "requests" -> System.out.println("REQUESTS " + Tally.object(sentRequests.byApi()));
+                default -> System.out.println("unknown command: " + command);
+            }
+        }
         sender.shutdown();
         sender.awaitTermination(10, TimeUnit.SECONDS);
         producer.flush();
@@ -112,6 +121,13 @@ public final class ClientDriver {
         producer.close(Duration.ofSeconds(10));
         System.out.println("RESULT " + tally.toJson(options.label(), metrics));
         System.out.flush();
+    }
+
+    private void startSending() {
+        long periodMicros = Math.max(1, 1_000_000L / options.rate());
+        sender.scheduleAtFixedRate(this::sendOne, 0, periodMicros, TimeUnit.MICROSECONDS);
+        progress.scheduleAtFixedRate(() -> System.out.println("PROGRESS " + tally.progress()), PROGRESS_SECONDS, PROGRESS_SECONDS,
+            TimeUnit.SECONDS);
     }
 
     private void sendOne() {
@@ -148,16 +164,6 @@ public final class ClientDriver {
             tally.failed(e);
         } finally {
             consumer.close(Duration.ofSeconds(10));
-        }
-    }
-
-    /** Returns once {@code command} comes; an end of input (the coordinator died) counts as {@code stop}. */
-    private static void awaitCommand(BufferedReader commands, String command) throws IOException {
-        String line;
-        while ((line = commands.readLine()) != null) {
-            if (line.trim().equals(command)) {
-                return;
-            }
         }
     }
 

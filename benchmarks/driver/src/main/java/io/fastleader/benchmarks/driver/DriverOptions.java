@@ -1,6 +1,7 @@
 package io.fastleader.benchmarks.driver;
 
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,9 +16,10 @@ import java.util.Map;
  * @param producerClass a {@code Producer} with a {@code (Map, Serializer, Serializer)} constructor
  * @param consumerClass a {@code Consumer} with a {@code (Map, Deserializer, Deserializer)} constructor
  * @param clientConfig  settings for both clients, from {@code --client-config k=v,k=v}
+ * @param requestsFrom  where the per-API request counts come from, {@code --requests-from metrics|log}
  */
 record DriverOptions(String label, String bootstrap, String topic, int partitions, int rate, int recordSize,
-                     String producerClass, String consumerClass, Map<String, Object> clientConfig) {
+                     String producerClass, String consumerClass, Map<String, Object> clientConfig, SentRequests.Source requestsFrom) {
 
     static DriverOptions parse(String[] args) {
         Map<String, String> given = new HashMap<>();
@@ -35,7 +37,8 @@ record DriverOptions(String label, String bootstrap, String topic, int partition
         return new DriverOptions(required(given, "--label"), required(given, "--bootstrap"), required(given, "--topic"),
             Integer.parseInt(required(given, "--partitions")), Integer.parseInt(required(given, "--rate")),
             Integer.parseInt(required(given, "--record-size")), required(given, "--producer-class"),
-            required(given, "--consumer-class"), clientConfig);
+            required(given, "--consumer-class"), clientConfig,
+            SentRequests.Source.valueOf(required(given, "--requests-from").toUpperCase(Locale.ROOT)));
     }
 
     private static String required(Map<String, String> given, String name) {

@@ -7,7 +7,7 @@ import java.util.TreeMap;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 
-/** The client metrics a result reports: those that count requests, retries and leader hints, summed over tags. */
+/** The client metrics a result reports: those that count requests, retries and leader hints. */
 final class Metrics {
 
     /** {@code group:name} of each metric reported, where the client has it. */
@@ -21,9 +21,28 @@ final class Metrics {
         "fastleader-producer:retry-backoffs-skipped-total",
         "fastleader-consumer:fetch-backoffs-skipped-total");
 
+    private static final String REQUESTS_BY_API_GROUP = "fastleader-network";
+    private static final String REQUESTS_BY_API = "requests-total";
+
     private Metrics() {
     }
 
+    /** fastleader's {@code fastleader-network:requests-total}, summed over the clients per {@code api} tag. */
+    @SafeVarargs
+    static Map<String, Long> requestsByApi(Map<MetricName, ? extends Metric>... clients) {
+        Map<String, Long> byApi = new TreeMap<>();
+        for (Map<MetricName, ? extends Metric> metrics : clients) {
+            metrics.forEach((name, metric) -> {
+                if (name.group().equals(REQUESTS_BY_API_GROUP) && name.name().equals(REQUESTS_BY_API)
+                    && metric.metricValue() instanceof Number value) {
+                    byApi.merge(name.tags().get("api"), value.longValue(), Long::sum);
+                }
+            });
+        }
+        return byApi;
+    }
+
+    /** The {@link #REPORTED} metrics the clients have, each summed over its tags and over the clients. */
     @SafeVarargs
     static Map<String, Double> totals(Map<MetricName, ? extends Metric>... clients) {
         Map<String, Double> totals = new TreeMap<>();

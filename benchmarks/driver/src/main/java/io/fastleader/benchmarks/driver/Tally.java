@@ -128,7 +128,8 @@ final class Tally {
         return Base64.getEncoder().encodeToString(bytes);
     }
 
-    private static String object(Map<?, ? extends Number> values) {
+    /** {@code values} as a JSON object, keys in order. */
+    static String object(Map<?, ? extends Number> values) {
         return new TreeMap<>(values).entrySet().stream()
             .map(e -> quote(String.valueOf(e.getKey())) + ":" + e.getValue())
             .collect(Collectors.joining(",", "{", "}"));

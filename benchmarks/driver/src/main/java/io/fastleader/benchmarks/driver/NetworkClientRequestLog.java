@@ -1,4 +1,4 @@
-package io.fastleader.benchmarks.consumer;
+package io.fastleader.benchmarks.driver;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,20 +29,20 @@ import org.apache.logging.log4j.message.Message;
 /**
  * Counts, per client id and API, the requests that kafka-clients' {@link NetworkClient} sends, from
  * its own DEBUG line, logged once in {@code NetworkClient.doSend} for every request it puts on the
- * wire: {@code Sending FETCH request with header RequestHeader(apiKey=FETCH, apiVersion=17,
- * clientId=..., correlationId=..., headerVersion=2) and timeout 30000 to node 1: ...}.
+ * wire (kafka-clients 3.6 and 4.x alike): {@code Sending FETCH request with header
+ * RequestHeader(apiKey=FETCH, apiVersion=17, clientId=..., correlationId=..., headerVersion=2) and
+ * timeout 30000 to node 1: ...}. kafka-clients counts requests per node only; this is the count per API.
  *
  * <p>While installed: the {@code org.apache.kafka.clients.NetworkClient} logger (that logger only)
  * is at DEBUG with this appender on it, and the appenders it inherited get its events at the old
  * level only, so nothing more is printed. kafka-clients formats a DEBUG line in full before
  * logging it (request and response bodies included), which costs CPU on whichever thread logs; so
  * a context-wide filter lets that logger's newly enabled levels through only on the threads given
- * to {@link #watch} (the KafkaConsumer's polling thread, where a consumer without a group does all
- * its network I/O). The brokers' and the producer's NetworkClients in this JVM stay as quiet and
- * as cheap as before. What is counted is exact: one line per request sent, matched on the client
- * id in its header.
+ * to {@link #watch} (in a JVM that runs brokers too, their NetworkClients stay as quiet and as cheap
+ * as before), or on every thread after {@link #watchEveryThread}. What is counted is exact: one
+ * line per request sent, matched on the client id in its header.
  */
-final class NetworkClientRequestLog implements AutoCloseable {
+public final class NetworkClientRequestLog implements AutoCloseable {
 
     private static final String NETWORK_CLIENT = NetworkClient.class.getName();
     private static final Pattern SENDING = Pattern.compile(
@@ -50,6 +50,7 @@ final class NetworkClientRequestLog implements AutoCloseable {
 
     private final Map<String, Map<ApiKeys, LongAdder>> counts = new ConcurrentHashMap<>();
     private final Set<Thread> watched = ConcurrentHashMap.newKeySet();
+    private volatile boolean everyThread;
     private final LoggerContext context;
     private final LoggerConfig logger;
     private final boolean createdLogger;
@@ -95,22 +96,27 @@ final class NetworkClientRequestLog implements AutoCloseable {
     }
 
     /** Starts counting the requests of the clients named {@code clientIds}, on the threads given to {@link #watch}. */
-    static NetworkClientRequestLog install(Set<String> clientIds) {
+    public static NetworkClientRequestLog install(Set<String> clientIds) {
         return new NetworkClientRequestLog(clientIds);
     }
 
     /** Whether the requests of {@code clientId} are counted. */
-    boolean counts(String clientId) {
+    public boolean counts(String clientId) {
         return counts.containsKey(clientId);
     }
 
     /** Counts what NetworkClients log on {@code thread} from now on. */
-    void watch(Thread thread) {
+    public void watch(Thread thread) {
         watched.add(thread);
     }
 
+    /** Counts what NetworkClients log on any thread from now on: for a JVM whose only NetworkClients are the counted clients'. */
+    public void watchEveryThread() {
+        everyThread = true;
+    }
+
     /** The requests {@code clientId} has sent so far, by API name ({@code Fetch}, {@code Metadata}, ...). */
-    Map<String, Long> sent(String clientId) {
+    public Map<String, Long> sent(String clientId) {
         Map<String, Long> sent = new TreeMap<>();
         counts.get(clientId).forEach((api, count) -> sent.put(api.name, count.sum()));
         return sent;
@@ -167,7 +173,7 @@ final class NetworkClientRequestLog implements AutoCloseable {
             if (level == null || !NETWORK_CLIENT.equals(loggerName) || level.isMoreSpecificThan(previousLevel)) {
                 return Result.NEUTRAL;
             }
-            return watched.contains(Thread.currentThread()) ? Result.NEUTRAL : Result.DENY;
+            return everyThread || watched.contains(Thread.currentThread()) ? Result.NEUTRAL : Result.DENY;
         }
 
         private Result decide(Logger logger, Level level) {
