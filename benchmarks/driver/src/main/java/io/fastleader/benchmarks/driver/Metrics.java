@@ -21,6 +21,11 @@ final class Metrics {
         "fastleader-producer:retry-backoffs-skipped-total",
         "fastleader-consumer:fetch-backoffs-skipped-total");
 
+    /** {@code group:name} of each metric reported per value of a tag, as {@code group:name{tag=value}}, and that tag. */
+    private static final Map<String, String> REPORTED_BY_TAG = Map.of(
+        "fastleader-metadata:metadata-refreshes-total", "cause",
+        "fastleader-metadata:leader-hints-rejected-total", "reason");
+
     private static final String REQUESTS_BY_API_GROUP = "fastleader-network";
     private static final String REQUESTS_BY_API = "requests-total";
 
@@ -42,15 +47,24 @@ final class Metrics {
         return byApi;
     }
 
-    /** The {@link #REPORTED} metrics the clients have, each summed over its tags and over the clients. */
+    /**
+     * The {@link #REPORTED} metrics the clients have, each summed over its tags and over the clients,
+     * and the {@link #REPORTED_BY_TAG} ones that are not zero, per value of their tag.
+     */
     @SafeVarargs
     static Map<String, Double> totals(Map<MetricName, ? extends Metric>... clients) {
         Map<String, Double> totals = new TreeMap<>();
         for (Map<MetricName, ? extends Metric> metrics : clients) {
             metrics.forEach((name, metric) -> {
                 String key = name.group() + ":" + name.name();
-                if (REPORTED.contains(key) && metric.metricValue() instanceof Number value) {
+                if (!(metric.metricValue() instanceof Number value)) {
+                    return;
+                }
+                if (REPORTED.contains(key)) {
                     totals.merge(key, value.doubleValue(), Double::sum);
+                } else if (REPORTED_BY_TAG.containsKey(key) && value.doubleValue() != 0) {
+                    String tag = REPORTED_BY_TAG.get(key);
+                    totals.merge(key + "{" + tag + "=" + name.tags().get(tag) + "}", value.doubleValue(), Double::sum);
                 }
             });
         }
