@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -58,8 +59,13 @@ final class DriverProcess implements AutoCloseable {
             "--record-size", String.valueOf(options.recordSize()),
             "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass(),
             "--requests-from", variant.requestsFrom()));
-        if (!variant.clientConfig().isEmpty()) {
-            command.addAll(List.of("--client-config", variant.clientConfig()));
+        Map<String, String> clientConfig = new TreeMap<>(variant.clientConfig());
+        if (variant.isFastLeader()) {
+            clientConfig.putAll(options.fastleaderConfigs());
+        }
+        if (!clientConfig.isEmpty()) {
+            command.addAll(List.of("--client-config", clientConfig.entrySet().stream()
+                .map(setting -> setting.getKey() + "=" + setting.getValue()).collect(Collectors.joining(","))));
         }
         return new DriverProcess(variant, new ProcessBuilder(command).redirectErrorStream(true).start());
     }

@@ -27,10 +27,11 @@ import io.fastleader.it.cluster.Execution;
  * @param chart      where the latency chart goes
  * @param brokerConfigs settings for the brokers this tool starts
  * @param brokers    where the brokers this tool starts run: in this JVM or one child JVM each
+ * @param fastleaderConfigs settings for the fastleader variants' clients, on top of their own
  */
 record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
                          Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart,
-                         Map<String, String> brokerConfigs, Execution brokers) {
+                         Map<String, String> brokerConfigs, Execution brokers, Map<String, String> fastleaderConfigs) {
 
     static final String HELP = """
         Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
@@ -62,6 +63,8 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --broker-config K=V,K=V  settings for the brokers this tool starts, e.g.
                              replica.fetch.backoff.ms=100
           --brokers WHERE    in_jvm (default): the 3 brokers in this JVM; child_jvm: one JVM each
+          --fastleader-config K=V,K=V  settings for the fastleader variants' producer and
+                             consumer, e.g. fastleader.leader.hint.confirmation.delay.ms=0
           --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
           --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
         """.formatted(Variant.labels());
@@ -83,7 +86,7 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512), warmup,
             line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
             line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"),
-            brokers(line.string("--brokers", "in_jvm")));
+            brokers(line.string("--brokers", "in_jvm")), line.settings("--fastleader-config"));
     }
 
     private static Execution brokers(String where) {

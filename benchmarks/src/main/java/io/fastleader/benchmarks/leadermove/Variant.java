@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -14,25 +15,25 @@ import java.util.stream.Collectors;
 enum Variant {
     /** fastleader with its defaults: KIP-951 hints followed. */
     FASTLEADER("fastleader", "io.fastleader.clients.producer.FastLeaderProducer",
-        "io.fastleader.clients.consumer.FastLeaderConsumer", ""),
+        "io.fastleader.clients.consumer.FastLeaderConsumer", Map.of()),
     /** fastleader with the whole KIP-951 path off. */
     FASTLEADER_NO_HINTS("fastleader-no-hints", "io.fastleader.clients.producer.FastLeaderProducer",
-        "io.fastleader.clients.consumer.FastLeaderConsumer", "fastleader.leader.hints.enabled=false"),
+        "io.fastleader.clients.consumer.FastLeaderConsumer", Map.of("fastleader.leader.hints.enabled", "false")),
     /** KafkaProducer / KafkaConsumer 4.3.1, KIP-951 built in. */
     KAFKA_CLIENTS_4_3_1("kafka-clients-4.3.1", "org.apache.kafka.clients.producer.KafkaProducer",
-        "org.apache.kafka.clients.consumer.KafkaConsumer", ""),
+        "org.apache.kafka.clients.consumer.KafkaConsumer", Map.of()),
     /** KafkaProducer / KafkaConsumer 3.6.0: before KIP-951, no hints and no backoff skip. */
     KAFKA_CLIENTS_3_6_0("kafka-clients-3.6.0", "org.apache.kafka.clients.producer.KafkaProducer",
-        "org.apache.kafka.clients.consumer.KafkaConsumer", "");
+        "org.apache.kafka.clients.consumer.KafkaConsumer", Map.of());
 
     private static final String BASELINE_CLASSPATH = "kafka-3.6.0.classpath";
 
     private final String label;
     private final String producerClass;
     private final String consumerClass;
-    private final String clientConfig;
+    private final Map<String, String> clientConfig;
 
-    Variant(String label, String producerClass, String consumerClass, String clientConfig) {
+    Variant(String label, String producerClass, String consumerClass, Map<String, String> clientConfig) {
         this.label = label;
         this.producerClass = producerClass;
         this.consumerClass = consumerClass;
@@ -41,7 +42,7 @@ enum Variant {
 
     /** Where the driver counts this variant's requests per API: fastleader's metrics, or kafka-clients' NetworkClient log. */
     String requestsFrom() {
-        return producerClass.startsWith("io.fastleader.") ? "metrics" : "log";
+        return isFastLeader() ? "metrics" : "log";
     }
 
     /** The name in progress lines, tables and JSON. */
@@ -57,9 +58,14 @@ enum Variant {
         return consumerClass;
     }
 
-    /** This variant's own client settings, as {@code k=v,k=v}. */
-    String clientConfig() {
+    /** This variant's own client settings. */
+    Map<String, String> clientConfig() {
         return clientConfig;
+    }
+
+    /** Whether this variant runs fastleader's clients. */
+    boolean isFastLeader() {
+        return producerClass.startsWith("io.fastleader.");
     }
 
     /**

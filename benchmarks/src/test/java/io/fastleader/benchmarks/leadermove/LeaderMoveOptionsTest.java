@@ -45,6 +45,14 @@ class LeaderMoveOptionsTest {
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected key=value");
     }
 
+    @Test
+    void fastleaderSettingsAreKeyValuePairsForTheFastleaderVariantsOnly() {
+        assertThat(read("--fastleader-config", "fastleader.leader.hint.confirmation.delay.ms=0").fastleaderConfigs())
+            .containsExactly(Map.entry("fastleader.leader.hint.confirmation.delay.ms", "0"));
+        assertThat(Variant.FASTLEADER_NO_HINTS.isFastLeader()).isTrue();
+        assertThat(Variant.KAFKA_CLIENTS_4_3_1.isFastLeader()).isFalse();
+    }
+
     private static LeaderMoveOptions read(String... args) {
         CommandLine line = CommandLine.parse(args);
         LeaderMoveOptions options = LeaderMoveOptions.read(line);
