@@ -47,6 +47,18 @@ class LeaderMoveReportTest {
             .containsEntry("end-to-end p99.9 fastleader / kafka-clients-4.3.1", 0.7);
     }
 
+    @Test
+    void eachVariantsFiguresCarryItsRequestsPerMove() {
+        MoveRequests fastleaderRequests = MoveRequests.of(Variant.FASTLEADER.label(), List.of());
+        LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll"));
+        Map<String, Object> figures = new LeaderMoveReport(options, List.of(result(Variant.FASTLEADER, 10, 10, 0)), List.of(),
+            Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
+
+        assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
+            .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
+            .containsEntry("requestsPerMove", fastleaderRequests);
+    }
+
     private static LeaderMoveReport report(String scenario, VariantResult... results) {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", scenario));
         return new LeaderMoveReport(options, List.of(results), List.of(), Map.of(), 0);
