@@ -62,7 +62,8 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
           --record-bytes N                 value size of every record [1024]
           --steady-warmup-s N              steady: seconds sent before measuring [5]
           --steady-duration-s N            steady: seconds measured per client [20]
-          --steady-repetitions N           steady: rounds of every client, order alternating [2]
+          --steady-repetitions N           steady: rounds of every client, order alternating, after
+                                           a first round that only warms the brokers up [2]
           --rate N                         reassign: records/s per client [200]; at 700/s or more
                                            per client, 2 cores were so busy that every client's
                                            median latency through the rotations was seconds

@@ -25,7 +25,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * default's: {@code linger.ms} 5, {@code batch.size} 16384, the uniform sticky partitioner) to a
  * fresh 6-partition topic with replication factor 3. After a warm-up, the acknowledgements and
  * the CPU used in a fixed window give records/s and CPU per record. Clients take turns, and the
- * turn order alternates from one repetition to the next, so neither always meets a colder JVM.
+ * turn order alternates from one repetition to the next, so neither always meets a colder JVM; a
+ * first round, not kept, warms the brokers up.
  * Each topic is deleted after its turn, which keeps the brokers' disks small.
  *
  * @param cluster      the brokers
@@ -41,27 +42,35 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
     List<SteadyResult> run() throws InterruptedException {
         List<SteadyResult> results = new ArrayList<>();
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            for (int repetition = 1; repetition <= options.steadyRepetitions(); repetition++) {
+            // Round 0 is not kept: it only warms the brokers (and both clients' code) up, so that
+            // the first measured turn does not meet brokers still being compiled.
+            for (int repetition = 0; repetition <= options.steadyRepetitions(); repetition++) {
                 List<ClientVariant> order = new ArrayList<>(CLIENTS);
                 if (repetition % 2 == 0) {
                     Collections.reverse(order);
                 }
                 for (int turn = 0; turn < order.size(); turn++) {
-                    ClientVariant client = order.get(turn);
-                    String topic = "steady-" + repetition + "-" + client.label();
-                    disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
-                    SteadyResult result = measure(client, topic, repetition, turn + 1);
-                    System.out.printf("steady  %-20s repetition %d turn %d: %,.0f records/s, %.1f µs client CPU/record, %.1f µs process CPU/record%n",
-                        client.label(), repetition, turn + 1, result.recordsPerSecond(),
-                        result.clientCpuMicrosPerRecord(), result.processCpuMicrosPerRecord());
-                    results.add(result);
-                    admin.deleteTopics(List.of(topic)).all().get();
+                    SteadyResult result = turn(admin, order.get(turn), repetition, turn + 1);
+                    if (repetition > 0) {
+                        results.add(result);
+                    }
                 }
             }
         } catch (ExecutionException e) {
             throw new IllegalStateException("deleting a steady topic failed: " + e.getCause(), e.getCause());
         }
         return results;
+    }
+
+    private SteadyResult turn(Admin admin, ClientVariant client, int repetition, int turn) throws InterruptedException, ExecutionException {
+        String topic = "steady-" + repetition + "-" + client.label();
+        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
+        SteadyResult result = measure(client, topic, repetition, turn);
+        System.out.printf("steady  %-20s %s turn %d: %,.0f records/s, %.1f µs client CPU/record, %.1f µs process CPU/record%n",
+            client.label(), repetition == 0 ? "warm-up round (not kept)" : "repetition " + repetition, turn, result.recordsPerSecond(),
+            result.clientCpuMicrosPerRecord(), result.processCpuMicrosPerRecord());
+        admin.deleteTopics(List.of(topic)).all().get();
+        return result;
     }
 
     private SteadyResult measure(ClientVariant client, String topic, int repetition, int turn) throws InterruptedException {
