@@ -58,7 +58,7 @@ final class DriverProcess implements AutoCloseable {
             "--partitions", String.valueOf(options.partitions()), "--rate", String.valueOf(options.rate()),
             "--record-size", String.valueOf(options.recordSize()),
             "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass(),
-            "--requests-from", variant.requestsFrom()));
+            "--requests-from", variant.requestsFrom(options.countKafkaClientRequests())));
         Map<String, String> clientConfig = new TreeMap<>(variant.clientConfig());
         if (variant.isFastLeader()) {
             clientConfig.putAll(options.fastleaderConfigs());

@@ -28,10 +28,12 @@ import io.fastleader.it.cluster.Execution;
  * @param brokerConfigs settings for the brokers this tool starts
  * @param brokers    where the brokers this tool starts run: in this JVM or one child JVM each
  * @param fastleaderConfigs settings for the fastleader variants' clients, on top of their own
+ * @param countKafkaClientRequests whether the kafka-clients variants' requests are counted, from their DEBUG log
  */
 record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
                          Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart,
-                         Map<String, String> brokerConfigs, Execution brokers, Map<String, String> fastleaderConfigs) {
+                         Map<String, String> brokerConfigs, Execution brokers, Map<String, String> fastleaderConfigs,
+                         boolean countKafkaClientRequests) {
 
     static final String HELP = """
         Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
@@ -65,6 +67,9 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --brokers WHERE    in_jvm (default): the 3 brokers in this JVM; child_jvm: one JVM each
           --fastleader-config K=V,K=V  settings for the fastleader variants' producer and
                              consumer, e.g. fastleader.leader.hint.confirmation.delay.ms=0
+          --count-kafka-client-requests B  true (default): count kafka-clients' requests per
+                             API from NetworkClient's DEBUG log, which makes kafka-clients
+                             format all its DEBUG lines; false: leave them uncounted
           --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
           --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
         """.formatted(Variant.labels());
@@ -86,7 +91,16 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512), warmup,
             line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
             line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"),
-            brokers(line.string("--brokers", "in_jvm")), line.settings("--fastleader-config"));
+            brokers(line.string("--brokers", "in_jvm")), line.settings("--fastleader-config"),
+            bool("--count-kafka-client-requests", line.string("--count-kafka-client-requests", "true")));
+    }
+
+    private static boolean bool(String name, String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(name + " " + value + ": expected true or false");
+        };
     }
 
     private static Execution brokers(String where) {

@@ -18,7 +18,7 @@ import io.fastleader.benchmarks.common.Latency;
  */
 final class LeaderMoveReport {
 
-    private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s%n";
+    private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s | %5s%n";
 
     private final LeaderMoveOptions options;
     private final List<VariantResult> results;
@@ -44,16 +44,17 @@ final class LeaderMoveReport {
             options.rate(), options.recordSize());
         disturbances.forEach(d -> System.out.printf("  %s: %.1f s to %.1f s%n", d.what(), seconds(d.startMillis()), seconds(d.endMillis())));
         System.out.printf("%n" + ROW, "variant", "sent", "acked", "consumed", "lost", "dup", "errors",
-            "prod p50", "p99", "p99.9", "max", "e2e p50", "p99", "p99.9", "max");
+            "prod p50", "p99", "p99.9", "max", "e2e p50", "p99", "p99.9", "max", "cpu");
         for (VariantResult result : results) {
             System.out.printf(ROW, result.variant().label(), result.sent(), result.acked(), result.consumed(), result.lost(),
                 result.duplicates(), result.errors(), ms(result.produce().p50()), ms(result.produce().p99()),
                 ms(result.produce().p999()), ms(result.produce().max()), ms(result.endToEnd().p50()), ms(result.endToEnd().p99()),
-                ms(result.endToEnd().p999()), ms(result.endToEnd().max()));
+                ms(result.endToEnd().p999()), ms(result.endToEnd().max()), String.format(Locale.ROOT, "%.2f", result.cpuCores()));
             if (result.errors() > 0) {
                 System.out.printf("%20s first error: %s%n", "", result.firstError());
             }
         }
+        System.out.println("cpu: each variant's JVM, in cores, from the end of the warm-up until it reported");
         printRequestsPerMove();
         ratios().forEach((name, ratio) -> System.out.printf("%s: %.2f%n", name, ratio));
         targets().forEach((target, met) -> System.out.printf("target %s: %s%n", target, ClusterBenchmark.verdict(met)));
@@ -84,6 +85,7 @@ final class LeaderMoveReport {
             variant.put("produceMs", result.produce());
             variant.put("endToEndMs", result.endToEnd());
             variant.put("metrics", result.metrics());
+            variant.put("driverCpuCores", result.cpuCores());
             variant.put("requestsPerMove", requests.get(result.variant().label()));
             variants.put(result.variant().label(), variant);
         }

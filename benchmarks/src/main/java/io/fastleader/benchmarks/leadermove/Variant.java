@@ -40,9 +40,12 @@ enum Variant {
         this.clientConfig = clientConfig;
     }
 
-    /** Where the driver counts this variant's requests per API: fastleader's metrics, or kafka-clients' NetworkClient log. */
-    String requestsFrom() {
-        return isFastLeader() ? "metrics" : "log";
+    /**
+     * Where the driver counts this variant's requests per API: fastleader's metrics, or kafka-clients'
+     * NetworkClient log unless {@code countKafkaClients} is off.
+     */
+    String requestsFrom(boolean countKafkaClients) {
+        return isFastLeader() ? "metrics" : countKafkaClients ? "log" : "none";
     }
 
     /** The name in progress lines, tables and JSON. */

@@ -27,10 +27,11 @@ import io.fastleader.benchmarks.common.Latency;
  * @param endToEnd              send-to-poll latency
  * @param endToEndMaxBySecond   each wall-clock second's worst end-to-end latency, in ms
  * @param metrics               the client's request, retry and hint counts
+ * @param cpuCores              the driver JVM's CPU time over the measured phase (after the warm-up), in cores
  */
 record VariantResult(Variant variant, long sent, long acked, long consumed, long duplicates, long lost, long errors,
                      String firstError, Latency produce, Latency endToEnd, Map<Long, Double> endToEndMaxBySecond,
-                     Map<String, Double> metrics) {
+                     Map<String, Double> metrics, double cpuCores) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,7 +45,7 @@ record VariantResult(Variant variant, long sent, long acked, long consumed, long
         return new VariantResult(variant, node.get("sent").asLong(), node.get("acked").asLong(), node.get("consumed").asLong(),
             node.get("duplicates").asLong(), node.get("lost").asLong(), node.get("errors").asLong(), node.get("firstError").asText(),
             Latency.of(histogram(node.get("produceHistogram").asText())), Latency.of(histogram(node.get("endToEndHistogram").asText())),
-            maxBySecond, metrics);
+            maxBySecond, metrics, node.get("measuredCpuSeconds").asDouble() / Math.max(1e-9, node.get("measuredSeconds").asDouble()));
     }
 
     private static Histogram histogram(String base64) throws DataFormatException {

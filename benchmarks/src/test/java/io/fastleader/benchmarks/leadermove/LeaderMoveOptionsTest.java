@@ -53,6 +53,14 @@ class LeaderMoveOptionsTest {
         assertThat(Variant.KAFKA_CLIENTS_4_3_1.isFastLeader()).isFalse();
     }
 
+    @Test
+    void kafkaClientRequestsAreCountedUnlessTurnedOffAndNothingElseIsTakenForFalse() {
+        assertThat(read().countKafkaClientRequests()).isTrue();
+        assertThat(read("--count-kafka-client-requests", "false").countKafkaClientRequests()).isFalse();
+        assertThatThrownBy(() -> read("--count-kafka-client-requests", "no"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected true or false");
+    }
+
     private static LeaderMoveOptions read(String... args) {
         CommandLine line = CommandLine.parse(args);
         LeaderMoveOptions options = LeaderMoveOptions.read(line);

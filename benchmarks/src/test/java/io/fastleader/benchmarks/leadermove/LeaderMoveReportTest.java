@@ -66,6 +66,6 @@ class LeaderMoveReportTest {
 
     private static VariantResult result(Variant variant, double produceP999, double endToEndP999, long lost) {
         return new VariantResult(variant, 100, 100, 100 - lost, 0, lost, 0, "",
-            new Latency(100, 1, 2, produceP999, produceP999), new Latency(100, 1, 2, endToEndP999, endToEndP999), Map.of(), Map.of());
+            new Latency(100, 1, 2, produceP999, produceP999), new Latency(100, 1, 2, endToEndP999, endToEndP999), Map.of(), Map.of(), 0.1);
     }
 }

@@ -41,7 +41,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * warm-up), prints a {@code PROGRESS} line every few seconds, answers {@code requests} with
  * {@code REQUESTS} and the requests both clients have sent so far per API as JSON (from
  * fastleader's metrics, or from kafka-clients' NetworkClient log, as {@code --requests-from}
- * says), and on {@code stop} stops sending, waits for the consumer to catch up, and prints
+ * says; {@code none} answers with no counts), and on {@code stop} stops sending, waits for the consumer to catch up, and prints
  * {@code RESULT} followed by its figures as JSON.
  */
 public final class ClientDriver {
@@ -80,7 +80,11 @@ public final class ClientDriver {
         consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumer = construct(options.consumerClass(), consumerConfig, Deserializer.class, new ByteArrayDeserializer());
-        this.sentRequests = fromLog != null ? fromLog : SentRequests.fromMetrics(producer, consumer);
+        this.sentRequests = switch (options.requestsFrom()) {
+            case LOG -> fromLog;
+            case METRICS -> SentRequests.fromMetrics(producer, consumer);
+            case NONE -> Map::of;
+        };
     }
 
     /** Runs one variant; see the class comment for the conversation on standard input and output. */

@@ -19,7 +19,9 @@ interface SentRequests {
         /** fastleader's own metric, {@code fastleader-network:requests-total} tagged by API. */
         METRICS,
         /** kafka-clients' NetworkClient DEBUG line per request, through {@link NetworkClientRequestLog}. */
-        LOG
+        LOG,
+        /** Not counted: kafka-clients without the cost of its DEBUG lines. */
+        NONE
     }
 
     /** fastleader's per-API request metrics, summed over both clients. */

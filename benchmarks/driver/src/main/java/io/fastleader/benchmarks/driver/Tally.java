@@ -1,5 +1,6 @@
 package io.fastleader.benchmarks.driver;
 
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Base64;
@@ -36,9 +37,11 @@ final class Tally {
     private long duplicates;
     private volatile String firstError = "";
     private volatile long measureFromNanos = Long.MAX_VALUE;
+    private volatile long measureFromCpuNanos;
 
-    /** Records sent from now on count in the histograms. */
+    /** Records sent from now on count in the histograms, and the JVM's CPU time from now on is reported. */
     void startMeasuring() {
+        measureFromCpuNanos = processCpuNanos();
         measureFromNanos = System.nanoTime();
     }
 
@@ -108,6 +111,8 @@ final class Tally {
             + ",\"produceMaxMicrosBySecond\":" + object(produceMaxBySecond)
             + ",\"endToEndMaxMicrosBySecond\":" + object(endToEndMaxBySecond)
             + ",\"metrics\":" + object(metrics)
+            + ",\"measuredSeconds\":" + (measureFromNanos == Long.MAX_VALUE ? 0 : (System.nanoTime() - measureFromNanos) / 1e9)
+            + ",\"measuredCpuSeconds\":" + (measureFromNanos == Long.MAX_VALUE ? 0 : (processCpuNanos() - measureFromCpuNanos) / 1e9)
             + "}";
     }
 
@@ -117,6 +122,11 @@ final class Tally {
             histogram.recordValue(micros);
         }
         maxBySecond.merge(System.currentTimeMillis() / 1000, micros, Math::max);
+    }
+
+    /** CPU time of the whole driver JVM: the variant's clients, and the driver's own sending and counting, the same for every variant. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static String encode(Histogram histogram) {
