@@ -40,8 +40,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * variant starts at once), counts latencies in its percentiles from {@code measure} on (after the
  * warm-up), prints a {@code PROGRESS} line every few seconds, answers {@code requests} with
  * {@code REQUESTS} and the requests both clients have sent so far per API as JSON (from
- * fastleader's metrics, or from kafka-clients' NetworkClient log, as {@code --requests-from}
- * says; {@code none} answers with no counts), and on {@code stop} stops sending, waits for the consumer to catch up, and prints
+ * fastleader's metrics or kafka-clients' NetworkClient log, as {@code --requests-from} says, or
+ * none), and on {@code stop} stops sending, waits for the consumer to catch up, and prints
  * {@code RESULT} followed by its figures as JSON.
  */
 public final class ClientDriver {
@@ -67,7 +67,9 @@ public final class ClientDriver {
         this.key = options.label().getBytes(StandardCharsets.UTF_8);
         String producerId = options.label() + "-producer";
         String consumerId = options.label() + "-consumer";
-        SentRequests fromLog = options.requestsFrom() == SentRequests.Source.LOG ? SentRequests.fromLog(Set.of(producerId, consumerId)) : null;
+        // The log is counted from before the clients exist, so that their first requests count too.
+        SentRequests logged = options.requestsFrom() == SentRequests.Source.LOG
+            ? SentRequests.fromLog(Set.of(producerId, consumerId)) : null;
         Map<String, Object> producerConfig = new HashMap<>(options.clientConfig());
         producerConfig.put(ProducerConfig.CLIENT_ID_CONFIG, producerId);
         producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
@@ -81,7 +83,7 @@ public final class ClientDriver {
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumer = construct(options.consumerClass(), consumerConfig, Deserializer.class, new ByteArrayDeserializer());
         this.sentRequests = switch (options.requestsFrom()) {
-            case LOG -> fromLog;
+            case LOG -> logged;
             case METRICS -> SentRequests.fromMetrics(producer, consumer);
             case NONE -> Map::of;
         };

@@ -19,7 +19,8 @@ import java.util.Map;
  * @param requestsFrom  where the per-API request counts come from, {@code --requests-from metrics|log}
  */
 record DriverOptions(String label, String bootstrap, String topic, int partitions, int rate, int recordSize,
-                     String producerClass, String consumerClass, Map<String, Object> clientConfig, SentRequests.Source requestsFrom) {
+                     String producerClass, String consumerClass, Map<String, Object> clientConfig,
+                     SentRequests.Source requestsFrom) {
 
     static DriverOptions parse(String[] args) {
         Map<String, String> given = new HashMap<>();

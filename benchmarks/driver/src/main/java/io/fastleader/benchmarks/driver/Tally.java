@@ -111,8 +111,8 @@ final class Tally {
             + ",\"produceMaxMicrosBySecond\":" + object(produceMaxBySecond)
             + ",\"endToEndMaxMicrosBySecond\":" + object(endToEndMaxBySecond)
             + ",\"metrics\":" + object(metrics)
-            + ",\"measuredSeconds\":" + (measureFromNanos == Long.MAX_VALUE ? 0 : (System.nanoTime() - measureFromNanos) / 1e9)
-            + ",\"measuredCpuSeconds\":" + (measureFromNanos == Long.MAX_VALUE ? 0 : (processCpuNanos() - measureFromCpuNanos) / 1e9)
+            + ",\"measuredSeconds\":" + sinceMeasuring(System.nanoTime(), measureFromNanos)
+            + ",\"measuredCpuSeconds\":" + sinceMeasuring(processCpuNanos(), measureFromCpuNanos)
             + "}";
     }
 
@@ -124,7 +124,12 @@ final class Tally {
         maxBySecond.merge(System.currentTimeMillis() / 1000, micros, Math::max);
     }
 
-    /** CPU time of the whole driver JVM: the variant's clients, and the driver's own sending and counting, the same for every variant. */
+    /** Seconds from {@code fromNanos} to {@code nowNanos} on one clock, or 0 before {@link #startMeasuring}. */
+    private double sinceMeasuring(long nowNanos, long fromNanos) {
+        return measureFromNanos == Long.MAX_VALUE ? 0 : (nowNanos - fromNanos) / 1e9;
+    }
+
+    /** CPU time of the whole driver JVM: the variant's clients, and the driver's own sending and counting, alike in every variant. */
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }

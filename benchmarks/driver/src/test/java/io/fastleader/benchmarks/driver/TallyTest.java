@@ -59,4 +59,11 @@ class TallyTest {
 
         assertThat(tally.progress()).contains("acked=1 consumed=1");
     }
+
+    @Test
+    void reportsNoMeasuredTimeOrCpuBeforeMeasuringStarts() {
+        tally.sent();
+
+        assertThat(tally.toJson("v", Map.of())).contains("\"measuredSeconds\":0.0,\"measuredCpuSeconds\":0.0");
+    }
 }
