@@ -110,6 +110,19 @@ public final class CommandLine {
         return settings;
     }
 
+    /** Whether {@code name} is {@code on} or {@code off}, or {@code defaultValue}. */
+    public boolean onOff(String name, boolean defaultValue) {
+        String value = unread.remove(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        return switch (value) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException(name + " " + value + ": expected on or off");
+        };
+    }
+
     /** The path given for {@code name}, or {@code defaultValue}. */
     public Path path(String name, String defaultValue) {
         return Path.of(string(name, defaultValue));

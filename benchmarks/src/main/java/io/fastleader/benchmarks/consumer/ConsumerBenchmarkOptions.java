@@ -128,7 +128,7 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
             Arrays.stream(variants.split(",")).map(String::trim).map(ClientVariant::ofLabel).toList(),
             line.integer("--producer-max-in-flight", 1),
             line.seconds("--drain-s", 60),
-            onOff(line.string("--count-kafka-requests", "on")),
+            line.onOff("--count-kafka-requests", true),
             line.settings("--consumer-config"),
             line.path("--json", "target/consumer-benchmark.json"));
     }
@@ -136,14 +136,6 @@ public record ConsumerBenchmarkOptions(Duration warmUp, Duration duration, int m
     /** The length of every window: the quiet one and, unless its move overruns, each move's. */
     public Duration window() {
         return duration.dividedBy(moves + 1L);
-    }
-
-    private static boolean onOff(String value) {
-        return switch (value) {
-            case "on" -> true;
-            case "off" -> false;
-            default -> throw new IllegalArgumentException("--count-kafka-requests " + value + ": expected on or off");
-        };
     }
 
     private static String labels(List<ClientVariant> variants) {

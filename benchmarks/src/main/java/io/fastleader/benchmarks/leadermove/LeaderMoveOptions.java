@@ -67,9 +67,9 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --brokers WHERE    in_jvm (default): the 3 brokers in this JVM; child_jvm: one JVM each
           --fastleader-config K=V,K=V  settings for the fastleader variants' producer and
                              consumer, e.g. fastleader.leader.hint.confirmation.delay.ms=0
-          --count-kafka-client-requests B  true (default): count kafka-clients' requests per
-                             API from NetworkClient's DEBUG log, which makes kafka-clients
-                             format all its DEBUG lines; false: leave them uncounted
+          --count-kafka-requests on|off  on (default): count kafka-clients' requests per API
+                             from NetworkClient's DEBUG log, which makes kafka-clients format
+                             all its DEBUG lines; off: leave them uncounted
           --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
           --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
         """.formatted(Variant.labels());
@@ -92,15 +92,7 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
             line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
             line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"),
             brokers(line.string("--brokers", "in_jvm")), line.settings("--fastleader-config"),
-            bool("--count-kafka-client-requests", line.string("--count-kafka-client-requests", "true")));
-    }
-
-    private static boolean bool(String name, String value) {
-        return switch (value) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException(name + " " + value + ": expected true or false");
-        };
+            line.onOff("--count-kafka-requests", true));
     }
 
     private static Execution brokers(String where) {

@@ -54,11 +54,11 @@ class LeaderMoveOptionsTest {
     }
 
     @Test
-    void kafkaClientRequestsAreCountedUnlessTurnedOffAndNothingElseIsTakenForFalse() {
+    void kafkaClientRequestsAreCountedUnlessTurnedOffAndNothingElseIsTakenForOff() {
         assertThat(read().countKafkaClientRequests()).isTrue();
-        assertThat(read("--count-kafka-client-requests", "false").countKafkaClientRequests()).isFalse();
-        assertThatThrownBy(() -> read("--count-kafka-client-requests", "no"))
-            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected true or false");
+        assertThat(read("--count-kafka-requests", "off").countKafkaClientRequests()).isFalse();
+        assertThatThrownBy(() -> read("--count-kafka-requests", "no"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected on or off");
     }
 
     private static LeaderMoveOptions read(String... args) {
