@@ -21,7 +21,13 @@ public enum ProduceErrorKind {
      * caught up with the epoch the client knows): retry after backoff.
      */
     RETRIABLE,
-    /** The idempotent producer's sequence state disagrees with the broker's: bump the producer epoch and resend. */
+    /**
+     * The broker expected another sequence number. Behind an earlier batch of the partition that is
+     * not written yet (refused, or in flight ahead of it), the batch is resent after that one, as it
+     * is; otherwise the broker lost the producer's state: as {@link #SEQUENCE_LOST}.
+     */
+    OUT_OF_SEQUENCE,
+    /** The idempotent producer's identity is no longer valid on the broker: bump the producer epoch and resend. */
     SEQUENCE_LOST,
     /**
      * The batch is too large for the broker (MESSAGE_TOO_LARGE): split it in two, or fail it with
@@ -39,6 +45,7 @@ public enum ProduceErrorKind {
                 return WRITTEN;
             case OUT_OF_ORDER_SEQUENCE_NUMBER:
             case UNKNOWN_PRODUCER_ID:
+                return OUT_OF_SEQUENCE;
             case INVALID_PRODUCER_EPOCH:
                 return SEQUENCE_LOST;
             case MESSAGE_TOO_LARGE:

@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import org.apache.kafka.clients.producer.Callback;
@@ -41,11 +42,16 @@ import org.slf4j.LoggerFactory;
 public final class ProducerBatch {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatch.class);
+    private static final AtomicLong CREATED = new AtomicLong();
 
     private final TopicPartition topicPartition;
     private final Compression compression;
     private final MemoryRecordsBuilder builder;
     private final long createdMs;
+    /** Increases with every batch made by appends; the halves of a split share their batch's. */
+    private final long creationOrder;
+    /** Where its first record stood in the batch made by appends that it is a piece of: 0 unless a split made it. */
+    private final int firstRecordIndex;
     private final int reservedBytes;
     private final Consumer<ProducerBatch> onEnded;
     /** The batch this one is a half of, told when this one ends; null for a batch made by appends. */
@@ -76,16 +82,18 @@ public final class ProducerBatch {
     /** As above; {@code onEnded} runs once after the callbacks, to give the batch's memory back. */
     ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs,
                   Consumer<ProducerBatch> onEnded) {
-        this(topicPartition, compression, capacityBytes, capacityBytes, createdMs, onEnded, null);
+        this(topicPartition, compression, capacityBytes, capacityBytes, createdMs, onEnded, null, 0);
     }
 
     private ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, int reservedBytes,
-                          long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom) {
+                          long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom, int splitAt) {
         this.topicPartition = topicPartition;
         this.compression = compression;
         this.builder = MemoryRecords.builder(ByteBuffer.allocate(capacityBytes), compression,
                 TimestampType.CREATE_TIME, 0L);
         this.createdMs = createdMs;
+        this.creationOrder = splitFrom == null ? CREATED.getAndIncrement() : splitFrom.creationOrder;
+        this.firstRecordIndex = splitFrom == null ? 0 : splitFrom.firstRecordIndex + splitAt;
         this.reservedBytes = reservedBytes;
         this.onEnded = onEnded;
         this.splitFrom = splitFrom;
@@ -174,7 +182,7 @@ public final class ProducerBatch {
             capacityBytes += record.sizeInBytes();
         }
         // Reserves nothing: this batch's memory covers the halves until the last of them ends.
-        ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this);
+        ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this, from);
         for (int index = from; index < to; index++) {
             half.builder.append(sent.get(index));
             half.records.add(records.get(index));
@@ -330,6 +338,16 @@ public final class ProducerBatch {
     /** When it was created. */
     public long createdMs() {
         return createdMs;
+    }
+
+    /**
+     * Whether its records come before {@code other}'s, a batch of the same partition: it was made
+     * by appends earlier, or it is the front piece of a split of the same batch. A retried batch
+     * goes back to the place this gives it, so retries keep the order records were sent in.
+     */
+    boolean precedes(ProducerBatch other) {
+        return creationOrder != other.creationOrder ? creationOrder < other.creationOrder
+                : firstRecordIndex < other.firstRecordIndex;
     }
 
     /** How many times it has been sent. */

@@ -53,11 +53,33 @@ public final class ProducerIdentity {
      * @return whether a bump is now needed
      */
     public boolean bumpFor(ProducerBatch batch) {
-        if (!held || batch.producerId() != producerId || batch.producerEpoch() != producerEpoch) {
+        if (!isCurrent(batch)) {
             return false;
         }
         held = false;
         return true;
+    }
+
+    /** Whether the batch carries a sequence under the identity held now. */
+    private boolean isCurrent(ProducerBatch batch) {
+        return held && batch.hasSequence() && batch.producerId() == producerId && batch.producerEpoch() == producerEpoch;
+    }
+
+    /**
+     * Whether the broker refused the batch as out of sequence only because an earlier batch of its
+     * partition is not written yet: that batch was refused too, or is still in flight. Such a batch
+     * is retried behind the earlier one, under the same identity; nothing is lost. Otherwise the
+     * refusal means the broker lost this producer's state, and the epoch must be bumped.
+     */
+    public boolean waitsForAnEarlierBatch(ProducerBatch batch) {
+        return isCurrent(batch) && batch.baseSequence() != sequences.expected(batch.topicPartition());
+    }
+
+    /** Records that the broker wrote the batch; a batch stamped under an earlier identity changes nothing. */
+    public void written(ProducerBatch batch) {
+        if (isCurrent(batch)) {
+            sequences.written(batch.topicPartition(), batch.baseSequence(), batch.recordCount());
+        }
     }
 
     /**
@@ -68,7 +90,7 @@ public final class ProducerIdentity {
         if (!held) {
             throw new IllegalStateException("no producer id is held");
         }
-        if (batch.hasSequence() && batch.producerId() == producerId && batch.producerEpoch() == producerEpoch) {
+        if (isCurrent(batch)) {
             return;
         }
         batch.setProducerState(producerId, producerEpoch, sequences.take(batch.topicPartition(), batch.recordCount()));

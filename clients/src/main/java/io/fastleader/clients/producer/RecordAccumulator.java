@@ -43,7 +43,6 @@ public final class RecordAccumulator {
     private final Map<TopicPartition, Deque<ProducerBatch>> queues = new ConcurrentHashMap<>();
     // Batches that hold memory: queued or in flight. Flush and abort work from this.
     private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
-    private final Set<TopicPartition> muted = ConcurrentHashMap.newKeySet();
     private final AtomicInteger flushesInProgress = new AtomicInteger();
     private volatile boolean closed;
     /** What {@link #abortAll} failed every batch with; null until then. */
@@ -152,7 +151,8 @@ public final class RecordAccumulator {
      *       {@code linger.ms}, or at once while a flush is in progress, the accumulator is closed or
      *       appenders are waiting for memory (sending is the only way to free it).</li>
      * </ul>
-     * Muted partitions are never ready.
+     * Whether the partition may take another batch now (in-flight limits, leader) is the sender's
+     * question, not this one's.
      */
     public ReadyCheck ready(long nowMs) {
         boolean sendEverything = closed || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
@@ -165,12 +165,8 @@ public final class RecordAccumulator {
                 if (first == null) {
                     continue;
                 }
-                // Queued batches expire too, even behind a muted partition's batch in flight.
                 long untilExpiryMs = first.createdMs() + config.deliveryTimeoutMs() - nowMs;
                 nextCheckDelayMs = Math.min(nextCheckDelayMs, Math.max(0, untilExpiryMs));
-                if (muted.contains(entry.getKey())) {
-                    continue;
-                }
                 long untilReadyMs = untilReadyMs(first, sendEverything || queue.size() > 1, nowMs);
                 if (untilReadyMs == 0) {
                     ready.add(entry.getKey());
@@ -194,8 +190,8 @@ public final class RecordAccumulator {
 
     /**
      * Takes the first batch of each given partition, in the given order, for one Produce request:
-     * at most one batch per partition, skipping muted partitions and batches still backing off,
-     * and no batch that would take the request past {@code maxRequestSize} (the first always goes,
+     * at most one batch per partition (a Produce request carries one batch per partition), skipping
+     * partitions whose first batch is still backing off, and no batch that would take the request past {@code maxRequestSize} (the first always goes,
      * so a single large record is never stuck). A taken batch accepts no more records.
      */
     public List<ProducerBatch> drain(Collection<TopicPartition> partitions, int maxRequestSize, long nowMs) {
@@ -203,7 +199,7 @@ public final class RecordAccumulator {
         int requestBytes = 0;
         for (TopicPartition partition : partitions) {
             Deque<ProducerBatch> queue = queues.get(partition);
-            if (queue == null || muted.contains(partition)) {
+            if (queue == null) {
                 continue;
             }
             synchronized (queue) {
@@ -224,10 +220,13 @@ public final class RecordAccumulator {
     }
 
     /**
-     * Puts a batch that will be retried back at the head of its partition's queue. Among batches
-     * that already carry sequence numbers it goes in sequence order, so an idempotent producer
-     * resends them as the broker expects. A batch that ended meanwhile (aborted, say) is dropped;
-     * one that has not but comes after {@link #abortAll} fails as the others did.
+     * Puts a batch that will be retried back in its partition's queue, at the place its records
+     * have ({@link ProducerBatch#precedes}): in front of every batch made after it, behind any
+     * earlier batch that is waiting for a retry too. Several batches of a partition in flight
+     * may fail together and come back in any order; they are resent in the order they were first
+     * sent, which for an idempotent producer is their sequence order. A batch that ended meanwhile
+     * (aborted, say) is dropped; one that has not but comes after {@link #abortAll} fails as the
+     * others did.
      */
     public void reenqueue(ProducerBatch batch) {
         Deque<ProducerBatch> queue = queues.computeIfAbsent(batch.topicPartition(), p -> new ArrayDeque<>());
@@ -235,7 +234,7 @@ public final class RecordAccumulator {
             // Read under the queue's monitor: if abortAll has not set it yet, its pass over this
             // queue, which comes after, finds the batch.
             if (abortedWith == null) {
-                insertAtHead(queue, batch);
+                insertInRecordOrder(queue, batch);
                 return;
             }
         }
@@ -243,13 +242,13 @@ public final class RecordAccumulator {
         batch.fail(abortedWith);
     }
 
-    private static void insertAtHead(Deque<ProducerBatch> queue, ProducerBatch batch) {
+    private static void insertInRecordOrder(Deque<ProducerBatch> queue, ProducerBatch batch) {
         if (batch.isDone()) {
             return;
         }
+        // A queue is in record order and retries come from its front: the walk is short.
         Deque<ProducerBatch> earlier = new ArrayDeque<>();
-        while (batch.hasSequence() && !queue.isEmpty() && queue.peekFirst().hasSequence()
-                && queue.peekFirst().baseSequence() < batch.baseSequence()) {
+        while (!queue.isEmpty() && queue.peekFirst().precedes(batch)) {
             earlier.push(queue.pollFirst());
         }
         queue.addFirst(batch);
@@ -260,7 +259,7 @@ public final class RecordAccumulator {
 
     /**
      * Replaces a batch the broker refused as too large by its two halves ({@link ProducerBatch#split}),
-     * at the head of its partition's queue in record order, as {@link #reenqueue} would put it back.
+     * in its partition's queue in record order, where {@link #reenqueue} would put it back.
      * The halves are new batches, never sent: each has every retry still to come.
      *
      * @return how many batches took its place: 2, or 0 when it had ended meanwhile (expired or aborted)
@@ -268,26 +267,33 @@ public final class RecordAccumulator {
     public int splitAndReenqueue(ProducerBatch batch) {
         List<ProducerBatch> halves = batch.split();
         incomplete.addAll(halves);
-        // Each goes to the head: the second half first.
+        // The halves take their batch's place, the first in front of the second.
         for (int i = halves.size() - 1; i >= 0; i--) {
             reenqueue(halves.get(i));
         }
         return halves.size();
     }
 
-    /** Keeps the partition out of {@link #ready} and {@link #drain}: the sender's choice while one of its batches is in flight. */
-    public void mute(TopicPartition partition) {
-        muted.add(partition);
-    }
-
-    /** Undoes {@link #mute}. */
-    public void unmute(TopicPartition partition) {
-        muted.remove(partition);
-    }
-
-    /** Whether the partition is muted. */
-    public boolean isMuted(TopicPartition partition) {
-        return muted.contains(partition);
+    /**
+     * The partition's queued batches whose records were sent before (retries, and the halves of a
+     * split batch), in queue order: the sender ends their backoff when the leader epoch advances.
+     */
+    public List<ProducerBatch> queuedRetries(TopicPartition partition) {
+        Deque<ProducerBatch> queue = queues.get(partition);
+        if (queue == null) {
+            return List.of();
+        }
+        List<ProducerBatch> retries = new ArrayList<>();
+        synchronized (queue) {
+            // Batches sent before are in front of every batch never sent (record order).
+            for (ProducerBatch batch : queue) {
+                if (!batch.recordsSentBefore()) {
+                    break;
+                }
+                retries.add(batch);
+            }
+        }
+        return retries;
     }
 
     /**

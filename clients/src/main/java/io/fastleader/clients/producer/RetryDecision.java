@@ -24,6 +24,30 @@ public record RetryDecision(boolean retry, long retryAtMs, boolean backoffSkippe
      */
     public static RetryDecision afterFailure(RetryPolicy policy, int retries, long deliveryTimeoutMs, ProducerBatch batch,
                                              int currentLeaderEpoch, RuntimeException error, long nowMs) {
+        RetryDecision outOfLimits = outOfLimits(retries, deliveryTimeoutMs, batch, error, nowMs);
+        if (outOfLimits != null) {
+            return outOfLimits;
+        }
+        if (policy.skipsBackoff(batch.lastSentLeaderEpoch(), currentLeaderEpoch)) {
+            return new RetryDecision(true, nowMs, true, null);
+        }
+        return new RetryDecision(true, policy.backoffUntilMs(batch.attempts(), nowMs), false, null);
+    }
+
+    /**
+     * Decides for a batch the broker refused only because an earlier batch of its partition was not
+     * written first (an idempotent producer's OUT_OF_ORDER_SEQUENCE_NUMBER behind a refused batch).
+     * It has no backoff of its own: it is queued behind that batch and goes right after it.
+     */
+    public static RetryDecision behindEarlierBatch(int retries, long deliveryTimeoutMs, ProducerBatch batch,
+                                                   RuntimeException error, long nowMs) {
+        RetryDecision outOfLimits = outOfLimits(retries, deliveryTimeoutMs, batch, error, nowMs);
+        return outOfLimits != null ? outOfLimits : new RetryDecision(true, nowMs, false, null);
+    }
+
+    /** The failure when {@code delivery.timeout.ms} or {@code retries} leaves no retry, else null. */
+    private static RetryDecision outOfLimits(int retries, long deliveryTimeoutMs, ProducerBatch batch,
+                                             RuntimeException error, long nowMs) {
         if (batch.hasReachedDeliveryTimeout(deliveryTimeoutMs, nowMs)) {
             return new RetryDecision(false, 0, false, deliveryTimeout(batch, deliveryTimeoutMs, nowMs));
         }
@@ -31,10 +55,7 @@ public record RetryDecision(boolean retry, long retryAtMs, boolean backoffSkippe
         if (batch.attempts() > retries) {
             return new RetryDecision(false, 0, false, error);
         }
-        if (policy.skipsBackoff(batch.lastSentLeaderEpoch(), currentLeaderEpoch)) {
-            return new RetryDecision(true, nowMs, true, null);
-        }
-        return new RetryDecision(true, policy.backoffUntilMs(batch.attempts(), nowMs), false, null);
+        return null;
     }
 
     /**

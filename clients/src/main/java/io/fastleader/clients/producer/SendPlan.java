@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 
@@ -29,18 +30,19 @@ public record SendPlan(Map<Integer, List<TopicPartition>> byLeader, Set<String> 
      *
      * @param leadership   the partition's leadership, null when untracked
      * @param nodeKnown    whether a node's address is known
-     * @param nodeHasRoom  whether a node can take another request now (its in-flight limit); a
-     *                     partition led by a full node waits for one of that node's answers
+     * @param mayGoTo      whether the partition's next batch may go to its leader now (the node's
+     *                     in-flight limit, batches of the partition still in flight to another
+     *                     node); one that may not waits for an answer, and needs no refresh
      */
     public static SendPlan of(Collection<TopicPartition> ready, Function<TopicPartition, PartitionLeadership> leadership,
-                              IntPredicate nodeKnown, IntPredicate nodeHasRoom) {
+                              IntPredicate nodeKnown, BiPredicate<TopicPartition, Integer> mayGoTo) {
         Map<Integer, List<TopicPartition>> byLeader = new LinkedHashMap<>();
         Set<String> withoutLeader = new HashSet<>();
         for (TopicPartition partition : ready) {
             PartitionLeadership current = leadership.apply(partition);
             if (current == null || !current.hasLeader() || !nodeKnown.test(current.leaderId())) {
                 withoutLeader.add(partition.topic());
-            } else if (nodeHasRoom.test(current.leaderId())) {
+            } else if (mayGoTo.test(partition, current.leaderId())) {
                 byLeader.computeIfAbsent(current.leaderId(), id -> new ArrayList<>()).add(partition);
             }
         }

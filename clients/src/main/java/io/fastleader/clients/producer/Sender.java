@@ -42,12 +42,15 @@ import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceRespon
  * routing ({@link SendPlan}), retry timing ({@link RetryDecision}, {@link RetryPolicy}), error
  * classes ({@link ProduceErrorKind}), sequence numbers ({@link ProducerIdentity}).
  *
- * <p>Ordering: at most one batch per partition is in flight (the partition is muted until its
- * answer), so a retry can never be overtaken by a later batch of the same partition and the
- * broker never sees sequences out of order across a leader change. Requests for different
- * partitions still pipeline, up to {@code max.in.flight.requests.per.connection} per broker. This
- * costs throughput on a single hot partition with a long round trip, and buys retries that cannot
- * reorder, with or without idempotence.
+ * <p>Pipelining and order: up to {@code max.in.flight.requests.per.connection} Produce requests
+ * are in flight per broker, each with at most one batch per partition, so a partition may have
+ * that many batches in flight, all to one broker ({@link InFlightBatches}). The broker answers
+ * them in order. A refused batch goes back into its partition's queue in front of every batch
+ * made after it, and the batches in flight behind it come back refused too (with idempotence, as
+ * OUT_OF_ORDER_SEQUENCE_NUMBER, which then means "behind a refused batch" and is retried without
+ * an epoch bump). All of them are then resent in their first order, pipelined again: after a
+ * leader move the whole window goes to the new leader at once, not one batch per round trip.
+ * Without idempotence a batch written behind a refused one can still land before it, as in Kafka.
  *
  * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
  * running out, by {@code delivery.timeout.ms} (queued or in flight), or by a forced close.
@@ -77,8 +80,7 @@ public final class Sender implements Runnable {
     private volatile boolean forced;
 
     // Sender thread only.
-    private final Map<TopicPartition, ProducerBatch> inFlight = new HashMap<>();
-    private final Map<TopicPartition, ProducerBatch> backingOff = new HashMap<>();
+    private final InFlightBatches inFlight = new InFlightBatches();
     private final Map<Integer, Integer> requestsPerNode = new HashMap<>();
     private boolean initInFlight;
     private int initFailures;
@@ -165,31 +167,36 @@ public final class Sender implements Runnable {
         }
     }
 
-    /** One pass: expire, get a producer id if needed, send every ready partition. Returns how long to wait. */
+    /**
+     * One pass: expire, get a producer id if needed, send one request to each leader with a ready
+     * partition and room for it. Returns how long to wait: nothing after a pass that sent, since a
+     * leader may take a further batch of the same partitions.
+     */
     private long sendWhatIsReady(long nowMs) {
         failExpired(nowMs);
         ReadyCheck check = accumulator.ready(nowMs);
         // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
         long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
         if (identity != null && !identity.isHeld()) {
-            return Math.min(waitMs, initProducerId(nowMs));
+            // A new epoch starts every sequence again: ask for it once no batch of the old one is in flight.
+            return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
         SendPlan plan = SendPlan.of(check.readyPartitions(), cache::leadership, node -> cache.node(node) != null,
-                node -> requestsPerNode.getOrDefault(node, 0) < maxInFlightPerNode);
+                (partition, node) -> requestsPerNode.getOrDefault(node, 0) < maxInFlightPerNode
+                        && inFlight.mayGoTo(partition, node));
         if (!plan.topicsWithoutLeader().isEmpty()) {
             metadata.onLeaderError(plan.topicsWithoutLeader());
             // A leader change wakes the loop; looking again after a refresh backoff covers a topic the cache lacks.
             waitMs = Math.min(waitMs, settings.retryBackoffMs());
         }
-        boolean leftBehind = false;
+        boolean sent = false;
         for (Map.Entry<Integer, List<TopicPartition>> entry : plan.byLeader().entrySet()) {
-            leftBehind |= send(entry.getKey(), entry.getValue(), nowMs);
+            sent |= send(entry.getKey(), entry.getValue(), nowMs);
         }
-        // A partition max.request.size kept out of its request is still ready: go round again at once.
-        return leftBehind ? 0 : waitMs;
+        return sent ? 0 : waitMs;
     }
 
-    /** Drains the partitions into one request to their leader; true if some ready partition did not fit. */
+    /** Drains the partitions' first batches into one request to their leader; true if it sent one. */
     private boolean send(int node, List<TopicPartition> partitions, long nowMs) {
         List<ProducerBatch> batches = accumulator.drain(partitions, settings.maxRequestSize(), nowMs);
         if (batches.isEmpty()) {
@@ -204,9 +211,7 @@ public final class Sender implements Runnable {
             }
             metrics.batchSent(batch, !batch.recordsSentBefore());
             batch.markSent(leaderEpoch(partition));
-            backingOff.remove(partition);
-            accumulator.mute(partition);
-            inFlight.put(partition, batch);
+            inFlight.sent(node, batch);
         }
         requestsPerNode.merge(node, 1, Integer::sum);
         pool.send(node, ApiKey.PRODUCE, ProduceRequests.build(acks, requestTimeoutMs, batches))
@@ -214,17 +219,14 @@ public final class Sender implements Runnable {
                     events.add(() -> answered(node, batches, topicIds, nowMs, response, error));
                     wakeup();
                 });
-        return batches.size() < partitions.size();
+        return true;
     }
 
     private void answered(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
                           ApiMessage response, Throwable error) {
         long nowMs = clockMs.getAsLong();
         requestsPerNode.merge(node, -1, Integer::sum);
-        for (ProducerBatch batch : batches) {
-            inFlight.remove(batch.topicPartition());
-            accumulator.unmute(batch.topicPartition());
-        }
+        batches.forEach(inFlight::answered);
         if (error != null) {
             requestFailed(batches, error instanceof CompletionException ? error.getCause() : error, nowMs);
             return;
@@ -244,7 +246,7 @@ public final class Sender implements Runnable {
             }
             Errors code = Errors.forCode(answer.errorCode());
             switch (ProduceErrorKind.of(code)) {
-                case WRITTEN -> batch.complete(answer.baseOffset(), answer.logAppendTimeMs());
+                case WRITTEN -> written(batch, answer);
                 case LEADER_MOVED -> {
                     moved.add(batch);
                     if (!settings.leaderHintsEnabled() || !ProduceErrorKind.mayCarryHint(code)) {
@@ -252,7 +254,8 @@ public final class Sender implements Runnable {
                     }
                 }
                 case RETRIABLE -> retry(batch, code.exception(answer.errorMessage()), nowMs);
-                case SEQUENCE_LOST -> sequenceLost(batch, code, answer.errorMessage(), nowMs);
+                case OUT_OF_SEQUENCE -> outOfSequence(batch, code.exception(answer.errorMessage()), nowMs);
+                case SEQUENCE_LOST -> sequenceLost(batch, code.exception(answer.errorMessage()), nowMs);
                 case TOO_LARGE -> tooLarge(batch, answer.errorMessage());
                 case FATAL -> fail(batch, code.exception(answer.errorMessage()));
             }
@@ -274,6 +277,13 @@ public final class Sender implements Runnable {
             PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
             retry(batch, Errors.forCode(answer.errorCode()).exception(answer.errorMessage()), nowMs);
         }
+    }
+
+    private void written(ProducerBatch batch, PartitionProduceResponse answer) {
+        if (identity != null) {
+            identity.written(batch);
+        }
+        batch.complete(answer.baseOffset(), answer.logAppendTimeMs());
     }
 
     /** The request got no answer (connection failure, timeout): every batch in it is retried, its topics refreshed. */
@@ -311,26 +321,40 @@ public final class Sender implements Runnable {
         }
     }
 
-    private void sequenceLost(ProducerBatch batch, Errors code, String message, long nowMs) {
+    /** The broker expected another sequence: a batch in flight behind a refused one, or lost producer state. */
+    private void outOfSequence(ProducerBatch batch, RuntimeException error, long nowMs) {
+        if (identity != null && identity.waitsForAnEarlierBatch(batch)) {
+            putBack(batch, RetryDecision.behindEarlierBatch(settings.retries(), settings.deliveryTimeoutMs(), batch, error,
+                    nowMs));
+            return;
+        }
+        sequenceLost(batch, error, nowMs);
+    }
+
+    private void sequenceLost(ProducerBatch batch, RuntimeException error, long nowMs) {
         if (identity == null) {
             // Only idempotent batches carry sequences; a broker saying otherwise is answering nonsense.
-            fail(batch, code.exception(message));
+            fail(batch, error);
             return;
         }
         if (identity.bumpFor(batch)) {
-            LOG.info("{} for {}: bumping the producer epoch and re-sequencing", code, batch.topicPartition());
+            LOG.info("{} for {}: bumping the producer epoch and re-sequencing", error.getClass().getSimpleName(),
+                    batch.topicPartition());
         }
-        retry(batch, code.exception(message), nowMs);
+        retry(batch, error, nowMs);
     }
 
     private void retry(ProducerBatch batch, RuntimeException error, long nowMs) {
+        putBack(batch, RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(), batch,
+                leaderEpoch(batch.topicPartition()), error, nowMs));
+    }
+
+    /** Queues the batch again as the decision says, or fails it. */
+    private void putBack(ProducerBatch batch, RetryDecision decision) {
         if (batch.isDone()) {
             // It expired in flight or was aborted: its end is already settled.
             return;
         }
-        TopicPartition partition = batch.topicPartition();
-        RetryDecision decision = RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(),
-                batch, leaderEpoch(partition), error, nowMs);
         if (!decision.retry()) {
             fail(batch, decision.failure());
             return;
@@ -339,12 +363,10 @@ public final class Sender implements Runnable {
             metrics.backoffSkipped();
         }
         batch.retryAt(decision.retryAtMs());
-        backingOff.put(partition, batch);
         accumulator.reenqueue(batch);
     }
 
     private void fail(ProducerBatch batch, RuntimeException error) {
-        backingOff.remove(batch.topicPartition(), batch);
         if (batch.isDone()) {
             return;
         }
@@ -357,13 +379,14 @@ public final class Sender implements Runnable {
         batch.fail(error);
     }
 
-    /** A leader change from Metadata or a hint: a batch backing off since an older epoch goes at once (KIP-951). */
+    /** A leader change from Metadata or a hint: batches backing off since an older epoch go at once (KIP-951). */
     private void leaderChanged(TopicPartition partition, PartitionLeadership current) {
-        ProducerBatch batch = backingOff.get(partition);
         long nowMs = clockMs.getAsLong();
-        if (batch != null && RetryDecision.backoffEndsOnEpochAdvance(retryPolicy, batch, current.leaderEpoch(), nowMs)) {
-            batch.retryAt(nowMs);
-            metrics.backoffSkipped();
+        for (ProducerBatch batch : accumulator.queuedRetries(partition)) {
+            if (RetryDecision.backoffEndsOnEpochAdvance(retryPolicy, batch, current.leaderEpoch(), nowMs)) {
+                batch.retryAt(nowMs);
+                metrics.backoffSkipped();
+            }
         }
     }
 
@@ -372,8 +395,8 @@ public final class Sender implements Runnable {
         for (ProducerBatch batch : accumulator.expired(nowMs)) {
             fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs));
         }
-        // In flight too: the answer may never come in time. The partition stays muted until it does.
-        for (ProducerBatch batch : List.copyOf(inFlight.values())) {
+        // In flight too: the answer may never come in time. The batch stays in flight until it does.
+        for (ProducerBatch batch : inFlight.batches()) {
             if (!batch.isDone() && batch.hasReachedDeliveryTimeout(timeoutMs, nowMs)) {
                 fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs));
             }
@@ -382,7 +405,7 @@ public final class Sender implements Runnable {
 
     private long untilInFlightExpiry(long nowMs) {
         long waitMs = Long.MAX_VALUE;
-        for (ProducerBatch batch : inFlight.values()) {
+        for (ProducerBatch batch : inFlight.batches()) {
             if (!batch.isDone()) {
                 waitMs = Math.min(waitMs, Math.max(0, batch.createdMs() + settings.deliveryTimeoutMs() - nowMs));
             }

@@ -6,7 +6,8 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The idempotent producer's next sequence number per partition, under one producer id and epoch.
+ * The idempotent producer's sequence numbers per partition, under one producer id and epoch: the
+ * next one to assign, and the next one the broker expects, just past the last batch it wrote.
  * A batch takes its base sequence when it is first sent and keeps it on every retry, so a broker
  * that already wrote it answers DUPLICATE_SEQUENCE_NUMBER instead of writing it twice. After an
  * epoch bump every partition starts again at 0. Sequences wrap from {@link Integer#MAX_VALUE} to 0,
@@ -14,7 +15,11 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class SequenceNumbers {
 
+    /** Sequences live in [0, 2^31): differences are taken modulo 2^31. */
+    private static final int SEQUENCE_MASK = Integer.MAX_VALUE;
+
     private final Map<TopicPartition, Integer> next = new HashMap<>();
+    private final Map<TopicPartition, Integer> expected = new HashMap<>();
 
     /**
      * Assigns the base sequence of a batch of {@code records} records for the partition.
@@ -27,9 +32,35 @@ public final class SequenceNumbers {
         return base;
     }
 
+    /**
+     * Records that the broker wrote the batch of {@code records} records at {@code baseSequence}.
+     * The expected sequence only moves forward: a retry that the broker found already written
+     * (DUPLICATE_SEQUENCE_NUMBER) may be answered after batches that followed it.
+     */
+    public void written(TopicPartition partition, int baseSequence, int records) {
+        int end = increment(baseSequence, records);
+        int known = expected.getOrDefault(partition, 0);
+        int ahead = (end - known) & SEQUENCE_MASK;
+        // Fewer batches than the broker's 5 per producer are ever outstanding: a forward step is
+        // far shorter than half the sequence space, a step back (a late duplicate) wraps past it.
+        if (ahead != 0 && ahead < (SEQUENCE_MASK >> 1)) {
+            expected.put(partition, end);
+        }
+    }
+
+    /**
+     * The sequence the broker expects next for the partition: the first batch not yet known to be
+     * written. A batch refused as out of order with any other base sequence waits behind an
+     * earlier batch that the broker has not written (refused, or still in flight).
+     */
+    public int expected(TopicPartition partition) {
+        return expected.getOrDefault(partition, 0);
+    }
+
     /** Starts every partition again at 0, for a new producer epoch. */
     public void reset() {
         next.clear();
+        expected.clear();
     }
 
     /** {@code sequence + increment}, wrapping past {@link Integer#MAX_VALUE} to 0. */

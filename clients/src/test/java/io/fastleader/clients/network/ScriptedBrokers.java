@@ -3,6 +3,7 @@ package io.fastleader.clients.network;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -11,6 +12,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.common.Uuid;
@@ -26,7 +29,9 @@ import io.fastleader.protocol.message.RequestHeaderData;
 /**
  * Brokers on loopback whose answers a test scripts: each node answers ApiVersions with every API
  * the client speaks, and hands every other request to the test's {@link Script}. Any number of
- * client connections, each served by its own thread, answered in order.
+ * client connections, each served by its own thread, answered in order; an answer may be given
+ * later ({@link #answeringLater}), and the connection reads further requests meanwhile, as a
+ * broker reads pipelined requests.
  */
 public final class ScriptedBrokers implements AutoCloseable {
 
@@ -37,9 +42,19 @@ public final class ScriptedBrokers implements AutoCloseable {
         ApiMessage answer(int nodeId, ApiKey api, ApiMessage request) throws Exception;
     }
 
+    /** Decides the answer to one request, now or later. */
+    @FunctionalInterface
+    public interface LaterScript {
+        /**
+         * @return the answer, complete or to be completed later (answers still go out in request
+         *         order), or null to leave the request unanswered
+         */
+        CompletionStage<ApiMessage> answer(int nodeId, ApiKey api, ApiMessage request) throws Exception;
+    }
+
     private final List<ServerSocket> servers = new ArrayList<>();
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
-    private final Script script;
+    private final LaterScript script;
     private final Map<ApiKey, Short> maxVersions;
 
     /** Starts {@code count} brokers, node ids 0 .. count-1, speaking every version the client speaks. */
@@ -49,6 +64,10 @@ public final class ScriptedBrokers implements AutoCloseable {
 
     /** Starts {@code count} brokers that speak at most {@code maxVersions} of the APIs named there: older brokers. */
     public ScriptedBrokers(int count, Map<ApiKey, Short> maxVersions, Script script) throws IOException {
+        this(count, maxVersions, answeringNow(script));
+    }
+
+    private ScriptedBrokers(int count, Map<ApiKey, Short> maxVersions, LaterScript script) throws IOException {
         this.script = script;
         this.maxVersions = Map.copyOf(maxVersions);
         for (int node = 0; node < count; node++) {
@@ -57,6 +76,18 @@ public final class ScriptedBrokers implements AutoCloseable {
             int nodeId = node;
             daemon(() -> accept(nodeId, server), "scripted-broker-" + node);
         }
+    }
+
+    /** Starts {@code count} brokers whose answers the script may give after later requests arrived. */
+    public static ScriptedBrokers answeringLater(int count, LaterScript script) throws IOException {
+        return new ScriptedBrokers(count, Map.of(), script);
+    }
+
+    private static LaterScript answeringNow(Script script) {
+        return (nodeId, api, request) -> {
+            ApiMessage answer = script.answer(nodeId, api, request);
+            return answer == null ? null : CompletableFuture.completedFuture(answer);
+        };
     }
 
     /** The port node {@code nodeId} listens on. */
@@ -105,6 +136,7 @@ public final class ScriptedBrokers implements AutoCloseable {
     private void serve(int nodeId, Socket connection) {
         try (DataInputStream in = new DataInputStream(connection.getInputStream());
              DataOutputStream out = new DataOutputStream(connection.getOutputStream())) {
+            CompletableFuture<Void> answered = CompletableFuture.completedFuture(null);
             while (true) {
                 byte[] frame = new byte[in.readInt()];
                 in.readFully(frame);
@@ -115,9 +147,13 @@ public final class ScriptedBrokers implements AutoCloseable {
                 RequestHeaderData header = new RequestHeaderData(reader, api.requestHeaderVersion(version));
                 ApiMessage request = api.newRequest();
                 request.read(reader, version);
-                ApiMessage answer = api == ApiKey.API_VERSIONS ? advertisedVersions() : script.answer(nodeId, api, request);
+                CompletionStage<ApiMessage> answer = api == ApiKey.API_VERSIONS
+                        ? CompletableFuture.completedFuture(advertisedVersions()) : script.answer(nodeId, api, request);
                 if (answer != null) {
-                    write(out, api, version, header.correlationId(), answer);
+                    int correlationId = header.correlationId();
+                    // Each answer is written after the one before it, by whichever thread completes it.
+                    answered = answered.thenCompose(previous -> answer)
+                            .thenAccept(body -> write(out, api, version, correlationId, body));
                 }
             }
         } catch (Exception closed) {
@@ -125,10 +161,13 @@ public final class ScriptedBrokers implements AutoCloseable {
         }
     }
 
-    private static void write(DataOutputStream out, ApiKey api, short version, int correlationId, ApiMessage body)
-            throws IOException {
-        out.write(Framing.encodeResponse(api, version, correlationId, body).array());
-        out.flush();
+    private static void write(DataOutputStream out, ApiKey api, short version, int correlationId, ApiMessage body) {
+        try {
+            out.write(Framing.encodeResponse(api, version, correlationId, body).array());
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private ApiVersionsResponseData advertisedVersions() {

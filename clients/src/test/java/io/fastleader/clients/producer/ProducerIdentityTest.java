@@ -79,6 +79,33 @@ class ProducerIdentityTest {
         assertThat(identity.isHeld()).isTrue();
     }
 
+    @Test
+    void testABatchRefusedBehindAnUnwrittenOneWaitsForItButTheNextExpectedBatchDoesNot() {
+        identity.initialized(answer(42, 0));
+        ProducerBatch first = batch(3);
+        ProducerBatch second = batch(2);
+        identity.stamp(first);
+        identity.stamp(second);
+
+        assertThat(identity.waitsForAnEarlierBatch(second)).isTrue();
+        assertThat(identity.waitsForAnEarlierBatch(first)).as("nothing is ahead of it: the broker lost its state").isFalse();
+
+        identity.written(first);
+
+        assertThat(identity.waitsForAnEarlierBatch(second)).isFalse();
+    }
+
+    @Test
+    void testABatchOfAnEarlierEpochWaitsForNothing() {
+        identity.initialized(answer(42, 0));
+        identity.stamp(batch(3));
+        ProducerBatch old = batch(2);
+        identity.stamp(old);
+        identity.initialized(answer(42, 1));
+
+        assertThat(identity.waitsForAnEarlierBatch(old)).isFalse();
+    }
+
     private static InitProducerIdResponseData answer(long producerId, int epoch) {
         return new InitProducerIdResponseData().setProducerId(producerId).setProducerEpoch((short) epoch);
     }

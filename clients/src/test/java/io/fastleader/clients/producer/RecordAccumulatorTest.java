@@ -203,7 +203,7 @@ class RecordAccumulatorTest {
     }
 
     @Test
-    void testReenqueuedBatchesKeepSequenceOrder() throws Exception {
+    void testReenqueuedBatchesGoBackInSequenceOrderWhateverOrderTheyFailedIn() throws Exception {
         List<ProducerBatch> sent = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             append(TP0, 10, i);
@@ -226,6 +226,29 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void testReenqueuedBatchesWithoutSequencesGoBackInTheOrderTheyWereMade() throws Exception {
+        List<ProducerBatch> sent = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            append(TP0, 10, i);
+            ProducerBatch batch = drainOne(accumulator, TP0, i);
+            batch.markSent(5);
+            sent.add(batch);
+        }
+        append(TP0, 10, 10);
+
+        accumulator.reenqueue(sent.get(2));
+        accumulator.reenqueue(sent.get(0));
+        accumulator.reenqueue(sent.get(1));
+
+        List<ProducerBatch> order = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            order.add(drainOne(accumulator, TP0, 100));
+        }
+        assertThat(order).containsExactlyElementsOf(sent);
+        assertThat(drainOne(accumulator, TP0, 100).attempts()).isZero();
+    }
+
+    @Test
     void testSplitHalvesTakeTheBatchsPlaceAtTheHeadOfItsPartition() throws Exception {
         append(TP0, 10, 0);
         append(TP0, 10, 0);
@@ -241,6 +264,28 @@ class RecordAccumulatorTest {
             order.add(drainOne(accumulator, TP0, 100).baseSequence());
         }
         assertThat(order).containsExactly(20, 21, -1);
+    }
+
+    @Test
+    void testThePiecesOfSplitHalvesGoBackInRecordOrderWhicheverHalfIsSplitFirst() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            append(TP0, 10, 0);
+        }
+        ProducerBatch sent = drainOne(accumulator, TP0, 0);
+        sent.setProducerState(9, (short) 0, 20);
+        sent.markSent(5);
+        accumulator.splitAndReenqueue(sent);
+        ProducerBatch front = drainOne(accumulator, TP0, 0);
+        ProducerBatch back = drainOne(accumulator, TP0, 0);
+
+        accumulator.splitAndReenqueue(back);
+        accumulator.splitAndReenqueue(front);
+
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            order.add(drainOne(accumulator, TP0, 100).baseSequence());
+        }
+        assertThat(order).containsExactly(20, 21, 22, 23);
     }
 
     @Test
@@ -315,15 +360,17 @@ class RecordAccumulatorTest {
     }
 
     @Test
-    void testMutedPartitionIsNeitherReadyNorDrained() throws Exception {
-        append(TP0, 10, 0);
-        accumulator.mute(TP0);
+    void testAPartitionWithABatchTakenIsReadyForItsNextFullBatch() throws Exception {
+        int batches = 0;
+        while (batches < 3) {
+            batches += append(TP0, 100, 0).newBatchCreated() ? 1 : 0;
+        }
+        ProducerBatch first = drainOne(accumulator, TP0, 0);
 
-        assertThat(accumulator.ready(LINGER_MS).readyPartitions()).isEmpty();
-        assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, LINGER_MS)).isEmpty();
-
-        accumulator.unmute(TP0);
-        assertThat(accumulator.ready(LINGER_MS).readyPartitions()).containsExactly(TP0);
+        assertThat(accumulator.ready(0).readyPartitions()).containsExactly(TP0);
+        ProducerBatch second = drainOne(accumulator, TP0, 0);
+        assertThat(second).isNotSameAs(first);
+        assertThat(accumulator.ready(0).readyPartitions()).as("the last batch lingers").isEmpty();
     }
 
     @Test
@@ -340,11 +387,22 @@ class RecordAccumulatorTest {
     }
 
     @Test
-    void testReadyCheckIsDueWhenAMutedBatchReachesItsDeliveryTimeout() throws Exception {
-        append(TP0, 10, 0);
-        accumulator.mute(TP0);
+    void testQueuedRetriesAreTheBatchesSentBeforeInQueueOrder() throws Exception {
+        List<ProducerBatch> sent = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            append(TP0, 10, i);
+            ProducerBatch batch = drainOne(accumulator, TP0, i);
+            batch.markSent(5);
+            sent.add(batch);
+        }
+        append(TP0, 10, 10);
+        assertThat(accumulator.queuedRetries(TP0)).isEmpty();
 
-        assertThat(accumulator.ready(100).nextReadyCheckDelayMs()).isEqualTo(DELIVERY_TIMEOUT_MS - 100);
+        accumulator.reenqueue(sent.get(1));
+        accumulator.reenqueue(sent.get(0));
+
+        assertThat(accumulator.queuedRetries(TP0)).containsExactlyElementsOf(sent);
+        assertThat(accumulator.queuedRetries(TP1)).isEmpty();
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ class RetryDecisionTest {
     private final RetryPolicy hints = new RetryPolicy(BACKOFF, () -> 0.5, true);
     private final RetryPolicy noHints = new RetryPolicy(BACKOFF, () -> 0.5, false);
     private final RuntimeException notLeader = new NotLeaderOrFollowerException("moved");
+    private final RuntimeException outOfOrder = new OutOfOrderSequenceException("an earlier batch is missing");
 
     @Test
     void testRetryAtTheSameEpochBacksOff() {
@@ -104,6 +106,24 @@ class RetryDecisionTest {
         assertThat(RetryDecision.backoffEndsOnEpochAdvance(noHints, batch, 6, 1_010)).isFalse();
         // Once the backoff is over there is nothing to skip, so nothing is counted.
         assertThat(RetryDecision.backoffEndsOnEpochAdvance(hints, batch, 6, 1_100)).isFalse();
+    }
+
+    @Test
+    void testABatchBehindAnEarlierOneRetriesWithoutABackoffOfItsOwnAndWithoutCountingASkip() {
+        RetryDecision decision = RetryDecision.behindEarlierBatch(Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, sentAt(5, 3),
+                outOfOrder, 1_000);
+
+        assertThat(decision.retry()).isTrue();
+        assertThat(decision.retryAtMs()).isEqualTo(1_000);
+        assertThat(decision.backoffSkipped()).isFalse();
+    }
+
+    @Test
+    void testABatchBehindAnEarlierOneStillHonoursRetriesAndTheDeliveryTimeout() {
+        assertThat(RetryDecision.behindEarlierBatch(2, DELIVERY_TIMEOUT_MS, sentAt(5, 3), outOfOrder, 1_000).failure())
+                .isSameAs(outOfOrder);
+        assertThat(RetryDecision.behindEarlierBatch(Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, sentAt(5, 1), outOfOrder,
+                DELIVERY_TIMEOUT_MS).failure()).isInstanceOf(TimeoutException.class);
     }
 
     /** A batch created at 0 and sent {@code attempts} times, the last at {@code epoch}. */

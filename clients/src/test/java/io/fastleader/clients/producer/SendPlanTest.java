@@ -25,7 +25,7 @@ class SendPlanTest {
     void testGroupsReadyPartitionsByLeaderInReadyOrder() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(1));
 
-        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true, node -> true);
+        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true, (partition, node) -> true);
 
         assertThat(plan.byLeader()).containsOnlyKeys(1, 2);
         assertThat(plan.byLeader().get(1)).containsExactly(A0, B0);
@@ -37,7 +37,7 @@ class SendPlanTest {
     void testPartitionsWithoutALeaderOrItsAddressAskForTheirTopics() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(-1), B0, led(7), A1, led(1));
 
-        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), leaders::get, node -> node != 7, node -> true);
+        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), leaders::get, node -> node != 7, (partition, node) -> true);
 
         assertThat(plan.topicsWithoutLeader()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(plan.byLeader()).containsOnlyKeys(1);
@@ -45,12 +45,14 @@ class SendPlanTest {
     }
 
     @Test
-    void testALeaderAtItsInFlightLimitGetsNothingAndNeedsNoRefresh() {
-        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2));
+    void testAPartitionThatMayNotGoToItsLeaderYetIsLeftOutAndNeedsNoRefresh() {
+        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(2));
 
-        SendPlan plan = SendPlan.of(ordered(A0, A1), leaders::get, node -> true, node -> node != 1);
+        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true,
+                (partition, node) -> node != 1 && !partition.equals(B0));
 
         assertThat(plan.byLeader()).containsOnlyKeys(2);
+        assertThat(plan.byLeader().get(2)).containsExactly(A1);
         assertThat(plan.topicsWithoutLeader()).isEmpty();
     }
 

@@ -9,12 +9,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -65,6 +68,13 @@ class SenderTest {
     private final List<Sent> produced = new CopyOnWriteArrayList<>();
     private final List<InitProducerIdRequestData> inits = new CopyOnWriteArrayList<>();
     private final CountDownLatch firstProduce = new CountDownLatch(1);
+    /** Produce answers the test gives by hand ({@link #startAnsweringLater}), by request index. */
+    private final List<CompletableFuture<ApiMessage>> heldAnswers = new CopyOnWriteArrayList<>();
+    private final AtomicInteger answersGiven = new AtomicInteger();
+    /** For each Produce request as it reached the broker: how many held answers the test had given then. */
+    private final List<Integer> answersGivenOnArrival = new CopyOnWriteArrayList<>();
+    /** For each InitProducerId as the client started writing it: how many held answers the test had given then. */
+    private final List<Integer> answersGivenWhenInitWritten = new CopyOnWriteArrayList<>();
     private volatile int leader = 0;
     private volatile int leaderEpoch = 5;
     private volatile boolean refreshPassesTime;
@@ -158,16 +168,18 @@ class SenderTest {
 
     @Test
     void testALostSequenceBumpsTheEpochAndResequencesInOrder() throws Exception {
-        start(Map.of(), (node, index) -> index == 0 ? refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER) : written(100 + index));
-        Future<RecordMetadata> first = append();
-        firstProduce.await(10, TimeUnit.SECONDS);
-        // The first batch is on its way, so this record starts a second batch, queued behind it.
-        Future<RecordMetadata> second = append();
+        startAnsweringLater();
+        List<Future<RecordMetadata>> futures = sendEach(2);
 
-        assertThat(first.get(10, TimeUnit.SECONDS).offset()).isEqualTo(101);
-        assertThat(second.get(10, TimeUnit.SECONDS).offset()).isEqualTo(102);
+        // The first batch is at the sequence the broker should expect: it lost the producer's state.
+        giveAnswer(0, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        giveAnswer(1, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        awaitProduceRequests(4);
+        giveAnswer(2, written(101));
+        giveAnswer(3, written(102));
 
-        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1),
+        assertThat(offsets(futures)).containsExactly(101L, 102L);
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 1, 1),
                 new Sent(0, PRODUCER_ID, (short) 1, 0, 1), new Sent(0, PRODUCER_ID, (short) 1, 1, 1));
         assertThat(inits).hasSize(2);
         assertThat(inits.get(1).producerId()).isEqualTo(PRODUCER_ID);
@@ -223,8 +235,10 @@ class SenderTest {
         awaitEveryBatchEnded();
 
         assertThat(callbacks).containsExactly("r0@100", "r1@101", "r2@102", "r3@103");
-        assertThat(produced).extracting(Sent::records).containsExactly(4, 2, 1, 1, 2, 1, 1);
-        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 0, 0, 1, 2, 2, 3);
+        // The halves may be in flight together, so how their requests interleave is open; each record
+        // still goes once more on its own, in sequence order.
+        assertThat(produced).extracting(Sent::records).containsExactlyInAnyOrder(4, 2, 2, 1, 1, 1, 1);
+        assertThat(produced).filteredOn(sent -> sent.records() == 1).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 3);
         assertThat(count(ProducerMetrics.KAFKA_GROUP, "batch-split-total")).isEqualTo(3);
         assertThat(accumulator.hasIncomplete()).isFalse();
     }
@@ -268,6 +282,89 @@ class SenderTest {
         assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isZero();
     }
 
+    @Test
+    void testAPartitionPipelinesItsBatchesUpToTheInFlightLimit() throws Exception {
+        startAnsweringLater();
+        List<Future<RecordMetadata>> futures = sendEach(5);
+        futures.add(append());
+
+        awaitSenderIdleWith(() -> produced.size() == 5, "the sixth batch queued");
+        giveAnswer(0, written(100));
+        awaitProduceRequests(6);
+        for (int i = 1; i < 6; i++) {
+            giveAnswer(i, written(100 + i));
+        }
+
+        assertThat(offsets(futures)).containsExactly(100L, 101L, 102L, 103L, 104L, 105L);
+        assertThat(answersGivenOnArrival).as("five in flight, the sixth after the first answer").containsExactly(0, 0, 0, 0, 0, 1);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 3, 4, 5);
+    }
+
+    @Test
+    void testBatchesRefusedByAMovedLeaderGoToTheNewOneInOrderPipelinedOnceAllAreBack() throws Exception {
+        startAnsweringLater();
+        List<Future<RecordMetadata>> futures = sendEach(3);
+        leader = 1;
+        leaderEpoch = 6;
+
+        giveAnswer(0, hinted(1, 6));
+        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1,
+                "the first batch waits in its queue while the others are in flight to the old leader");
+        giveAnswer(1, hinted(1, 6));
+        giveAnswer(2, hinted(1, 6));
+        awaitProduceRequests(6);
+        for (int i = 3; i < 6; i++) {
+            giveAnswer(i, written(100 + i - 3));
+        }
+
+        assertThat(offsets(futures)).containsExactly(100L, 101L, 102L);
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 0, 0, 1, 1, 1);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 0, 1, 2);
+        assertThat(answersGivenOnArrival).as("all three resent together, after the old leader's last answer")
+                .containsExactly(0, 0, 0, 3, 3, 3);
+        // The clock stood still: no retry waited for a backoff.
+        assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isEqualTo(3);
+        assertThat(inits).hasSize(1);
+    }
+
+    @Test
+    void testABatchRefusedOutOfOrderBehindARefusedBatchIsResentAfterItWithoutAnEpochBump() throws Exception {
+        startAnsweringLater();
+        List<Future<RecordMetadata>> futures = sendEach(2);
+
+        giveAnswer(0, refused(Errors.NOT_ENOUGH_REPLICAS));
+        giveAnswer(1, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 2, "both batches queued again");
+        clock.addAndGet(10_000);
+        sender.wakeup();
+        awaitProduceRequests(4);
+        giveAnswer(2, written(7));
+        giveAnswer(3, written(8));
+
+        assertThat(offsets(futures)).containsExactly(7L, 8L);
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 1, 1),
+                new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 1, 1));
+        assertThat(inits).hasSize(1);
+    }
+
+    @Test
+    void testAnEpochBumpWaitsUntilNoBatchIsInFlight() throws Exception {
+        startAnsweringLater();
+        List<Future<RecordMetadata>> futures = sendEach(2);
+
+        giveAnswer(0, refused(Errors.INVALID_PRODUCER_EPOCH));
+        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the fenced batch queued again");
+        giveAnswer(1, refused(Errors.INVALID_PRODUCER_EPOCH));
+        awaitProduceRequests(4);
+        giveAnswer(2, written(7));
+        giveAnswer(3, written(8));
+
+        assertThat(offsets(futures)).containsExactly(7L, 8L);
+        assertThat(answersGivenWhenInitWritten).as("the bump went out after the second batch's answer").containsExactly(0, 2);
+        assertThat(produced).extracting(Sent::producerEpoch).containsExactly((short) 0, (short) 0, (short) 1, (short) 1);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 0, 1);
+    }
+
     /**
      * Appends r0 .. r3, which linger in one batch, then sends it to a broker answering by {@code produce};
      * each callback adds "value@offset" to {@code callbacks}.
@@ -303,7 +400,33 @@ class SenderTest {
     }
 
     private void start(Map<String, Object> overrides, ProduceScript produce) throws Exception {
-        brokers = new ScriptedBrokers(2, (node, api, request) -> answer(node, api, request, produce));
+        start(overrides, new ScriptedBrokers(2, (node, api, request) -> answer(node, api, request, produce)));
+    }
+
+    /**
+     * Starts a sender whose brokers hold every Produce answer until the test gives it ({@link #giveAnswer}),
+     * with a batch per record ({@code batch.size} 1) and Kafka's 5 requests in flight per connection.
+     */
+    private void startAnsweringLater() throws Exception {
+        start(Map.of(ProducerConfig.BATCH_SIZE_CONFIG, 1), ScriptedBrokers.answeringLater(2, (node, api, request) -> {
+            if (api != ApiKey.PRODUCE) {
+                return CompletableFuture.completedFuture(answer(node, api, request, null));
+            }
+            CompletableFuture<ApiMessage> held = new CompletableFuture<>();
+            heldAnswers.add(held);
+            answersGivenOnArrival.add(answersGiven.get());
+            record(node, (ProduceRequestData) request);
+            return held;
+        }));
+    }
+
+    private void giveAnswer(int request, ProduceResponseData answer) {
+        answersGiven.incrementAndGet();
+        heldAnswers.get(request).complete(answer);
+    }
+
+    private void start(Map<String, Object> overrides, ScriptedBrokers scripted) throws Exception {
+        brokers = scripted;
         Map<String, Object> configs = new HashMap<>();
         configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrap());
         configs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
@@ -314,7 +437,11 @@ class SenderTest {
         configs.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 100);
         configs.putAll(overrides);
         ProducerSettings settings = ProducerSettings.parse(configs, null, null);
-        pool = new ConnectionPool(settings.connectionConfig("sender-test"), settings.poolConfig());
+        pool = new ConnectionPool(settings.connectionConfig("sender-test"), settings.poolConfig(), api -> {
+            if (api == ApiKey.INIT_PRODUCER_ID) {
+                answersGivenWhenInitWritten.add(answersGiven.get());
+            }
+        });
         metadata = new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics);
         metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
         accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
@@ -342,17 +469,72 @@ class SenderTest {
                 }
                 return new InitProducerIdResponseData().setProducerId(PRODUCER_ID).setProducerEpoch((short) (inits.size() - 1));
             case PRODUCE:
-                ProduceRequestData data = (ProduceRequestData) request;
-                RecordBatch batch = ((MemoryRecords) data.topicData().find(TOPIC).partitionData().get(0).records())
-                        .batches().iterator().next();
                 int index = produced.size();
-                produced.add(new Sent(node, batch.producerId(), batch.producerEpoch(), batch.baseSequence(),
-                        batch.countOrNull()));
-                firstProduce.countDown();
+                record(node, (ProduceRequestData) request);
                 return produce.answer(node, index);
             default:
                 throw new IllegalArgumentException("unexpected " + api);
         }
+    }
+
+    private void record(int node, ProduceRequestData request) {
+        RecordBatch batch = ((MemoryRecords) request.topicData().find(TOPIC).partitionData().get(0).records())
+                .batches().iterator().next();
+        produced.add(new Sent(node, batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.countOrNull()));
+        firstProduce.countDown();
+    }
+
+    /** Appends one record at a time, each once the one before is at the brokers: a batch, and a request, each. */
+    private List<Future<RecordMetadata>> sendEach(int records) throws InterruptedException {
+        List<Future<RecordMetadata>> futures = new ArrayList<>();
+        for (int i = 0; i < records; i++) {
+            int sent = produced.size();
+            futures.add(append());
+            awaitProduceRequests(sent + 1);
+        }
+        return futures;
+    }
+
+    private static List<Long> offsets(List<Future<RecordMetadata>> futures) throws Exception {
+        List<Long> offsets = new ArrayList<>();
+        for (Future<RecordMetadata> future : futures) {
+            offsets.add(future.get(10, TimeUnit.SECONDS).offset());
+        }
+        return offsets;
+    }
+
+    private void awaitProduceRequests(int count) {
+        spinUntil(() -> produced.size() >= count, count + " Produce requests at the brokers");
+    }
+
+    /**
+     * Waits until the sender waits for work, everything it could do done, with {@code condition}
+     * true. A sender that acted on it (sent a batch the condition says is queued) never gets there.
+     */
+    private void awaitSenderIdleWith(BooleanSupplier condition, String what) {
+        spinUntil(() -> isParkedInAwait(senderThread) && condition.getAsBoolean(), "an idle sender with " + what);
+    }
+
+    /** Spins until {@code condition} holds; fails naming {@code what} if it does not within 10 s. */
+    private static void spinUntil(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("still waiting for %s", what).isNegative();
+            Thread.onSpinWait();
+        }
+    }
+
+    private static boolean isParkedInAwait(Thread thread) {
+        Thread.State state = thread.getState();
+        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().equals(Sender.class.getName()) && frame.getMethodName().equals("await")) {
+                return true;
+            }
+        }
+        return false;
     }
 
 

@@ -33,6 +33,42 @@ class SequenceNumbersTest {
     }
 
     @Test
+    void testTheExpectedSequenceFollowsTheLastWrittenBatch() {
+        assertThat(sequences.expected(P0)).isZero();
+
+        sequences.written(P0, 0, 3);
+        sequences.written(P0, 3, 2);
+
+        assertThat(sequences.expected(P0)).isEqualTo(5);
+        assertThat(sequences.expected(P1)).isZero();
+    }
+
+    @Test
+    void testALateDuplicateOfAnEarlierBatchDoesNotMoveTheExpectedSequenceBack() {
+        sequences.written(P0, 3, 2);
+        sequences.written(P0, 0, 3);
+
+        assertThat(sequences.expected(P0)).isEqualTo(5);
+    }
+
+    @Test
+    void testTheExpectedSequenceMovesForwardAcrossTheWrap() {
+        sequences.written(P0, Integer.MAX_VALUE - 1, 1);
+        sequences.written(P0, Integer.MAX_VALUE, 3);
+
+        assertThat(sequences.expected(P0)).isEqualTo(2);
+    }
+
+    @Test
+    void testResetForgetsWhatWasWritten() {
+        sequences.written(P0, 0, 3);
+
+        sequences.reset();
+
+        assertThat(sequences.expected(P0)).isZero();
+    }
+
+    @Test
     void testSequenceWrapsAsTheRecordBatchFormatDoes() {
         for (int sequence : new int[] {0, 5, Integer.MAX_VALUE - 3, Integer.MAX_VALUE - 1, Integer.MAX_VALUE}) {
             for (int increment : new int[] {1, 2, 4, 10}) {
