@@ -28,6 +28,11 @@ final class InFlightBatches {
         return route == null || route.node == node;
     }
 
+    /** Whether any batch of the partition is in flight. */
+    boolean contains(TopicPartition partition) {
+        return byPartition.containsKey(partition);
+    }
+
     /**
      * Records a batch sent to {@code node}.
      *

@@ -1,5 +1,7 @@
 package io.fastleader.clients.producer;
 
+import org.apache.kafka.common.TopicPartition;
+
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
 
@@ -67,12 +69,23 @@ public final class ProducerIdentity {
 
     /**
      * Whether the broker refused the batch as out of sequence only because an earlier batch of its
-     * partition is not written yet: that batch was refused too, or is still in flight. Such a batch
-     * is retried behind the earlier one, under the same identity; nothing is lost. Otherwise the
-     * refusal means the broker lost this producer's state, and the epoch must be bumped.
+     * partition is not written yet (refused too, or still in flight): its sequence lies beyond the
+     * one the broker expects. Such a batch is retried behind the earlier one, under the same
+     * identity. Any other refusal (at the expected sequence: the broker lost this producer's state;
+     * behind it: the broker wrote later batches first, so this one can never be written at its
+     * sequence) needs an epoch bump.
      */
     public boolean waitsForAnEarlierBatch(ProducerBatch batch) {
-        return isCurrent(batch) && batch.baseSequence() != sequences.expected(batch.topicPartition());
+        return isCurrent(batch) && sequences.isAheadOfExpected(batch.topicPartition(), batch.baseSequence());
+    }
+
+    /**
+     * Whether a batch of the partition may be sent while another is in flight. Not until the broker
+     * wrote one under the held identity: before that it has no state for this producer there and
+     * takes any sequence first, so a batch sent behind a refused one would be written ahead of it.
+     */
+    public boolean mayPipeline(TopicPartition partition) {
+        return held && sequences.anyWritten(partition);
     }
 
     /** Records that the broker wrote the batch; a batch stamped under an earlier identity changes nothing. */

@@ -50,6 +50,8 @@ import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceRespon
  * OUT_OF_ORDER_SEQUENCE_NUMBER, which then means "behind a refused batch" and is retried without
  * an epoch bump). All of them are then resent in their first order, pipelined again: after a
  * leader move the whole window goes to the new leader at once, not one batch per round trip.
+ * With idempotence a partition pipelines only once the broker wrote one of its batches under the
+ * held identity ({@link ProducerIdentity#mayPipeline}).
  * Without idempotence a batch written behind a refused one can still land before it, as in Kafka.
  *
  * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
@@ -182,8 +184,7 @@ public final class Sender implements Runnable {
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
         SendPlan plan = SendPlan.of(check.readyPartitions(), cache::leadership, node -> cache.node(node) != null,
-                (partition, node) -> requestsPerNode.getOrDefault(node, 0) < maxInFlightPerNode
-                        && inFlight.mayGoTo(partition, node));
+                this::mayGoTo);
         if (!plan.topicsWithoutLeader().isEmpty()) {
             metadata.onLeaderError(plan.topicsWithoutLeader());
             // A leader change wakes the loop; looking again after a refresh backoff covers a topic the cache lacks.
@@ -194,6 +195,18 @@ public final class Sender implements Runnable {
             sent |= send(entry.getKey(), entry.getValue(), nowMs);
         }
         return sent ? 0 : waitMs;
+    }
+
+    /**
+     * Whether the partition's next batch may go to {@code node} now: the node has room, the
+     * partition's batches in flight (if any) went there, and with idempotence the broker already
+     * holds the producer's state for it ({@link ProducerIdentity#mayPipeline}).
+     */
+    private boolean mayGoTo(TopicPartition partition, int node) {
+        if (requestsPerNode.getOrDefault(node, 0) >= maxInFlightPerNode || !inFlight.mayGoTo(partition, node)) {
+            return false;
+        }
+        return identity == null || !inFlight.contains(partition) || identity.mayPipeline(partition);
     }
 
     /** Drains the partitions' first batches into one request to their leader; true if it sent one. */

@@ -39,22 +39,38 @@ public final class SequenceNumbers {
      */
     public void written(TopicPartition partition, int baseSequence, int records) {
         int end = increment(baseSequence, records);
-        int known = expected.getOrDefault(partition, 0);
-        int ahead = (end - known) & SEQUENCE_MASK;
-        // Fewer batches than the broker's 5 per producer are ever outstanding: a forward step is
-        // far shorter than half the sequence space, a step back (a late duplicate) wraps past it.
-        if (ahead != 0 && ahead < (SEQUENCE_MASK >> 1)) {
+        Integer known = expected.get(partition);
+        if (known == null || isAhead(end, known)) {
             expected.put(partition, end);
         }
     }
 
     /**
-     * The sequence the broker expects next for the partition: the first batch not yet known to be
-     * written. A batch refused as out of order with any other base sequence waits behind an
-     * earlier batch that the broker has not written (refused, or still in flight).
+     * Whether the broker wrote a batch of the partition under this identity: from then on it holds
+     * the producer's state there and refuses any sequence but the next. Before, a broker accepts
+     * whatever sequence comes first.
      */
-    public int expected(TopicPartition partition) {
-        return expected.getOrDefault(partition, 0);
+    public boolean anyWritten(TopicPartition partition) {
+        return expected.containsKey(partition);
+    }
+
+    /**
+     * Whether {@code sequence} lies beyond the one the broker expects next for the partition (just
+     * past the last batch known to be written, 0 before any): a batch there waits for an earlier
+     * one that the broker has not written yet.
+     */
+    public boolean isAheadOfExpected(TopicPartition partition, int sequence) {
+        return isAhead(sequence, expected.getOrDefault(partition, 0));
+    }
+
+    /**
+     * Whether {@code sequence} comes after {@code reference}. Only a few batches (the broker keeps
+     * 5 per producer) are ever outstanding: a step forward is far shorter than half the sequence
+     * space, a step back wraps past it.
+     */
+    private static boolean isAhead(int sequence, int reference) {
+        int distance = (sequence - reference) & SEQUENCE_MASK;
+        return distance != 0 && distance < (SEQUENCE_MASK >> 1);
     }
 
     /** Starts every partition again at 0, for a new producer epoch. */

@@ -96,6 +96,36 @@ class ProducerIdentityTest {
     }
 
     @Test
+    void testABatchRefusedBehindBatchesAlreadyWrittenWaitsForNothing() {
+        identity.initialized(answer(42, 0));
+        ProducerBatch first = batch(3);
+        ProducerBatch second = batch(2);
+        identity.stamp(first);
+        identity.stamp(second);
+
+        // A broker without state for the producer took the second batch first.
+        identity.written(second);
+
+        assertThat(identity.waitsForAnEarlierBatch(first)).isFalse();
+    }
+
+    @Test
+    void testAPartitionPipelinesOnlyOnceABatchOfItWasWrittenUnderTheHeldIdentity() {
+        identity.initialized(answer(42, 0));
+        ProducerBatch first = batch(1);
+        identity.stamp(first);
+        assertThat(identity.mayPipeline(PARTITION)).isFalse();
+
+        identity.written(first);
+        assertThat(identity.mayPipeline(PARTITION)).isTrue();
+
+        identity.bumpFor(first);
+        assertThat(identity.mayPipeline(PARTITION)).as("a bump is under way").isFalse();
+        identity.initialized(answer(43, 0));
+        assertThat(identity.mayPipeline(PARTITION)).isFalse();
+    }
+
+    @Test
     void testABatchOfAnEarlierEpochWaitsForNothing() {
         identity.initialized(answer(42, 0));
         identity.stamp(batch(3));

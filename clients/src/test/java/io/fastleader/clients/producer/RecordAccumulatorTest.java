@@ -53,6 +53,18 @@ class RecordAccumulatorTest {
         return drained.get(0);
     }
 
+    /** Appends and drains {@code count} batches of TP0 one after another, each marked sent once. */
+    private List<ProducerBatch> sendFromTP0(int count) throws InterruptedException {
+        List<ProducerBatch> sent = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            append(TP0, 10, i);
+            ProducerBatch batch = drainOne(accumulator, TP0, i);
+            batch.markSent(5);
+            sent.add(batch);
+        }
+        return sent;
+    }
+
     @Test
     void testBatchIsReadyWhenFull() throws Exception {
         AppendResult result;
@@ -204,13 +216,9 @@ class RecordAccumulatorTest {
 
     @Test
     void testReenqueuedBatchesGoBackInSequenceOrderWhateverOrderTheyFailedIn() throws Exception {
-        List<ProducerBatch> sent = new ArrayList<>();
+        List<ProducerBatch> sent = sendFromTP0(3);
         for (int i = 0; i < 3; i++) {
-            append(TP0, 10, i);
-            ProducerBatch batch = drainOne(accumulator, TP0, i);
-            batch.setProducerState(9, (short) 0, i * 10);
-            batch.markSent(5);
-            sent.add(batch);
+            sent.get(i).setProducerState(9, (short) 0, i * 10);
         }
         append(TP0, 10, 10);
 
@@ -227,13 +235,7 @@ class RecordAccumulatorTest {
 
     @Test
     void testReenqueuedBatchesWithoutSequencesGoBackInTheOrderTheyWereMade() throws Exception {
-        List<ProducerBatch> sent = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            append(TP0, 10, i);
-            ProducerBatch batch = drainOne(accumulator, TP0, i);
-            batch.markSent(5);
-            sent.add(batch);
-        }
+        List<ProducerBatch> sent = sendFromTP0(3);
         append(TP0, 10, 10);
 
         accumulator.reenqueue(sent.get(2));
@@ -388,13 +390,7 @@ class RecordAccumulatorTest {
 
     @Test
     void testQueuedRetriesAreTheBatchesSentBeforeInQueueOrder() throws Exception {
-        List<ProducerBatch> sent = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            append(TP0, 10, i);
-            ProducerBatch batch = drainOne(accumulator, TP0, i);
-            batch.markSent(5);
-            sent.add(batch);
-        }
+        List<ProducerBatch> sent = sendFromTP0(2);
         append(TP0, 10, 10);
         assertThat(accumulator.queuedRetries(TP0)).isEmpty();
 

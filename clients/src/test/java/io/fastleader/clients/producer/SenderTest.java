@@ -169,18 +169,20 @@ class SenderTest {
     @Test
     void testALostSequenceBumpsTheEpochAndResequencesInOrder() throws Exception {
         startAnsweringLater();
-        List<Future<RecordMetadata>> futures = sendEach(2);
+        Future<RecordMetadata> first = sendEach(1).get(0);
+        Future<RecordMetadata> second = append();
+        awaitSenderIdleWith(() -> produced.size() == 1, "the second batch queued behind the first");
 
         // The first batch is at the sequence the broker should expect: it lost the producer's state.
         giveAnswer(0, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
-        giveAnswer(1, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
-        awaitProduceRequests(4);
-        giveAnswer(2, written(101));
-        giveAnswer(3, written(102));
+        awaitProduceRequests(2);
+        giveAnswer(1, written(101));
+        awaitProduceRequests(3);
+        giveAnswer(2, written(102));
 
-        assertThat(offsets(futures)).containsExactly(101L, 102L);
-        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 1, 1),
-                new Sent(0, PRODUCER_ID, (short) 1, 0, 1), new Sent(0, PRODUCER_ID, (short) 1, 1, 1));
+        assertThat(offsets(List.of(first, second))).containsExactly(101L, 102L);
+        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 1, 0, 1),
+                new Sent(0, PRODUCER_ID, (short) 1, 1, 1));
         assertThat(inits).hasSize(2);
         assertThat(inits.get(1).producerId()).isEqualTo(PRODUCER_ID);
         assertThat(inits.get(1).producerEpoch()).isZero();
@@ -283,45 +285,63 @@ class SenderTest {
     }
 
     @Test
+    void testAPartitionsFirstBatchGoesAloneUntilTheBrokerWroteOne() throws Exception {
+        startAnsweringLater();
+        Future<RecordMetadata> first = sendEach(1).get(0);
+        Future<RecordMetadata> second = append();
+
+        awaitSenderIdleWith(() -> produced.size() == 1, "the second batch held back");
+        giveAnswer(0, written(5));
+        awaitProduceRequests(2);
+        giveAnswer(1, written(6));
+
+        assertThat(offsets(List.of(first, second))).containsExactly(5L, 6L);
+        assertThat(answersGivenOnArrival).containsExactly(0, 1);
+    }
+
+    @Test
     void testAPartitionPipelinesItsBatchesUpToTheInFlightLimit() throws Exception {
         startAnsweringLater();
+        writeFirstRecord();
         List<Future<RecordMetadata>> futures = sendEach(5);
         futures.add(append());
 
-        awaitSenderIdleWith(() -> produced.size() == 5, "the sixth batch queued");
-        giveAnswer(0, written(100));
-        awaitProduceRequests(6);
-        for (int i = 1; i < 6; i++) {
-            giveAnswer(i, written(100 + i));
+        awaitSenderIdleWith(() -> produced.size() == 6, "the sixth batch queued");
+        giveAnswer(1, written(100));
+        awaitProduceRequests(7);
+        for (int i = 2; i < 7; i++) {
+            giveAnswer(i, written(99 + i));
         }
 
         assertThat(offsets(futures)).containsExactly(100L, 101L, 102L, 103L, 104L, 105L);
-        assertThat(answersGivenOnArrival).as("five in flight, the sixth after the first answer").containsExactly(0, 0, 0, 0, 0, 1);
-        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 3, 4, 5);
+        assertThat(answersGivenOnArrival).as("five in flight, the sixth after the first answer")
+                .containsExactly(0, 1, 1, 1, 1, 1, 2);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 3, 4, 5, 6);
     }
 
     @Test
     void testBatchesRefusedByAMovedLeaderGoToTheNewOneInOrderPipelinedOnceAllAreBack() throws Exception {
         startAnsweringLater();
+        writeFirstRecord();
         List<Future<RecordMetadata>> futures = sendEach(3);
         leader = 1;
         leaderEpoch = 6;
 
-        giveAnswer(0, hinted(1, 6));
+        giveAnswer(1, hinted(1, 6));
         awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1,
                 "the first batch waits in its queue while the others are in flight to the old leader");
-        giveAnswer(1, hinted(1, 6));
         giveAnswer(2, hinted(1, 6));
-        awaitProduceRequests(6);
-        for (int i = 3; i < 6; i++) {
-            giveAnswer(i, written(100 + i - 3));
+        giveAnswer(3, hinted(1, 6));
+        awaitProduceRequests(7);
+        for (int i = 4; i < 7; i++) {
+            giveAnswer(i, written(100 + i - 4));
         }
 
         assertThat(offsets(futures)).containsExactly(100L, 101L, 102L);
-        assertThat(produced).extracting(Sent::node).containsExactly(0, 0, 0, 1, 1, 1);
-        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 0, 1, 2);
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 0, 0, 0, 1, 1, 1);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 3, 1, 2, 3);
         assertThat(answersGivenOnArrival).as("all three resent together, after the old leader's last answer")
-                .containsExactly(0, 0, 0, 3, 3, 3);
+                .containsExactly(0, 1, 1, 1, 4, 4, 4);
         // The clock stood still: no retry waited for a backoff.
         assertThat(count(ProducerMetrics.FASTLEADER_GROUP, "retry-backoffs-skipped-total")).isEqualTo(3);
         assertThat(inits).hasSize(1);
@@ -330,39 +350,65 @@ class SenderTest {
     @Test
     void testABatchRefusedOutOfOrderBehindARefusedBatchIsResentAfterItWithoutAnEpochBump() throws Exception {
         startAnsweringLater();
+        writeFirstRecord();
         List<Future<RecordMetadata>> futures = sendEach(2);
 
-        giveAnswer(0, refused(Errors.NOT_ENOUGH_REPLICAS));
-        giveAnswer(1, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        giveAnswer(1, refused(Errors.NOT_ENOUGH_REPLICAS));
+        giveAnswer(2, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
         awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 2, "both batches queued again");
         clock.addAndGet(10_000);
         sender.wakeup();
-        awaitProduceRequests(4);
-        giveAnswer(2, written(7));
-        giveAnswer(3, written(8));
+        awaitProduceRequests(5);
+        giveAnswer(3, written(7));
+        giveAnswer(4, written(8));
 
         assertThat(offsets(futures)).containsExactly(7L, 8L);
-        assertThat(produced).containsExactly(new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 1, 1),
-                new Sent(0, PRODUCER_ID, (short) 0, 0, 1), new Sent(0, PRODUCER_ID, (short) 0, 1, 1));
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 1, 2);
+        assertThat(produced).extracting(Sent::producerEpoch).containsOnly((short) 0);
         assertThat(inits).hasSize(1);
+    }
+
+    @Test
+    void testABatchRefusedOutOfOrderBehindBatchesAlreadyWrittenIsResentOnceUnderANewEpoch() throws Exception {
+        startAnsweringLater();
+        writeFirstRecord();
+        List<Future<RecordMetadata>> futures = sendEach(2);
+
+        // A broker wrote the third batch although it refused the second: the second's sequence is spent.
+        giveAnswer(1, refused(Errors.NOT_ENOUGH_REPLICAS));
+        giveAnswer(2, written(8));
+        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the second batch queued again");
+        clock.addAndGet(10_000);
+        sender.wakeup();
+        awaitProduceRequests(4);
+        giveAnswer(3, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        awaitProduceRequests(5);
+        giveAnswer(4, written(9));
+
+        assertThat(offsets(futures)).containsExactly(9L, 8L);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 1, 0);
+        assertThat(produced).extracting(Sent::producerEpoch).containsExactly((short) 0, (short) 0, (short) 0, (short) 0, (short) 1);
+        assertThat(inits).hasSize(2);
     }
 
     @Test
     void testAnEpochBumpWaitsUntilNoBatchIsInFlight() throws Exception {
         startAnsweringLater();
+        writeFirstRecord();
         List<Future<RecordMetadata>> futures = sendEach(2);
 
-        giveAnswer(0, refused(Errors.INVALID_PRODUCER_EPOCH));
-        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the fenced batch queued again");
         giveAnswer(1, refused(Errors.INVALID_PRODUCER_EPOCH));
+        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the fenced batch queued again");
+        giveAnswer(2, refused(Errors.INVALID_PRODUCER_EPOCH));
         awaitProduceRequests(4);
-        giveAnswer(2, written(7));
-        giveAnswer(3, written(8));
+        giveAnswer(3, written(7));
+        awaitProduceRequests(5);
+        giveAnswer(4, written(8));
 
         assertThat(offsets(futures)).containsExactly(7L, 8L);
-        assertThat(answersGivenWhenInitWritten).as("the bump went out after the second batch's answer").containsExactly(0, 2);
-        assertThat(produced).extracting(Sent::producerEpoch).containsExactly((short) 0, (short) 0, (short) 1, (short) 1);
-        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 0, 1);
+        assertThat(answersGivenWhenInitWritten).as("the bump went out after the second batch's answer").containsExactly(0, 3);
+        assertThat(produced).extracting(Sent::producerEpoch).containsExactly((short) 0, (short) 0, (short) 0, (short) 1, (short) 1);
+        assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 0, 1);
     }
 
     /**
@@ -418,6 +464,13 @@ class SenderTest {
             record(node, (ProduceRequestData) request);
             return held;
         }));
+    }
+
+    /** Sends one record and has the broker write it, so that the broker holds the producer's state for the partition. */
+    private void writeFirstRecord() throws Exception {
+        Future<RecordMetadata> first = sendEach(1).get(0);
+        giveAnswer(produced.size() - 1, written(0));
+        first.get(10, TimeUnit.SECONDS);
     }
 
     private void giveAnswer(int request, ProduceResponseData answer) {

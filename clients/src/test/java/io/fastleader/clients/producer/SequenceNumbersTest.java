@@ -33,14 +33,17 @@ class SequenceNumbersTest {
     }
 
     @Test
-    void testTheExpectedSequenceFollowsTheLastWrittenBatch() {
-        assertThat(sequences.expected(P0)).isZero();
+    void testASequenceIsAheadOfExpectedOnlyPastTheLastWrittenBatch() {
+        assertThat(sequences.isAheadOfExpected(P0, 0)).as("0 is expected first").isFalse();
+        assertThat(sequences.isAheadOfExpected(P0, 3)).isTrue();
 
         sequences.written(P0, 0, 3);
         sequences.written(P0, 3, 2);
 
-        assertThat(sequences.expected(P0)).isEqualTo(5);
-        assertThat(sequences.expected(P1)).isZero();
+        assertThat(sequences.isAheadOfExpected(P0, 5)).as("the next expected").isFalse();
+        assertThat(sequences.isAheadOfExpected(P0, 0)).as("behind what was written").isFalse();
+        assertThat(sequences.isAheadOfExpected(P0, 6)).isTrue();
+        assertThat(sequences.isAheadOfExpected(P1, 6)).isTrue();
     }
 
     @Test
@@ -48,7 +51,8 @@ class SequenceNumbersTest {
         sequences.written(P0, 3, 2);
         sequences.written(P0, 0, 3);
 
-        assertThat(sequences.expected(P0)).isEqualTo(5);
+        assertThat(sequences.isAheadOfExpected(P0, 5)).isFalse();
+        assertThat(sequences.isAheadOfExpected(P0, 6)).isTrue();
     }
 
     @Test
@@ -56,16 +60,21 @@ class SequenceNumbersTest {
         sequences.written(P0, Integer.MAX_VALUE - 1, 1);
         sequences.written(P0, Integer.MAX_VALUE, 3);
 
-        assertThat(sequences.expected(P0)).isEqualTo(2);
+        assertThat(sequences.isAheadOfExpected(P0, 2)).isFalse();
+        assertThat(sequences.isAheadOfExpected(P0, 3)).isTrue();
+        assertThat(sequences.isAheadOfExpected(P0, Integer.MAX_VALUE)).isFalse();
     }
 
     @Test
-    void testResetForgetsWhatWasWritten() {
+    void testAPartitionCountsAsWrittenOnceABatchOfItWasUntilReset() {
+        assertThat(sequences.anyWritten(P0)).isFalse();
+
         sequences.written(P0, 0, 3);
 
+        assertThat(sequences.anyWritten(P0)).isTrue();
+        assertThat(sequences.anyWritten(P1)).isFalse();
         sequences.reset();
-
-        assertThat(sequences.expected(P0)).isZero();
+        assertThat(sequences.anyWritten(P0)).isFalse();
     }
 
     @Test
