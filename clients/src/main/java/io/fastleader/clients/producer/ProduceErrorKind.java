@@ -24,7 +24,8 @@ public enum ProduceErrorKind {
     /**
      * The broker expected another sequence number. Behind an earlier batch of the partition that is
      * not written yet (refused, or in flight ahead of it), the batch is resent after that one, as it
-     * is; otherwise the broker lost the producer's state: as {@link #SEQUENCE_LOST}.
+     * is; otherwise (the broker lost the producer's state, or wrote later batches first) as
+     * {@link #SEQUENCE_LOST}.
      */
     OUT_OF_SEQUENCE,
     /** The idempotent producer's identity is no longer valid on the broker: bump the producer epoch and resend. */

@@ -191,8 +191,9 @@ public final class RecordAccumulator {
     /**
      * Takes the first batch of each given partition, in the given order, for one Produce request:
      * at most one batch per partition (a Produce request carries one batch per partition), skipping
-     * partitions whose first batch is still backing off, and no batch that would take the request past {@code maxRequestSize} (the first always goes,
-     * so a single large record is never stuck). A taken batch accepts no more records.
+     * partitions whose first batch is still backing off, and no batch that would take the request
+     * past {@code maxRequestSize} (the first always goes, so a single large record is never stuck).
+     * A taken batch accepts no more records.
      */
     public List<ProducerBatch> drain(Collection<TopicPartition> partitions, int maxRequestSize, long nowMs) {
         List<ProducerBatch> drained = new ArrayList<>();
@@ -268,9 +269,7 @@ public final class RecordAccumulator {
         List<ProducerBatch> halves = batch.split();
         incomplete.addAll(halves);
         // The halves take their batch's place, the first in front of the second.
-        for (int i = halves.size() - 1; i >= 0; i--) {
-            reenqueue(halves.get(i));
-        }
+        halves.forEach(this::reenqueue);
         return halves.size();
     }
 

@@ -51,8 +51,8 @@ import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceRespon
  * an epoch bump). All of them are then resent in their first order, pipelined again: after a
  * leader move the whole window goes to the new leader at once, not one batch per round trip.
  * With idempotence a partition pipelines only once the broker wrote one of its batches under the
- * held identity ({@link ProducerIdentity#mayPipeline}).
- * Without idempotence a batch written behind a refused one can still land before it, as in Kafka.
+ * held identity ({@link ProducerIdentity#mayPipeline}), so no batch is written ahead of an
+ * earlier one; without it a batch written behind a refused one stays ahead of it, as in Kafka.
  *
  * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
  * running out, by {@code delivery.timeout.ms} (queued or in flight), or by a forced close.
