@@ -184,7 +184,10 @@ public final class ProducerBatch {
         // Reserves nothing: this batch's memory covers the halves until the last of them ends.
         ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this, from);
         for (int index = from; index < to; index++) {
-            half.builder.append(sent.get(index));
+            // Appended anew, not with the offset it had here: a broker refuses a batch whose records'
+            // offset deltas do not run from 0 to its record count less one.
+            Record record = sent.get(index);
+            half.builder.append(record.timestamp(), record.key(), record.value(), record.headers());
             half.records.add(records.get(index));
         }
         return half;

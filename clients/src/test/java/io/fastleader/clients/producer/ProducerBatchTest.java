@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -238,6 +239,33 @@ class ProducerBatchTest {
         List<String> values = new ArrayList<>();
         halves.forEach(half -> half.records().records().forEach(record -> values.add(text(record.value()).substring(0, 1))));
         assertThat(values).containsExactly("a", "b", "c", "d", "e");
+    }
+
+    @Test
+    void testEveryPieceOfASplitNumbersItsRecordsFromZeroAsABrokerRequires() {
+        ProducerBatch batch = batch(8192);
+        for (int i = 0; i < 8; i++) {
+            batch.tryAppend(1_000 + i, null, bytes("value-" + i), NO_HEADERS, null);
+        }
+        List<ProducerBatch> halves = batch.split();
+        List<ProducerBatch> pieces = new ArrayList<>(halves.get(0).split());
+        pieces.addAll(halves.get(1).split());
+
+        List<Long> timestamps = new ArrayList<>();
+        for (ProducerBatch piece : pieces) {
+            MutableRecordBatch written = piece.records().batches().iterator().next();
+            // A broker refuses a batch whose offset range is not exactly its record count.
+            assertThat(written.baseOffset()).isZero();
+            assertThat(written.lastOffset() + 1).isEqualTo(piece.recordCount());
+            assertThat(written.countOrNull()).isEqualTo(piece.recordCount());
+            List<Long> offsets = new ArrayList<>();
+            written.forEach(record -> {
+                offsets.add(record.offset());
+                timestamps.add(record.timestamp());
+            });
+            assertThat(offsets).isEqualTo(LongStream.range(0, piece.recordCount()).boxed().toList());
+        }
+        assertThat(timestamps).isEqualTo(LongStream.range(1_000, 1_008).boxed().toList());
     }
 
     @Test
