@@ -60,6 +60,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ClusterView;
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
@@ -178,6 +179,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 }
             });
             this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
+            FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
         } catch (RuntimeException e) {
             releaseResources();
             throw new KafkaException("Failed to construct the FastLeaderConsumer", e);

@@ -72,7 +72,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private final TopicUse topicUse;
     /** Guarded by {@code lock}, as is everything below. */
     private final RefreshSchedule schedule;
-    private final Map<String, List<CompletableFuture<Void>>> topicWaiters = new HashMap<>();
+    private final Map<String, List<TopicWait>> topicWaiters = new HashMap<>();
     private ScheduledFuture<?> wakeup;
     private long wakeupAtMs = Long.MAX_VALUE;
     private long lastView;
@@ -134,10 +134,7 @@ public final class ClusterMetadata implements AutoCloseable {
             }
             for (String topic : topics) {
                 if (!topicUse.contains(topic) || cache.partitionCount(topic) == 0) {
-                    CompletableFuture<Void> wait = new CompletableFuture<>();
-                    topicWaiters.computeIfAbsent(topic, t -> new ArrayList<>()).add(wait);
-                    schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
-                    waits.add(wait);
+                    waits.add(addWaitLocked(topic, 1));
                 }
             }
             topicUse.add(topics, clockMs.getAsLong());
@@ -145,6 +142,34 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         poke();
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Waits for a Metadata answer that shows the partition, the topic being in use (see
+     * {@link #awaitTopics}): a record may name a partition a topic does not have yet, and partitions
+     * may be added meanwhile. The topic is asked for again after each backoff until the answer
+     * shows the partition or the caller cancels the returned future.
+     *
+     * @return completes once an answer gives the topic more partitions than the partition's number;
+     *         fails as {@link #awaitTopics} does
+     */
+    public CompletableFuture<Void> awaitPartition(TopicPartition partition) {
+        CompletableFuture<Void> wait;
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new KafkaException("the client's metadata is closed"));
+            }
+            wait = addWaitLocked(partition.topic(), partition.partition() + 1);
+        }
+        poke();
+        return wait;
+    }
+
+    private CompletableFuture<Void> addWaitLocked(String topic, int partitions) {
+        TopicWait wait = new TopicWait(new CompletableFuture<>(), partitions);
+        topicWaiters.computeIfAbsent(topic, t -> new ArrayList<>()).add(wait);
+        schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
+        return wait.done();
     }
 
     /** The topics are no longer in use; periodic refreshes stop describing them. */
@@ -225,7 +250,7 @@ public final class ClusterMetadata implements AutoCloseable {
         List<CompletableFuture<Void>> waits = new ArrayList<>();
         synchronized (lock) {
             closed = true;
-            topicWaiters.values().forEach(waits::addAll);
+            topicWaiters.values().forEach(topicWaits -> topicWaits.forEach(wait -> waits.add(wait.done())));
             topicWaiters.clear();
         }
         thread.shutdownNow();
@@ -322,12 +347,20 @@ public final class ClusterMetadata implements AutoCloseable {
             // Only an answer describing the topic settles it: the cache may hold an older one's partitions.
             boolean answered = described.contains(topic);
             Errors error = cache.topicError(topic);
-            List<CompletableFuture<Void>> waits = entry.getValue();
-            if (answered && cache.partitionCount(topic) > 0 && error == Errors.NONE) {
-                completions.add(() -> waits.forEach(wait -> wait.complete(null)));
-                waiting.remove();
-            } else if (answered && error != Errors.NONE && !(error.exception() instanceof RetriableException)) {
-                completions.add(() -> waits.forEach(wait -> wait.completeExceptionally(error.exception())));
+            int partitions = cache.partitionCount(topic);
+            for (var waits = entry.getValue().iterator(); waits.hasNext(); ) {
+                TopicWait wait = waits.next();
+                if (wait.done().isDone()) {
+                    waits.remove();
+                } else if (answered && error == Errors.NONE && partitions >= wait.partitions()) {
+                    completions.add(() -> wait.done().complete(null));
+                    waits.remove();
+                } else if (answered && error != Errors.NONE && !(error.exception() instanceof RetriableException)) {
+                    completions.add(() -> wait.done().completeExceptionally(error.exception()));
+                    waits.remove();
+                }
+            }
+            if (entry.getValue().isEmpty()) {
                 waiting.remove();
             } else {
                 schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
@@ -404,5 +437,9 @@ public final class ClusterMetadata implements AutoCloseable {
             pool.updateNodes(addresses);
             nodesInPool = nodes;
         }
+    }
+
+    /** A caller waiting for an answer that gives a topic at least {@code partitions} partitions; it may cancel {@code done}. */
+    private record TopicWait(CompletableFuture<Void> done, int partitions) {
     }
 }

@@ -2,7 +2,9 @@ package io.fastleader.clients.metadata;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -41,6 +43,19 @@ public final class FastLeaderConfigs {
                 .define(CONNECTIONS_PREWARM, Type.BOOLEAN, true, Importance.LOW,
                         "Open connections to every broker hosting a replica of a partition in use, so a leader move "
                                 + "never waits for a TCP or TLS handshake.");
+    }
+
+    /**
+     * Logs the keys supplied that neither Kafka's definition of the client nor any plugin read, in
+     * the line {@code KafkaProducer} and {@code KafkaConsumer} log once they are built ("These
+     * configurations '[...]' were supplied but are not used yet."). Called last in a client's
+     * constructor: a plugin marks the keys it reads from the configuration it is given as used.
+     * Every key Kafka defines counts as used, also those fastleader parses but does not act on, so
+     * only keys no one knows are logged.
+     */
+    public static void logUnusedKeys(AbstractConfig kafka, Set<String> kafkaKeys) {
+        kafkaKeys.forEach(kafka::ignore);
+        kafka.logUnused();
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -47,6 +48,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ClusterView;
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
@@ -72,6 +74,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
     private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
     private static final String NO_TRANSACTIONS = "FastLeaderProducer does not support transactions yet";
+    /** KafkaProducer's words for the same refusal. */
+    private static final String FLUSH_IN_CALLBACK =
+            "KafkaProducer.flush() invocation inside a callback is not permitted because it may lead to deadlock.";
 
     private final ProducerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
@@ -151,6 +156,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();
+            FastLeaderConfigs.logUnusedKeys(kafka, ProducerConfig.configNames());
         } catch (RuntimeException e) {
             releaseResources();
             throw new KafkaException("Failed to construct the FastLeaderProducer", e);
@@ -198,6 +204,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             long deadlineMs = nowMs + settings.maxBlockMs();
             String topic = intercepted.topic();
             int partitionCount = awaitTopic(topic, deadlineMs);
+            if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+                partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
+            }
             Headers headers = intercepted.headers();
             byte[] key = serialize(keySerializer, topic, headers, intercepted.key(), "key");
             byte[] value = serialize(valueSerializer, topic, headers, intercepted.value(), "value");
@@ -240,18 +249,40 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         if (count > 0 && metadata.recordUse(topic)) {
             return count;
         }
-        try {
-            metadata.awaitTopics(List.of(topic)).get(Math.max(0, deadlineMs - clockMs.getAsLong()), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new TimeoutException("Topic " + topic + " not present in metadata after "
-                    + settings.maxBlockMs() + " ms (" + ProducerConfig.MAX_BLOCK_MS_CONFIG + ")");
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
-        }
+        awaitMetadata(metadata.awaitTopics(List.of(topic)), deadlineMs,
+                () -> String.format("Topic %s not present in metadata after %d ms.", topic, settings.maxBlockMs()));
         if (prewarm != null) {
             prewarm.prewarmTopic(topic);
         }
         return cache.partitionCount(topic);
+    }
+
+    /**
+     * The topic's partition count once Metadata shows the partition a record names, waiting until
+     * {@code deadlineMs}: as in {@code KafkaProducer}, partitions may be added meanwhile, so a
+     * partition the topic does not have fails only when {@code max.block.ms} runs out.
+     */
+    private int awaitPartition(TopicPartition partition, long deadlineMs) throws InterruptedException {
+        awaitMetadata(metadata.awaitPartition(partition), deadlineMs,
+                () -> String.format("Partition %d of topic %s with partition count %d is not present in metadata after %d ms.",
+                        partition.partition(), partition.topic(), cache.partitionCount(partition.topic()), settings.maxBlockMs()));
+        return cache.partitionCount(partition.topic());
+    }
+
+    /** Waits until {@code deadlineMs} for {@code answer}; past it, stops waiting and throws a {@link TimeoutException}. */
+    private void awaitMetadata(CompletableFuture<Void> answer, long deadlineMs, Supplier<String> timeoutMessage)
+            throws InterruptedException {
+        try {
+            answer.get(Math.max(0, deadlineMs - clockMs.getAsLong()), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            answer.cancel(false);
+            throw new TimeoutException(timeoutMessage.get());
+        } catch (InterruptedException e) {
+            answer.cancel(false);
+            throw e;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
+        }
     }
 
     private static <T> byte[] serialize(Serializer<T> serializer, String topic, Headers headers, T data, String what) {
@@ -266,12 +297,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private int partition(ProducerRecord<K, V> record, byte[] key, byte[] value, int partitionCount) {
         String topic = record.topic();
         if (record.partition() != null) {
-            int chosen = record.partition();
-            if (chosen < 0 || chosen >= partitionCount) {
-                throw new IllegalArgumentException("Invalid partition given with record: " + chosen
-                        + " is not in the range [0..." + partitionCount + "] of topic " + topic);
-            }
-            return chosen;
+            return record.partition();
         }
         if (partitioner != null) {
             return partitioner.partition(topic, record.key(), key, record.value(), value, ClusterView.forTopic(cache, topic));
@@ -291,9 +317,15 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      * been acknowledged or has failed.
      *
      * @throws InterruptException if interrupted while waiting
+     * @throws KafkaException     when called from a send callback, which runs on the thread that ends
+     *                            records, as {@code KafkaProducer} refuses it
      */
     @Override
     public void flush() {
+        if (Thread.currentThread() == senderThread) {
+            // The records it would wait for can only end on this very thread.
+            throw new KafkaException(FLUSH_IN_CALLBACK);
+        }
         Flush flush = accumulator.beginFlush();
         sender.wakeup();
         try {
@@ -307,7 +339,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     /**
      * The topic's partitions, waiting at most {@code max.block.ms} for its metadata.
      *
-     * @throws TimeoutException naming {@code max.block.ms} when the metadata did not arrive in time
+     * @throws TimeoutException when the metadata did not arrive in time, with KafkaProducer's message
      */
     @Override
     public List<PartitionInfo> partitionsFor(String topic) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.record.internal.CompressionType;
@@ -53,6 +54,8 @@ public final class ProducerSettings {
      * @param keySerializer   the key serializer given as an instance, or null to create it from {@code key.serializer}
      * @param valueSerializer the value serializer given as an instance, or null to create it from {@code value.serializer}
      * @throws ConfigException naming the key, the value and what is allowed
+     * @throws KafkaException    with a {@link ConfigException} cause for a {@code delivery.timeout.ms} set below
+     *                           {@code linger.ms + request.timeout.ms}, as {@code KafkaProducer} throws it
      */
     public static ProducerSettings parse(Map<String, ?> configs, Serializer<?> keySerializer, Serializer<?> valueSerializer) {
         Map<String, Object> kafkaKeys = new HashMap<>(configs);
@@ -64,7 +67,14 @@ public final class ProducerSettings {
         if (valueSerializer != null) {
             kafkaKeys.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, valueSerializer.getClass());
         }
-        ProducerSettings settings = new ProducerSettings(new ProducerConfig(kafkaKeys), fastleaderKeys);
+        ProducerConfig kafka = new ProducerConfig(kafkaKeys);
+        ProducerSettings settings;
+        try {
+            settings = new ProducerSettings(kafka, fastleaderKeys);
+        } catch (ConfigException e) {
+            // KafkaProducer checks the delivery timeout while it is being built, so it wraps this one.
+            throw new KafkaException("Failed to construct kafka producer", e);
+        }
         settings.rejectTransactions();
         settings.rejectAcksZero();
         return settings;
@@ -209,10 +219,11 @@ public final class ProducerSettings {
             return configured;
         }
         if (kafka.originals().containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
-            throw new ConfigException(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, configured,
-                    "must be at least linger.ms + request.timeout.ms (" + floor + ")");
+            throw new ConfigException(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG + " should be equal to or larger than "
+                    + ProducerConfig.LINGER_MS_CONFIG + " + " + ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
         }
-        LOG.warn("{} raised to {} ms, linger.ms + request.timeout.ms", ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, floor);
+        LOG.warn("{} should be equal to or larger than {} + {}. Setting it to {}.", ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                ProducerConfig.LINGER_MS_CONFIG, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, floor);
         return floor;
     }
 }
