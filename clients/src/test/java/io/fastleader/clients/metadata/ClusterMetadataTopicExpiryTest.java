@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -34,8 +35,8 @@ import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseParti
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
 
 /**
- * {@code metadata.max.idle.ms} in {@link ClusterMetadata}, against a scripted broker on a clock the
- * test moves. Metadata requests go no sooner than {@code retry.backoff.ms} after the last answer,
+ * {@code metadata.max.idle.ms} in {@link ClusterMetadata}, and waits for a partition a topic does
+ * not have yet, against a scripted broker on a clock the test moves. Metadata requests go no sooner than {@code retry.backoff.ms} after the last answer,
  * so the test moves the clock past it before asking for more.
  */
 @Timeout(60)
@@ -49,6 +50,7 @@ class ClusterMetadataTopicExpiryTest {
     private final List<Set<String>> requested = new CopyOnWriteArrayList<>();
     private final Metrics metrics = new Metrics();
     private volatile CountDownLatch answersHeld = new CountDownLatch(0);
+    private volatile int partitionsPerTopic = 1;
     private ScriptedBrokers brokers;
     private ConnectionPool pool;
     private ClusterMetadata metadata;
@@ -100,6 +102,42 @@ class ClusterMetadataTopicExpiryTest {
         assertThat(metadata.recordUse("orders")).isTrue();
     }
 
+    @Test
+    void testAPartitionWaitAsksAgainAfterEachBackoffUntilAnAnswerShowsThePartition() throws Exception {
+        start();
+        metadata.awaitTopics(List.of("orders")).get(10, TimeUnit.SECONDS);
+        clock.addAndGet(1_000);
+
+        CompletableFuture<Void> third = metadata.awaitPartition(new TopicPartition("orders", 2));
+        awaitRequestFor("orders", 2);
+        assertThat(third).isNotDone();
+        partitionsPerTopic = 3;
+        clock.addAndGet(1_000);
+        metadata.awaitTopics(List.of("payments")).get(10, TimeUnit.SECONDS);
+
+        third.get(10, TimeUnit.SECONDS);
+        assertThat(requested).hasSize(3);
+        assertThat(metadata.cache().partitionCount("orders")).isEqualTo(3);
+    }
+
+    @Test
+    void testACancelledPartitionWaitIsAskedForNoMore() throws Exception {
+        start();
+        metadata.awaitTopics(List.of("orders")).get(10, TimeUnit.SECONDS);
+        clock.addAndGet(1_000);
+        CompletableFuture<Void> third = metadata.awaitPartition(new TopicPartition("orders", 2));
+        awaitRequestFor("orders", 2);
+
+        third.cancel(false);
+        clock.addAndGet(1_000);
+        metadata.awaitTopics(List.of("payments")).get(10, TimeUnit.SECONDS);
+        clock.addAndGet(1_000);
+        metadata.awaitTopics(List.of("audit")).get(10, TimeUnit.SECONDS);
+
+        assertThat(requested).hasSize(4);
+        assertThat(requested.get(3)).isEqualTo(Set.of("audit"));
+    }
+
     private void start() throws Exception {
         brokers = new ScriptedBrokers(1, (node, api, request) -> answer(api, request));
         pool = new ConnectionPool(ConnectionConfig.defaults("topic-expiry-test"), PoolConfig.defaults());
@@ -121,8 +159,10 @@ class ClusterMetadataTopicExpiryTest {
         response.brokers().add(new MetadataResponseBroker().setNodeId(0).setHost("127.0.0.1").setPort(brokers.port(0)));
         for (String name : topics) {
             MetadataResponseTopic topic = new MetadataResponseTopic().setName(name).setTopicId(Uuid.randomUuid());
-            topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(0).setLeaderEpoch(1)
-                    .setReplicaNodes(List.of(0)).setIsrNodes(List.of(0)));
+            for (int partition = 0; partition < partitionsPerTopic; partition++) {
+                topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(partition).setLeaderId(0)
+                        .setLeaderEpoch(1).setReplicaNodes(List.of(0)).setIsrNodes(List.of(0)));
+            }
             response.topics().add(topic);
         }
         return response;
