@@ -59,6 +59,8 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 class ProducerParityTest {
 
     private static final int KIB = 1024;
+    /** Recent enough that retention never deletes what a workload wrote before it is read back. */
+    private static final long FIRST_TIMESTAMP = System.currentTimeMillis() - 60_000;
 
     private static KafkaTestCluster cluster;
     private static Disturbances disturbances;
@@ -113,7 +115,7 @@ class ProducerParityTest {
                     List<Future<RecordMetadata>> futures = new ArrayList<>();
                     for (int i = 0; i < 600; i++) {
                         Header[] headers = {new RecordHeader("index", Integer.toString(i).getBytes(UTF_8))};
-                        futures.add(producer.send(new ProducerRecord<>(flavoured(producer, topic), null, 1_000_000L + i,
+                        futures.add(producer.send(new ProducerRecord<>(flavoured(producer, topic), null, FIRST_TIMESTAMP + i,
                                 "key-" + (i % 37), "value-" + i, List.of(headers)), callbackOrder(acks, i)));
                     }
                     producer.flush();
@@ -357,7 +359,7 @@ class ProducerParityTest {
     /** A record of the workload's {@code index}-th send, stamped with a timestamp of its own so that timestamps compare across flavours. */
     private static ProducerRecord<String, String> record(Producer<String, String> producer, String name, Integer partition,
                                                         int index, String key, String value) {
-        return new ProducerRecord<>(flavoured(producer, name), partition, 1_000_000L + index, key, value);
+        return new ProducerRecord<>(flavoured(producer, name), partition, FIRST_TIMESTAMP + index, key, value);
     }
 
     /** A callback that notes which record it ran for, so callback order compares across flavours. */

@@ -1,0 +1,192 @@
+package io.fastleader.it.parity;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.fastleader.it.cluster.Await;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+
+/**
+ * The same consumer workloads run through {@code Consumer<K,V>} once with kafka-clients'
+ * {@code KafkaConsumer} and once with {@code FastLeaderConsumer}, on one log of a real 3-broker
+ * cluster, and what the application sees compared field by field: the records and their fields,
+ * offset lookups, commits, and the exceptions of calls from other threads.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class ConsumerParityTest {
+
+    private static final String TOPIC = "consumed";
+    /** Recent enough that retention never deletes the log under the test. */
+    private static final long FIRST_TIMESTAMP = System.currentTimeMillis() - 60_000;
+    private static final int PARTITIONS = 3;
+    private static final int RECORDS = 600;
+    private static final List<TopicPartition> ALL = IntStream.range(0, PARTITIONS)
+            .mapToObj(partition -> new TopicPartition(TOPIC, partition)).toList();
+
+    private static KafkaTestCluster cluster;
+    private static Disturbances disturbances;
+
+    @BeforeAll
+    static void startClusterAndWriteTheLog(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) throws Exception {
+        cluster = started;
+        disturbances = new Disturbances(cluster);
+        disturbances.createTopic(new NewTopic(TOPIC, PARTITIONS, (short) 3));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, null, FIRST_TIMESTAMP + i, "key-" + (i % 41), "value-" + i,
+                        List.of(new RecordHeader("index", Integer.toString(i).getBytes(UTF_8))))).get();
+            }
+        }
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        disturbances.close();
+    }
+
+    @Test
+    void readsTheSameRecordsWithTheSameFields() {
+        Map<Flavour, List<String>> read = each(Map.of(), consumer -> {
+            consumer.assign(ALL);
+            consumer.seekToBeginning(ALL);
+            List<ConsumerRecord<String, String>> records = new ArrayList<>();
+            Await.until("reading " + TOPIC + " to its end", Duration.ofSeconds(60), () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return records.size() >= RECORDS;
+            });
+            List<String> seen = new ArrayList<>(records.stream()
+                    .sorted(Comparator.<ConsumerRecord<String, String>>comparingInt(ConsumerRecord::partition)
+                            .thenComparingLong(ConsumerRecord::offset))
+                    .map(ConsumerParityTest::describe)
+                    .toList());
+            ALL.forEach(partition -> seen.add("lag of " + partition + " " + consumer.currentLag(partition)));
+            return seen;
+        });
+
+        assertThat(read.get(Flavour.FASTLEADER)).hasSize(RECORDS + PARTITIONS).containsExactlyElementsOf(read.get(Flavour.KAFKA));
+    }
+
+    @Test
+    void offsetLookupsAgree() {
+        Map<Flavour, String> lookups = each(Map.of(), consumer -> {
+            Map<TopicPartition, Long> middle = ALL.stream()
+                    .collect(Collectors.toMap(partition -> partition, partition -> FIRST_TIMESTAMP + RECORDS / 2));
+            consumer.assign(ALL);
+            consumer.seekToEnd(ALL);
+            Map<TopicPartition, Long> positions = ALL.stream().collect(Collectors.toMap(partition -> partition, consumer::position));
+            return "beginning " + consumer.beginningOffsets(ALL) + " end " + consumer.endOffsets(ALL) + " positions at end "
+                    + positions + " for times " + consumer.offsetsForTimes(middle);
+        });
+
+        assertThat(lookups.get(Flavour.FASTLEADER)).isEqualTo(lookups.get(Flavour.KAFKA));
+    }
+
+    @Test
+    void standaloneCommitsReadBackAlike() {
+        Map<Flavour, Map<TopicPartition, OffsetAndMetadata>> committed = new HashMap<>();
+        for (Flavour flavour : Flavour.values()) {
+            Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "parity-" + flavour.name().toLowerCase(),
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            committed.put(flavour, with(flavour, config, consumer -> {
+                consumer.assign(ALL);
+                consumer.commitSync(Map.of(ALL.get(0), new OffsetAndMetadata(7, "seven"), ALL.get(2), new OffsetAndMetadata(3)));
+                return consumer.committed(Set.copyOf(ALL));
+            }));
+        }
+
+        assertThat(committed.get(Flavour.FASTLEADER)).isEqualTo(committed.get(Flavour.KAFKA));
+    }
+
+    @Test
+    void aSecondThreadIsRefusedWhileOneIsInPollAndWakeupEndsThePoll() {
+        Map<Flavour, List<String>> seen = each(Map.of(), consumer -> {
+            consumer.assign(ALL);
+            consumer.seekToEnd(ALL);
+            List<String> events = new ArrayList<>();
+            CompletableFuture<String> polling = CompletableFuture.supplyAsync(() -> {
+                try {
+                    consumer.poll(Duration.ofSeconds(60));
+                    return "poll returned";
+                } catch (RuntimeException e) {
+                    return "poll threw " + e.getClass().getName();
+                }
+            });
+            Await.until("the poll to hold the consumer, or to end", Duration.ofSeconds(30), () -> {
+                try {
+                    consumer.assignment();
+                    return polling.isDone();
+                } catch (RuntimeException e) {
+                    events.add("second thread got " + e.getClass().getName());
+                    return true;
+                }
+            });
+            consumer.wakeup();
+            events.add(polling.join());
+            return events;
+        });
+
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly(
+                "second thread got java.util.ConcurrentModificationException",
+                "poll threw org.apache.kafka.common.errors.WakeupException");
+    }
+
+    /** Runs {@code workload} with a consumer of each flavour, built from the cluster's client configuration with {@code config} on top. */
+    private static <T> Map<Flavour, T> each(Map<String, Object> config, Function<Consumer<String, String>, T> workload) {
+        Map<Flavour, T> results = new HashMap<>();
+        for (Flavour flavour : Flavour.values()) {
+            results.put(flavour, with(flavour, config, workload));
+        }
+        return results;
+    }
+
+    private static <T> T with(Flavour flavour, Map<String, Object> config, Function<Consumer<String, String>, T> workload) {
+        Map<String, Object> full = new HashMap<>(cluster.clientConfig());
+        full.putAll(config);
+        try (Consumer<String, String> consumer = flavour.consumer(full)) {
+            return workload.apply(consumer);
+        }
+    }
+
+    private static String describe(ConsumerRecord<String, String> record) {
+        StringBuilder headers = new StringBuilder();
+        record.headers().forEach(header -> headers.append(header.key()).append('=').append(new String(header.value(), UTF_8)));
+        return record.partition() + "@" + record.offset() + " " + record.key() + "=" + record.value() + " " + record.timestampType()
+                + " " + record.timestamp() + " epoch " + record.leaderEpoch() + " key " + record.serializedKeySize() + "B value "
+                + record.serializedValueSize() + "B " + headers;
+    }
+}
