@@ -22,6 +22,8 @@ public final class ConsumerMetrics {
 
     /** The Java client's consumer-wide metric group, where its request counts are. */
     public static final String CLIENT_GROUP = "consumer-metrics";
+    /** The Java client's per-broker consumer metric group. */
+    public static final String NODE_GROUP = "consumer-node-metrics";
     /** The Java client's fetch metric group. */
     public static final String KAFKA_GROUP = "consumer-fetch-manager-metrics";
     /** fastleader's consumer metric group. */

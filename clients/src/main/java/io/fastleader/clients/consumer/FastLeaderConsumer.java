@@ -64,7 +64,7 @@ import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
-import io.fastleader.clients.network.RequestMetrics;
+import io.fastleader.clients.network.NetworkMetrics;
 
 /**
  * A Kafka consumer for applications that assign partitions themselves, which follows a
@@ -152,8 +152,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             List<ConsumerInterceptor<K, V>> configured = (List<ConsumerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
                     ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, ConsumerInterceptor.class, clientIdOverride);
             this.interceptors = register(new ConsumerInterceptorChain<>(configured));
-            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(),
-                    new RequestMetrics(metrics, ConsumerMetrics.CLIENT_GROUP)));
+            NetworkMetrics network = new NetworkMetrics(metrics, ConsumerMetrics.CLIENT_GROUP, ConsumerMetrics.NODE_GROUP);
+            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(), network::connectionTo));
             this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
             this.cache = metadata.cache();
             ExponentialBackoff backoff = new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
