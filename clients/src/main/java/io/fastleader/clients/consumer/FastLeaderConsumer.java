@@ -54,6 +54,7 @@ import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +101,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final AtomicInteger ownerDepth = new AtomicInteger();
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private final Metrics metrics;
+    private final ConsumerMetrics consumerMetrics;
     private final ConnectionPool pool;
     private final ClusterMetadata metadata;
     private final LeaderCache cache;
@@ -158,7 +160,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             this.cache = metadata.cache();
             ExponentialBackoff backoff = new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER);
-            ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics);
+            this.consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             this.offsetLookup = new OffsetLookup(pool, metadata, backoff, clockMs);
             this.groupOffsets = settings.groupId().map(group -> new GroupOffsets(pool, metadata, group, backoff, clockMs));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
@@ -232,10 +234,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     return false;
                 }
                 fetcher.forget(partition);
+                consumerMetrics.unassigned(partition);
                 return true;
             });
             for (TopicPartition partition : partitions) {
-                assignment.computeIfAbsent(partition, PartitionState::new);
+                if (!assignment.containsKey(partition)) {
+                    assignment.put(partition, new PartitionState(partition));
+                    consumerMetrics.assigned(partition);
+                }
             }
             useTopics();
         } finally {
@@ -348,6 +354,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public ConsumerRecords<K, V> poll(Duration timeout) {
         acquire();
+        consumerMetrics.pollStarted();
         try {
             if (assignment.isEmpty()) {
                 throw new IllegalStateException("Consumer is not subscribed to any topics or assigned any partitions");
@@ -372,6 +379,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
             }
         } finally {
+            consumerMetrics.pollEnded();
             release();
         }
     }
@@ -583,12 +591,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
         acquire();
+        long startNanos = System.nanoTime();
         try {
             Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
             await(group().commit(copy, deadline(timeout)), deadline(timeout),
                     () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
             interceptors.onCommit(copy);
         } finally {
+            consumerMetrics.commitSyncTook(System.nanoTime() - startNanos);
             release();
         }
     }
@@ -645,6 +655,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
         acquire();
+        long startNanos = System.nanoTime();
         try {
             Map<TopicPartition, OffsetAndMetadata> found = await(
                     group().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
@@ -655,6 +666,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             partitions.forEach(partition -> result.put(partition, found.get(partition)));
             return result;
         } finally {
+            consumerMetrics.committedTook(System.nanoTime() - startNanos);
             release();
         }
     }
