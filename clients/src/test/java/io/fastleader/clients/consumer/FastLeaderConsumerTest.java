@@ -212,10 +212,7 @@ class FastLeaderConsumerTest {
 
     @Test
     void testRecordsLagIsHighWatermarkMinusPosition() throws Exception {
-        start(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2), (node, index, asked) -> index == 0
-                ? behindTheLog(1_000, 0, "a", "b", "c")
-                : records(asked.fetchOffset(), 5));
-        consumer.seek(PARTITION, 0);
+        startTwoRecordsAPollBehindTheLog(1_000, 0);
 
         assertThat(values(consumer.poll(POLL))).containsExactly("a", "b");
 
@@ -225,10 +222,7 @@ class FastLeaderConsumerTest {
 
     @Test
     void testRecordsLeadIsPositionMinusLogStartOffset() throws Exception {
-        start(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2), (node, index, asked) -> index == 0
-                ? behindTheLog(1_000, 1, "a", "b", "c")
-                : records(asked.fetchOffset(), 5));
-        consumer.seek(PARTITION, 0);
+        startTwoRecordsAPollBehindTheLog(1_000, 1);
 
         consumer.poll(POLL);
 
@@ -351,6 +345,14 @@ class FastLeaderConsumerTest {
         long end = baseOffset + values.length;
         return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(end)
                 .setLastStableOffset(end).setRecords(records));
+    }
+
+    /** A consumer taking two records a poll from offset 0, fetching "a", "b", "c" first and then nothing, of a longer log. */
+    private void startTwoRecordsAPollBehindTheLog(long highWatermark, long logStartOffset) throws Exception {
+        start(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2), (node, index, asked) -> index == 0
+                ? behindTheLog(highWatermark, logStartOffset, "a", "b", "c")
+                : records(asked.fetchOffset(), 5));
+        consumer.seek(PARTITION, 0);
     }
 
     /** Records from offset 0 of a log that holds more: its high watermark and log start offset as given. */
