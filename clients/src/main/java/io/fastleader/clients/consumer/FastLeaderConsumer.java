@@ -54,6 +54,7 @@ import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +66,7 @@ import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
-import io.fastleader.clients.network.RequestMetrics;
+import io.fastleader.clients.network.NetworkMetrics;
 
 /**
  * A Kafka consumer for applications that assign partitions themselves, which follows a
@@ -101,6 +102,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final AtomicInteger ownerDepth = new AtomicInteger();
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private final Metrics metrics;
+    private final ConsumerMetrics consumerMetrics;
     private final ConnectionPool pool;
     private final ClusterMetadata metadata;
     private final LeaderCache cache;
@@ -153,13 +155,13 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             List<ConsumerInterceptor<K, V>> configured = (List<ConsumerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
                     ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, ConsumerInterceptor.class, clientIdOverride);
             this.interceptors = register(new ConsumerInterceptorChain<>(configured));
-            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(),
-                    new RequestMetrics(metrics, ConsumerMetrics.CLIENT_GROUP)));
+            NetworkMetrics network = new NetworkMetrics(metrics, ConsumerMetrics.CLIENT_GROUP, ConsumerMetrics.NODE_GROUP);
+            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(), network::connectionTo));
             this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
             this.cache = metadata.cache();
             ExponentialBackoff backoff = new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER);
-            ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics);
+            this.consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             this.offsetLookup = new OffsetLookup(pool, metadata, backoff, clockMs);
             this.groupOffsets = settings.groupId().map(group -> new GroupOffsets(pool, metadata, group, backoff, clockMs));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
@@ -234,10 +236,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     return false;
                 }
                 fetcher.forget(partition);
+                consumerMetrics.unassigned(partition);
                 return true;
             });
             for (TopicPartition partition : partitions) {
-                assignment.computeIfAbsent(partition, PartitionState::new);
+                if (!assignment.containsKey(partition)) {
+                    assignment.put(partition, new PartitionState(partition));
+                    consumerMetrics.assigned(partition);
+                }
             }
             useTopics();
         } finally {
@@ -350,6 +356,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public ConsumerRecords<K, V> poll(Duration timeout) {
         acquire();
+        consumerMetrics.pollStarted();
         try {
             if (assignment.isEmpty()) {
                 throw new IllegalStateException("Consumer is not subscribed to any topics or assigned any partitions");
@@ -374,6 +381,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
             }
         } finally {
+            consumerMetrics.pollEnded();
             release();
         }
     }
@@ -585,12 +593,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
         acquire();
+        long startNanos = System.nanoTime();
         try {
             Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
             await(group().commit(copy, deadline(timeout)), deadline(timeout),
                     () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
             interceptors.onCommit(copy);
         } finally {
+            consumerMetrics.commitSyncTook(System.nanoTime() - startNanos);
             release();
         }
     }
@@ -647,6 +657,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
         acquire();
+        long startNanos = System.nanoTime();
         try {
             Map<TopicPartition, OffsetAndMetadata> found = await(
                     group().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
@@ -657,6 +668,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             partitions.forEach(partition -> result.put(partition, found.get(partition)));
             return result;
         } finally {
+            consumerMetrics.committedTook(System.nanoTime() - startNanos);
             release();
         }
     }

@@ -16,6 +16,7 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -65,7 +66,7 @@ final class Fetcher<K, V> {
     private final PendingErrors errors;
 
     private final Map<Integer, InFlightFetch> inFlight = new HashMap<>();
-    private final ArrayDeque<PartitionRecords<K, V>> buffered = new ArrayDeque<>();
+    private final ArrayDeque<Buffered<K, V>> buffered = new ArrayDeque<>();
 
     /**
      * @param assignment the consumer's assigned partitions, read and written on the consumer's thread only
@@ -86,6 +87,15 @@ final class Fetcher<K, V> {
         this.clockMs = clockMs;
         this.assignment = assignment;
         this.errors = errors;
+    }
+
+    /** A partition's records waiting for {@code poll}, and the tally of the response they came in. */
+    private record Buffered<K, V>(PartitionRecords<K, V> records, FetchTally tally) {
+
+        /** Done with, taken or dropped. */
+        void drop() {
+            tally.taken(records);
+        }
     }
 
     /** One partition as a Fetch asked for it. */
@@ -114,7 +124,7 @@ final class Fetcher<K, V> {
     void sendFetches() {
         long nowMs = clockMs.getAsLong();
         Set<TopicPartition> withRecords = new HashSet<>();
-        buffered.forEach(records -> withRecords.add(records.partition()));
+        buffered.forEach(entry -> withRecords.add(entry.records().partition()));
         Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
         Set<String> leaderless = new HashSet<>();
         for (PartitionState state : assignment.values()) {
@@ -179,7 +189,7 @@ final class Fetcher<K, V> {
     private void answered(InFlightFetch fetch, ApiMessage response, Throwable failure) {
         inFlight.remove(fetch.node);
         long nowMs = clockMs.getAsLong();
-        metrics.fetchAnswered(nowMs - fetch.sentMs);
+        metrics.fetchAnswered(fetch.node, nowMs - fetch.sentMs);
         FetchResponseData fetched = (FetchResponseData) response;
         if (failure != null || fetched.errorCode() != Errors.NONE.code()) {
             LOG.debug("Fetch to node {} failed: {}", fetch.node,
@@ -192,6 +202,11 @@ final class Fetcher<K, V> {
             metadata.onLeaderError(topics);
             return;
         }
+        metrics.fetchThrottled(fetched.throttleTimeMs());
+        Set<String> topicsAnswered = new HashSet<>();
+        fetched.responses().forEach(topic -> topicsAnswered.add(
+                topic.topic().isEmpty() ? fetch.topicNames.get(topic.topicId()) : topic.topic()));
+        FetchTally tally = new FetchTally(metrics, topicsAnswered);
         List<LeaderHint> hints = new ArrayList<>();
         Map<TopicPartition, Asked> moved = new HashMap<>();
         Set<String> stale = new HashSet<>();
@@ -204,7 +219,7 @@ final class Fetcher<K, V> {
                     continue;
                 }
                 switch (FetchErrorKind.of(Errors.forCode(data.errorCode()))) {
-                    case NONE -> accept(fetch, asked, data);
+                    case NONE -> accept(fetch, asked, data, tally);
                     case LEADER_MOVED -> {
                         moved.put(partition, asked);
                         hints.add(new LeaderHint(partition, topicId(name),
@@ -221,6 +236,7 @@ final class Fetcher<K, V> {
                 }
             }
         }
+        tally.seal();
         leaderMoved(moved, hints, fetched, nowMs);
         if (!stale.isEmpty()) {
             metadata.onLeaderError(stale);
@@ -239,7 +255,7 @@ final class Fetcher<K, V> {
                 && state.position().offset() == asked.fetchOffset();
     }
 
-    private void accept(InFlightFetch fetch, Asked asked, FetchResponseData.PartitionData data) {
+    private void accept(InFlightFetch fetch, Asked asked, FetchResponseData.PartitionData data, FetchTally tally) {
         PartitionState state = asked.state();
         if (asked.epochAdvanced() && fetch.version < LAST_FETCHED_EPOCH_VERSION) {
             // The broker could not check LastFetchedEpoch: validate before trusting these records.
@@ -254,7 +270,7 @@ final class Fetcher<K, V> {
             errors.capture(() -> state.epochEnds(end, settings.resetStrategy()));
             return;
         }
-        state.fetched(data.highWatermark(), data.lastStableOffset());
+        state.fetched(data.highWatermark(), data.lastStableOffset(), data.logStartOffset());
         PartitionRecords<K, V> records = new PartitionRecords<>(state.partition(), asked.fetchOffset(), data, decoding);
         // Batches the application never sees (markers, aborted transactions) are behind the position at once,
         // so a buffered PartitionRecords always starts where its partition's position is.
@@ -262,7 +278,8 @@ final class Fetcher<K, V> {
             state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
         }
         if (!records.isDrained()) {
-            buffered.add(records);
+            buffered.add(new Buffered<>(records, tally));
+            tally.awaits();
         }
     }
 
@@ -302,13 +319,14 @@ final class Fetcher<K, V> {
         Map<TopicPartition, List<ConsumerRecord<K, V>>> records = new LinkedHashMap<>();
         Map<TopicPartition, OffsetAndMetadata> nextOffsets = new LinkedHashMap<>();
         int budget = maxRecords;
-        long bytes = 0;
-        for (Iterator<PartitionRecords<K, V>> it = buffered.iterator(); it.hasNext() && budget > 0; ) {
-            PartitionRecords<K, V> partitionRecords = it.next();
+        for (Iterator<Buffered<K, V>> it = buffered.iterator(); it.hasNext() && budget > 0; ) {
+            Buffered<K, V> entry = it.next();
+            PartitionRecords<K, V> partitionRecords = entry.records();
             PartitionState state = assignment.get(partitionRecords.partition());
             if (state == null || state.phase() != PartitionState.Phase.FETCHING
                     || state.position().offset() != partitionRecords.nextOffset()) {
                 it.remove();
+                entry.drop();
                 continue;
             }
             if (state.isPaused()) {
@@ -325,20 +343,19 @@ final class Fetcher<K, V> {
             }
             FetchPosition next = new FetchPosition(partitionRecords.nextOffset(), partitionRecords.lastEpoch());
             state.advance(next);
+            // As KafkaConsumer does: measured where the position now is, records handed out or not.
+            state.lag(settings.isolationLevel() == IsolationLevel.READ_COMMITTED)
+                    .ifPresent(lag -> metrics.lag(state.partition(), lag));
+            state.lead().ifPresent(lead -> metrics.lead(state.partition(), lead));
             if (partitionRecords.isDrained()) {
                 it.remove();
+                entry.drop();
             }
             if (!taken.isEmpty()) {
                 records.computeIfAbsent(state.partition(), p -> new ArrayList<>()).addAll(taken);
                 budget -= taken.size();
-                for (ConsumerRecord<K, V> record : taken) {
-                    bytes += Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
-                }
             }
             nextOffsets.put(state.partition(), new OffsetAndMetadata(next.offset(), next.offsetEpoch(), ""));
-        }
-        if (!records.isEmpty()) {
-            metrics.consumed(maxRecords - budget, bytes);
         }
         return new ConsumerRecords<>(records, nextOffsets);
     }
@@ -347,6 +364,12 @@ final class Fetcher<K, V> {
 
     /** Drops the buffered records of a partition: unassigned, or moved by a seek. */
     void forget(TopicPartition partition) {
-        buffered.removeIf(records -> records.partition().equals(partition));
+        buffered.removeIf(entry -> {
+            if (!entry.records().partition().equals(partition)) {
+                return false;
+            }
+            entry.drop();
+            return true;
+        });
     }
 }

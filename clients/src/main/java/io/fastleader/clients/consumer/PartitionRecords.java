@@ -51,6 +51,8 @@ final class PartitionRecords<K, V> {
     private Record next;
     private KafkaException failure;
     private long nextOffset;
+    private long bytesTaken;
+    private int recordsTaken;
     private int lastEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
 
     /**
@@ -100,6 +102,8 @@ final class PartitionRecords<K, V> {
         while (next != null && taken.size() < maxRecords) {
             try {
                 taken.add(decode(next));
+                bytesTaken += next.sizeInBytes();
+                recordsTaken++;
             } catch (RecordDeserializationException e) {
                 // As KafkaConsumer does: what this call decoded first reaches the application first.
                 if (taken.isEmpty()) {
@@ -132,6 +136,16 @@ final class PartitionRecords<K, V> {
      */
     Optional<Integer> lastEpoch() {
         return epoch(lastEpoch);
+    }
+
+    /** The bytes of the records handed out so far, as stored in their batches. */
+    long bytesTaken() {
+        return bytesTaken;
+    }
+
+    /** How many records were handed out so far. */
+    int recordsTaken() {
+        return recordsTaken;
     }
 
     /** Whether nothing is left to hand out: no record and no error. */

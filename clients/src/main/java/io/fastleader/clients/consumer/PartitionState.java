@@ -56,6 +56,7 @@ final class PartitionState {
     private int failures;
     private long highWatermark = -1;
     private long lastStableOffset = -1;
+    private long logStartOffset = -1;
 
     PartitionState(TopicPartition partition) {
         this.partition = partition;
@@ -157,9 +158,10 @@ final class PartitionState {
     }
 
     /** A Fetch answered with data or without error: the leader is fine. */
-    void fetched(long highWatermark, long lastStableOffset) {
+    void fetched(long highWatermark, long lastStableOffset, long logStartOffset) {
         this.highWatermark = highWatermark;
         this.lastStableOffset = lastStableOffset;
+        this.logStartOffset = logStartOffset;
         clearBackoff();
     }
 
@@ -252,6 +254,11 @@ final class PartitionState {
     Optional<Long> lag(boolean readCommitted) {
         long end = readCommitted ? lastStableOffset : highWatermark;
         return position == null || end < 0 ? Optional.empty() : Optional.of(end - position.offset());
+    }
+
+    /** How far the position is past the log start offset of the partition's latest Fetch. */
+    Optional<Long> lead() {
+        return position == null || logStartOffset < 0 ? Optional.empty() : Optional.of(position.offset() - logStartOffset);
     }
 
     private void clearBackoff() {

@@ -61,6 +61,8 @@ public final class ClusterMetadata implements AutoCloseable {
     private final MetadataMetrics metrics;
     private final LeaderCache cache;
     private final LongSupplier clockMs;
+    /** When the last Metadata answer was applied, or this object was made before the first. */
+    private volatile long lastAppliedMs;
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
     /** Bound on waiting for the refresh thread at close, should an answer being applied hang. */
     private static final long THREAD_END_MILLIS = 10_000;
@@ -94,6 +96,7 @@ public final class ClusterMetadata implements AutoCloseable {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        this.lastAppliedMs = clockMs.getAsLong();
         if (bootstrapServers.isEmpty()) {
             throw new IllegalArgumentException("no bootstrap servers");
         }
@@ -110,6 +113,11 @@ public final class ClusterMetadata implements AutoCloseable {
         executor.setRemoveOnCancelPolicy(true);
         this.thread = executor;
         pool.updateNodes(bootstrap);
+    }
+
+    /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */
+    public long ageMs() {
+        return clockMs.getAsLong() - lastAppliedMs;
     }
 
     /** The leader state this object keeps current. */
@@ -328,6 +336,7 @@ public final class ClusterMetadata implements AutoCloseable {
 
     private void applied(int node, long view, MetadataResponseData response) {
         cache.applyMetadata(response, view);
+        lastAppliedMs = clockMs.getAsLong();
         metadataNode = node;
         syncPoolNodes();
         List<Runnable> completions = new ArrayList<>();

@@ -23,6 +23,7 @@ import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -51,7 +52,7 @@ public final class BrokerConnection implements AutoCloseable {
     private final String broker;
     private final ConnectionConfig config;
     private final Wire wire;
-    private final RequestListener requestListener;
+    private final ConnectionListener listener;
     private final long requestTimeoutNanos;
     /** Ids need not rise in write order: responses are matched to the oldest request written. */
     private final AtomicInteger correlationIds = new AtomicInteger();
@@ -68,11 +69,11 @@ public final class BrokerConnection implements AutoCloseable {
     private volatile NegotiatedVersions versions;
     private final ClientThreads threads = new ClientThreads();
 
-    private BrokerConnection(String broker, ConnectionConfig config, Wire wire, RequestListener requestListener) {
+    private BrokerConnection(String broker, ConnectionConfig config, Wire wire, ConnectionListener listener) {
         this.broker = broker;
         this.config = config;
         this.wire = wire;
-        this.requestListener = requestListener;
+        this.listener = listener;
         this.requestTimeoutNanos = config.requestTimeout().toNanos();
     }
 
@@ -85,25 +86,40 @@ public final class BrokerConnection implements AutoCloseable {
      * @throws org.apache.kafka.common.errors.SaslAuthenticationException if the broker refuses the credentials
      */
     public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config) {
-        return open(address, config, RequestListener.NONE);
+        return open(address, config, ConnectionListener.NONE);
     }
 
     /**
      * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig)} does, telling
-     * {@code requestListener} of every request it sends, the setup's included.
+     * {@code listener} what it does on the wire, the setup included.
      */
-    public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, RequestListener requestListener) {
+    public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener) {
         String broker = address.getHostString() + ":" + address.getPort();
-        BrokerConnection connection = new BrokerConnection(broker, config, connect(address, config), requestListener);
+        SecurityConfig.Protocol protocol = config.security().protocol();
+        Wire wire;
+        try {
+            wire = connect(address, config);
+        } catch (SslAuthenticationException e) {
+            listener.authenticationFailed();
+            throw e;
+        }
+        listener.connected();
+        BrokerConnection connection = new BrokerConnection(broker, config, wire, listener);
         connection.startThreads();
         try {
             connection.versions = connection.handshake();
-            if (config.security().protocol().usesSasl()) {
+            if (protocol.usesSasl()) {
                 SaslAuthenticator.authenticate(config.security(), address.getHostString(), connection::exchange);
             }
         } catch (RuntimeException e) {
+            if (e instanceof SaslAuthenticationException) {
+                listener.authenticationFailed();
+            }
             connection.close();
             throw e;
+        }
+        if (protocol.usesTls() || protocol.usesSasl()) {
+            listener.authenticated();
         }
         return connection;
     }
@@ -306,7 +322,7 @@ public final class BrokerConnection implements AutoCloseable {
     private void startLocked(Request request, long now) {
         request.deadlineNanos = now + requestTimeoutNanos;
         inFlight.add(request);
-        requestListener.sent(request.api);
+        listener.sent(request.api, request.frame.remaining());
     }
 
     private void startThreads() {
@@ -442,12 +458,14 @@ public final class BrokerConnection implements AutoCloseable {
             throw new MalformedFrameException("response with correlation id " + correlationId + " while "
                 + (request == null ? "no request is in flight" : "the oldest request in flight has " + request.correlationId));
         }
+        int frameBytes = Framing.SIZE_PREFIX_BYTES + frame.remaining();
         ApiMessage body = decode(request, frame);
         lock.lock();
         try {
             // Only this thread removes answered requests; a concurrent failure may have cleared it.
             if (inFlight.peek() == request) {
                 inFlight.poll();
+                listener.received(frameBytes);
                 if (!writing && canWriteLocked()) {
                     writerWakeup.signal();
                 }
@@ -486,6 +504,7 @@ public final class BrokerConnection implements AutoCloseable {
         }
         closedBy = cause;
         wire.close();
+        listener.closed();
         List<Request> failed = new ArrayList<>(inFlight);
         failed.addAll(queued);
         inFlight.clear();

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 import io.fastleader.protocol.ApiKey;
@@ -75,13 +76,16 @@ public final class ConnectionPool implements AutoCloseable {
 
     /** A pool that opens connections with {@link BrokerConnection#open}, timed by {@link System#nanoTime}. */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig) {
-        this(config, poolConfig, RequestListener.NONE);
+        this(config, poolConfig, nodeId -> ConnectionListener.NONE);
     }
 
-    /** A pool as {@link #ConnectionPool(ConnectionConfig, PoolConfig)}, telling {@code requestListener} of every request sent. */
-    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, RequestListener requestListener) {
-        this(config, poolConfig, System::nanoTime, (address, connectionConfig) -> BrokerConnection.open(address, connectionConfig,
-            requestListener), () -> ThreadLocalRandom.current().nextDouble(), null);
+    /**
+     * A pool as {@link #ConnectionPool(ConnectionConfig, PoolConfig)}, telling each connection's
+     * listener, from {@code listeners} by node id as the connection opens, what it does on the wire.
+     */
+    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners) {
+        this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
+            connectionConfig, listeners.apply(nodeId)), () -> ThreadLocalRandom.current().nextDouble(), null);
     }
 
     /**
@@ -301,7 +305,7 @@ public final class ConnectionPool implements AutoCloseable {
     private void open(int nodeId, Node node, Attempt attempt, InetSocketAddress address) {
         BrokerConnection connection;
         try {
-            connection = connector.open(address, config);
+            connection = connector.open(nodeId, address, config);
         } catch (RuntimeException | Error e) {
             failConnect(nodeId, node, attempt, e);
             if (e instanceof Error error) {

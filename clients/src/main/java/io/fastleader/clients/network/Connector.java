@@ -10,9 +10,9 @@ import java.net.InetSocketAddress;
 public interface Connector {
 
     /**
-     * Connects to the broker at {@code address}.
+     * Connects to node {@code nodeId}, the broker at {@code address}.
      *
      * @throws BrokerConnectionException if the broker cannot be reached or the handshake fails
      */
-    BrokerConnection open(InetSocketAddress address, ConnectionConfig config);
+    BrokerConnection open(int nodeId, InetSocketAddress address, ConnectionConfig config);
 }

@@ -54,7 +54,7 @@ import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
-import io.fastleader.clients.network.RequestMetrics;
+import io.fastleader.clients.network.NetworkMetrics;
 
 /**
  * A Kafka producer that follows KIP-951 leader hints: when a broker refuses a batch because the
@@ -83,6 +83,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Metrics metrics;
+    private final ProducerMetrics producerMetrics;
     private final ConnectionPool pool;
     private final ClusterMetadata metadata;
     private final LeaderCache cache;
@@ -139,16 +140,19 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ProducerInterceptor.class, clientIdOverride);
             this.interceptors = register(new Interceptors<>(configured));
             this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));
-            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(),
-                    new RequestMetrics(metrics, ProducerMetrics.KAFKA_GROUP)));
+            NetworkMetrics network = new NetworkMetrics(metrics, ProducerMetrics.KAFKA_GROUP, ProducerMetrics.NODE_GROUP);
+            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(), network::connectionTo));
             this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
             this.cache = metadata.cache();
+            this.producerMetrics = new ProducerMetrics(metrics);
+            producerMetrics.watch(network::requestsInFlight, metadata::ageMs);
             this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
-                    settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()));
+                    settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()),
+                    producerMetrics);
             RetryPolicy retryPolicy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER),
                     () -> ThreadLocalRandom.current().nextDouble(), settings.leaderHintsEnabled());
-            this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, new ProducerMetrics(metrics), clockMs);
+            this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, producerMetrics, clockMs);
             this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, metadata::inUse) : null;
             if (prewarm != null) {
                 cache.addListener(prewarm);
@@ -272,6 +276,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     /** Waits until {@code deadlineMs} for {@code answer}; past it, stops waiting and throws a {@link TimeoutException}. */
     private void awaitMetadata(CompletableFuture<Void> answer, long deadlineMs, Supplier<String> timeoutMessage)
             throws InterruptedException {
+        long waitStartNanos = System.nanoTime();
         try {
             answer.get(Math.max(0, deadlineMs - clockMs.getAsLong()), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
@@ -282,6 +287,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             throw e;
         } catch (ExecutionException e) {
             throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
+        } finally {
+            producerMetrics.metadataWaited(System.nanoTime() - waitStartNanos);
         }
     }
 
@@ -326,6 +333,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             // The records it would wait for can only end on this very thread.
             throw new KafkaException(FLUSH_IN_CALLBACK);
         }
+        long startNanos = System.nanoTime();
         Flush flush = accumulator.beginFlush();
         sender.wakeup();
         try {
@@ -333,6 +341,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptException(e);
+        } finally {
+            producerMetrics.flushed(System.nanoTime() - startNanos);
         }
     }
 
@@ -353,10 +363,10 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     }
 
     /**
-     * The producer's metrics: Kafka's names in {@code producer-metrics} (see {@link ProducerMetrics},
-     * and {@code request-rate/-total} from {@link RequestMetrics}), leader discovery in
-     * {@code fastleader-metadata}, KIP-951 retries in {@code fastleader-producer}, requests per API in
-     * {@code fastleader-network}.
+     * The producer's metrics: Kafka's names in {@code producer-metrics}, {@code producer-topic-metrics}
+     * and {@code producer-node-metrics} (see {@link ProducerMetrics} and {@link NetworkMetrics}),
+     * leader discovery in {@code fastleader-metadata}, KIP-951 retries in {@code fastleader-producer},
+     * requests per API in {@code fastleader-network}.
      * Every metric carries the {@code client-id} tag.
      */
     @Override

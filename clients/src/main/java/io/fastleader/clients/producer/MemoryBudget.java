@@ -20,13 +20,15 @@ import org.apache.kafka.common.KafkaException;
 final class MemoryBudget {
 
     private final long totalBytes;
+    private final ProducerMetrics metrics;
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Condition> waiters = new ArrayDeque<>();
     private long availableBytes;
     private boolean closed;
 
-    MemoryBudget(long totalBytes) {
+    MemoryBudget(long totalBytes, ProducerMetrics metrics) {
         this.totalBytes = totalBytes;
+        this.metrics = metrics;
         this.availableBytes = totalBytes;
     }
 
@@ -46,11 +48,13 @@ final class MemoryBudget {
             }
             Condition turn = lock.newCondition();
             waiters.addLast(turn);
+            long waitStartNanos = System.nanoTime();
             try {
                 long remainingNanos = TimeUnit.MILLISECONDS.toNanos(maxBlockMs);
                 while (waiters.peekFirst() != turn || availableBytes < bytes) {
                     ensureOpen();
                     if (remainingNanos <= 0) {
+                        metrics.bufferExhausted();
                         throw new BufferExhaustedException("Failed to allocate " + bytes + " bytes within max.block.ms ("
                                 + maxBlockMs + " ms): buffer.memory (" + totalBytes + " bytes) is full of unsent "
                                 + "or unacknowledged batches; the brokers may be slow or unreachable");
@@ -59,6 +63,7 @@ final class MemoryBudget {
                 }
                 availableBytes -= bytes;
             } finally {
+                metrics.bufferWaited(System.nanoTime() - waitStartNanos);
                 waiters.remove(turn);
                 // Whether this thread got its memory or gave up, the next in line may now fit.
                 signalHead();
@@ -87,6 +92,10 @@ final class MemoryBudget {
         } finally {
             lock.unlock();
         }
+    }
+
+    long totalBytes() {
+        return totalBytes;
     }
 
     long availableBytes() {

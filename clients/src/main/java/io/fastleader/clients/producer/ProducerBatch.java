@@ -16,6 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.AbstractRecords;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
@@ -64,6 +65,8 @@ public final class ProducerBatch {
     // Set by split: how many of the halves have not ended yet.
     private final AtomicInteger halvesLeft = new AtomicInteger();
 
+    /** The upper bound of its largest record's size, as the Java client estimates it for {@code record-size-avg/-max}. */
+    private int maxRecordBytes;
     private volatile int attempts;
     private volatile int lastSentLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
     private volatile long retryAtMs;
@@ -98,6 +101,8 @@ public final class ProducerBatch {
         this.onEnded = onEnded;
         this.splitFrom = splitFrom;
         this.outcome = new BatchOutcome(topicPartition);
+        // A half holds no record larger than the largest of the batch it was split from.
+        this.maxRecordBytes = splitFrom == null ? 0 : splitFrom.maxRecordBytes;
     }
 
     /**
@@ -112,6 +117,8 @@ public final class ProducerBatch {
             return null;
         }
         builder.append(timestampMs, key, value, headers);
+        maxRecordBytes = Math.max(maxRecordBytes, AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
+                compression.type(), key, value, headers));
         RecordFuture future = new RecordFuture(outcome, records.size(), timestampMs,
                 key == null ? -1 : key.length, value == null ? -1 : value.length);
         records.add(new PendingRecord(callback, future));
@@ -331,6 +338,16 @@ public final class ProducerBatch {
     /** Its size on the wire, estimated until {@link #records()} closes it. */
     public int estimatedSizeBytes() {
         return builder.estimatedSizeInBytes();
+    }
+
+    /** Its size compressed over its size uncompressed: estimated until {@link #records()} closes it, 1 without compression. */
+    double compressionRatio() {
+        return builder.compressionRatio();
+    }
+
+    /** The largest of its records' sizes, as {@code AbstractRecords.estimateSizeInBytesUpperBound} gives them. */
+    int maxRecordBytes() {
+        return maxRecordBytes;
     }
 
     /** The buffer memory it holds until it ends. */

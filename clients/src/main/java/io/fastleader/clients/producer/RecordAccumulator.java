@@ -48,10 +48,11 @@ public final class RecordAccumulator {
     /** What {@link #abortAll} failed every batch with; null until then. */
     private volatile RuntimeException abortedWith;
 
-    /** An empty accumulator. */
-    public RecordAccumulator(AccumulatorConfig config) {
+    /** An empty accumulator; its {@code buffer.memory} is reported in {@code metrics}. */
+    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics) {
         this.config = config;
-        this.memory = new MemoryBudget(config.bufferMemory());
+        this.memory = new MemoryBudget(config.bufferMemory(), metrics);
+        metrics.watchBuffer(memory);
     }
 
     /**

@@ -28,6 +28,7 @@ import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
+import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceResponseData;
 import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
 
@@ -222,12 +223,16 @@ public final class Sender implements Runnable {
             if (identity != null) {
                 identity.stamp(batch);
             }
-            metrics.batchSent(batch, !batch.recordsSentBefore());
-            batch.markSent(leaderEpoch(partition));
+        }
+        // Building the request closes the batches: their sizes and compression ratios are final when measured.
+        ProduceRequestData request = ProduceRequests.build(acks, requestTimeoutMs, batches);
+        metrics.requestSent(batches, nowMs);
+        for (ProducerBatch batch : batches) {
+            batch.markSent(leaderEpoch(batch.topicPartition()));
             inFlight.sent(node, batch);
         }
         requestsPerNode.merge(node, 1, Integer::sum);
-        pool.send(node, ApiKey.PRODUCE, ProduceRequests.build(acks, requestTimeoutMs, batches))
+        pool.send(node, ApiKey.PRODUCE, request)
                 .whenComplete((response, error) -> {
                     events.add(() -> answered(node, batches, topicIds, nowMs, response, error));
                     wakeup();
@@ -244,8 +249,8 @@ public final class Sender implements Runnable {
             requestFailed(batches, error instanceof CompletionException ? error.getCause() : error, nowMs);
             return;
         }
-        metrics.requestAnswered(nowMs - sentAtMs);
         ProduceResponseData produced = (ProduceResponseData) response;
+        metrics.requestAnswered(node, nowMs - sentAtMs, produced.throttleTimeMs());
         List<ProducerBatch> moved = new ArrayList<>();
         Set<String> unhintedTopics = new HashSet<>();
         for (ProducerBatch batch : batches) {

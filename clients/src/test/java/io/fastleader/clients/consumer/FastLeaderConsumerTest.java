@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -57,6 +58,7 @@ class FastLeaderConsumerTest {
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
     private static final Duration POLL = Duration.ofSeconds(10);
+    private static final Map<String, String> PARTITION_TAGS = Map.of("topic", TOPIC, "partition", "0");
 
     /** Every request the brokers saw, in arrival order. */
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
@@ -209,6 +211,38 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testRecordsLagIsHighWatermarkMinusPosition() throws Exception {
+        startTwoRecordsAPollBehindTheLog(1_000, 0);
+
+        assertThat(values(consumer.poll(POLL))).containsExactly("a", "b");
+
+        assertThat(metric(ConsumerMetrics.KAFKA_GROUP, "records-lag-max", Map.of())).isEqualTo(998);
+        assertThat(metric(ConsumerMetrics.KAFKA_GROUP, "records-lag", PARTITION_TAGS)).isEqualTo(998);
+    }
+
+    @Test
+    void testRecordsLeadIsPositionMinusLogStartOffset() throws Exception {
+        startTwoRecordsAPollBehindTheLog(1_000, 1);
+
+        consumer.poll(POLL);
+
+        assertThat(metric(ConsumerMetrics.KAFKA_GROUP, "records-lead-min", Map.of())).isEqualTo(1);
+        assertThat(metric(ConsumerMetrics.KAFKA_GROUP, "records-lead", PARTITION_TAGS)).isEqualTo(1);
+    }
+
+    @Test
+    void testAPartitionsMetricsGoWhenItIsUnassigned() throws Exception {
+        start(Map.of(), (node, index, asked) -> index == 0 ? behindTheLog(1_000, 0, "a") : records(asked.fetchOffset(), 5));
+        consumer.seek(PARTITION, 0);
+        consumer.poll(POLL);
+        assertThat(partitionMetrics()).contains("records-lag", "records-lead", "preferred-read-replica");
+
+        consumer.assign(List.of());
+
+        assertThat(partitionMetrics()).isEmpty();
+    }
+
+    @Test
     void testSubscribeIsRefusedWithAClearMessage() throws Exception {
         start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
 
@@ -313,6 +347,22 @@ class FastLeaderConsumerTest {
                 .setLastStableOffset(end).setRecords(records));
     }
 
+    /** A consumer taking two records a poll from offset 0, fetching "a", "b", "c" first and then nothing, of a longer log. */
+    private void startTwoRecordsAPollBehindTheLog(long highWatermark, long logStartOffset) throws Exception {
+        start(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2), (node, index, asked) -> index == 0
+                ? behindTheLog(highWatermark, logStartOffset, "a", "b", "c")
+                : records(asked.fetchOffset(), 5));
+        consumer.seek(PARTITION, 0);
+    }
+
+    /** Records from offset 0 of a log that holds more: its high watermark and log start offset as given. */
+    private static FetchResponseData behindTheLog(long highWatermark, long logStartOffset, String... values) {
+        FetchResponseData response = records(0, 5, values);
+        response.responses().get(0).partitions().get(0).setHighWatermark(highWatermark).setLastStableOffset(highWatermark)
+                .setLogStartOffset(logStartOffset);
+        return response;
+    }
+
     private static FetchResponseData diverged(int epoch, long endOffset) {
         return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(200)
                 .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(epoch).setEndOffset(endOffset))
@@ -350,6 +400,20 @@ class FastLeaderConsumerTest {
         List<String> values = new ArrayList<>();
         records.forEach(record -> values.add(record.value()));
         return values;
+    }
+
+    private double metric(String group, String name, Map<String, String> tags) {
+        Map<String, String> withClient = new HashMap<>(tags);
+        withClient.put("client-id", consumer.metrics().keySet().iterator().next().tags().get("client-id"));
+        return consumer.metrics().entrySet().stream()
+                .filter(entry -> entry.getKey().group().equals(group) && entry.getKey().name().equals(name)
+                        && entry.getKey().tags().equals(withClient))
+                .mapToDouble(entry -> ((Number) entry.getValue().metricValue()).doubleValue())
+                .findFirst().orElseThrow(() -> new AssertionError("no " + group + " " + name + " " + tags));
+    }
+
+    private List<String> partitionMetrics() {
+        return consumer.metrics().keySet().stream().filter(name -> name.tags().containsKey("partition")).map(MetricName::name).toList();
     }
 
     private double metric(String group, String name) {

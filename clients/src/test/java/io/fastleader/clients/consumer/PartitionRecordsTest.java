@@ -54,6 +54,19 @@ class PartitionRecordsTest {
     private static final RecordDecoding<String, String> READ_COMMITTED = new RecordDecoding<>(
             new StringDeserializer(), new StringDeserializer(), IsolationLevel.READ_COMMITTED, true);
 
+    @Test
+    void testCountsTheRecordsTakenAndTheirSizesAsStored() {
+        MemoryRecords stored = batch(0, "a", "bb", "ccc");
+        List<Integer> sizes = new ArrayList<>();
+        stored.records().forEach(record -> sizes.add(record.sizeInBytes()));
+        PartitionRecords<String, String> records = records(0, stored);
+
+        records.take(2);
+
+        assertThat(records.recordsTaken()).isEqualTo(2);
+        assertThat(records.bytesTaken()).isEqualTo(sizes.get(0) + sizes.get(1));
+    }
+
     // ---- test data: batches as a broker would send them
 
     private static MemoryRecordsBuilder builder(Compression compression, long baseOffset, int epoch, long producerId,

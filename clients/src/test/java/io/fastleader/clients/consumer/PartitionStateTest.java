@@ -96,7 +96,7 @@ class PartitionStateTest {
         fetchingAt(10, 4);
         state.refused(5, 1_000, BACKOFF_MS);
 
-        state.fetched(20, 20);
+        state.fetched(20, 20, 0);
 
         assertThat(state.isFetchable(5, 1_000)).isTrue();
         assertThat(state.failures()).isZero();
@@ -219,10 +219,25 @@ class PartitionStateTest {
     @Test
     void lagIsMeasuredFromTheLastStableOffsetWhenReadingCommitted() {
         fetchingAt(100, 5);
-        state.fetched(130, 120);
+        state.fetched(130, 120, 0);
 
         assertThat(state.lag(false)).contains(30L);
         assertThat(state.lag(true)).contains(20L);
+    }
+
+    @Test
+    void leadIsThePositionPastTheLogStartOffset() {
+        fetchingAt(100, 5);
+        state.fetched(130, 130, 40);
+
+        assertThat(state.lead()).contains(60L);
+    }
+
+    @Test
+    void noLeadIsKnownBeforeAFetchAnswers() {
+        fetchingAt(100, 5);
+
+        assertThat(state.lead()).isEmpty();
     }
 
     @Test

@@ -96,7 +96,12 @@ class BrokerConnectionTest {
     void tellsItsListenerOfEachRequestAsItIsWrittenTheHandshakeIncluded() throws Exception {
         List<ApiKey> told = new CopyOnWriteArrayList<>();
         CompletableFuture<BrokerConnection> opening = CompletableFuture.supplyAsync(
-            () -> BrokerConnection.open(server.address(), config(2, Duration.ofSeconds(10)), told::add));
+            () -> BrokerConnection.open(server.address(), config(2, Duration.ofSeconds(10)), new ConnectionListener() {
+                @Override
+                public void sent(ApiKey api, int bytes) {
+                    told.add(api);
+                }
+            }));
         Received first = server.read();
         server.respond(ApiKey.API_VERSIONS, (short) 0, first.correlationId(),
             ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(Errors.UNSUPPORTED_VERSION.code()));
@@ -114,6 +119,41 @@ class BrokerConnectionTest {
         server.respond(oldest, new MetadataResponseData());
         server.read();
         assertThat(told).containsExactly(ApiKey.API_VERSIONS, ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.METADATA, ApiKey.METADATA);
+    }
+
+    @Test
+    void tellsItsListenerOfTheConnectEachFrameWithItsSizeAndTheCloseOnce() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        CompletableFuture<BrokerConnection> opening = CompletableFuture.supplyAsync(
+            () -> BrokerConnection.open(server.address(), config(2, Duration.ofSeconds(10)), new ConnectionListener() {
+                @Override
+                public void connected() {
+                    told.add("connected");
+                }
+
+                @Override
+                public void sent(ApiKey api, int bytes) {
+                    told.add("sent " + api.displayName() + " " + bytes);
+                }
+
+                @Override
+                public void received(int bytes) {
+                    told.add("received " + bytes);
+                }
+
+                @Override
+                public void closed() {
+                    told.add("closed");
+                }
+            }));
+        Received handshake = server.answerHandshake(KAFKA_4_3);
+        connection = opening.get(10, TimeUnit.SECONDS);
+        int answerBytes = FrameServer.responseFrame(handshake, KAFKA_4_3).length;
+
+        connection.close();
+        connection.close();
+
+        assertThat(told).containsExactly("connected", "sent ApiVersions " + (Framing.SIZE_PREFIX_BYTES + handshake.frameBytes()), "received " + answerBytes, "closed");
     }
 
     @Test

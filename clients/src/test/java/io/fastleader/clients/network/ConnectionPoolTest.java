@@ -431,7 +431,7 @@ class ConnectionPoolTest {
         }
 
         @Override
-        public BrokerConnection open(InetSocketAddress address, ConnectionConfig config) {
+        public BrokerConnection open(int nodeId, InetSocketAddress address, ConnectionConfig config) {
             calls.incrementAndGet();
             addresses.add(address);
             try {

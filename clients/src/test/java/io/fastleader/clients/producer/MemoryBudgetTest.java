@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.clients.producer.BufferExhaustedException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -14,7 +15,7 @@ class MemoryBudgetTest {
     @Test
     @Timeout(30)
     void testLaterSmallReservationDoesNotOvertakeAWaitingLargeOne() throws Exception {
-        MemoryBudget budget = new MemoryBudget(1000);
+        MemoryBudget budget = new MemoryBudget(1000, new ProducerMetrics(new Metrics()));
         budget.reserve(800, 0);
         CompletableFuture<Void> large = CompletableFuture.runAsync(() -> {
             try {
@@ -36,7 +37,7 @@ class MemoryBudgetTest {
 
     @Test
     void testReleasedMemoryCanBeReservedAgain() throws Exception {
-        MemoryBudget budget = new MemoryBudget(1000);
+        MemoryBudget budget = new MemoryBudget(1000, new ProducerMetrics(new Metrics()));
         budget.reserve(1000, 0);
 
         budget.release(1000);

@@ -17,6 +17,7 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.metrics.Metrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,7 +34,7 @@ class RecordAccumulatorTest {
 
     private RecordAccumulator accumulator(long bufferMemory) {
         return new RecordAccumulator(new AccumulatorConfig(BATCH_SIZE, LINGER_MS, bufferMemory, Compression.NONE,
-                DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE));
+                DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE), new ProducerMetrics(new Metrics()));
     }
 
     private final RecordAccumulator accumulator = accumulator(64 * 1024);

@@ -1,0 +1,260 @@
+package io.fastleader.it.parity;
+
+import static java.util.Map.entry;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+
+/**
+ * The metrics a KafkaProducer / KafkaConsumer 4.3.1 dashboard charts are reported by fastleader's
+ * drop-ins too, with values that agree on the same workload: each producer sends the same 2,000
+ * keyed records to a 3-partition topic of its own; each consumer then reads the first 300 records
+ * of one partition of the same log, so both are behind it by the same amount. Names are compared
+ * as (group, name, tag keys); only the names in {@link #NOT_REPORTED} may be missing, each for the
+ * reason given there (mirrored in clients/README.md).
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class MetricNamesParityTest {
+
+    private static final int RECORDS = 2_000;
+    private static final int PARTITIONS = 3;
+    private static final int MAX_POLL_RECORDS = 100;
+    private static final int RECORDS_READ = 300;
+    private static final String CONSUMED_TOPIC = "parity-" + Flavour.KAFKA.name().toLowerCase();
+    private static final TopicPartition CONSUMED = new TopicPartition(CONSUMED_TOPIC, 0);
+
+    private static final String NO_SELECTOR = "no selector loop to time: each connection has its own reader and writer threads";
+    private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
+    private static final String NO_TRANSACTIONS = "transactions are not supported yet";
+    private static final String NOT_KAFKA_CLIENTS = "describes the kafka-clients build, which fastleader is not";
+
+    /** Kafka's metric names fastleader does not report, and why. */
+    static final Map<String, String> NOT_REPORTED = Map.ofEntries(
+            entry("io-ratio", NO_SELECTOR),
+            entry("io-time-ns-avg", NO_SELECTOR),
+            entry("io-time-ns-total", NO_SELECTOR),
+            entry("io-wait-ratio", NO_SELECTOR),
+            entry("io-wait-time-ns-avg", NO_SELECTOR),
+            entry("io-wait-time-ns-total", NO_SELECTOR),
+            entry("select-rate", NO_SELECTOR),
+            entry("select-total", NO_SELECTOR),
+            entry("successful-reauthentication-rate", NO_REAUTHENTICATION),
+            entry("successful-reauthentication-total", NO_REAUTHENTICATION),
+            entry("failed-reauthentication-rate", NO_REAUTHENTICATION),
+            entry("failed-reauthentication-total", NO_REAUTHENTICATION),
+            entry("reauthentication-latency-avg", NO_REAUTHENTICATION),
+            entry("reauthentication-latency-max", NO_REAUTHENTICATION),
+            entry("successful-authentication-no-reauth-total", NO_REAUTHENTICATION),
+            entry("txn-init-time-ns-total", NO_TRANSACTIONS),
+            entry("txn-begin-time-ns-total", NO_TRANSACTIONS),
+            entry("txn-send-offsets-time-ns-total", NO_TRANSACTIONS),
+            entry("txn-commit-time-ns-total", NO_TRANSACTIONS),
+            entry("txn-abort-time-ns-total", NO_TRANSACTIONS),
+            entry("txn-prepare-time-ns-total", NO_TRANSACTIONS),
+            entry("commit-id", NOT_KAFKA_CLIENTS),
+            entry("start-time-ms", NOT_KAFKA_CLIENTS),
+            entry("version", NOT_KAFKA_CLIENTS));
+
+    private static KafkaTestCluster cluster;
+    private static Disturbances disturbances;
+    private static final Map<Flavour, Map<MetricName, Object>> producerMetrics = new EnumMap<>(Flavour.class);
+    private static final Map<Flavour, Map<MetricName, Object>> consumerMetrics = new EnumMap<>(Flavour.class);
+    private static final Map<Flavour, Integer> firstPollRecords = new EnumMap<>(Flavour.class);
+    private static final Map<Flavour, Long> positions = new EnumMap<>(Flavour.class);
+    private static long highWatermark;
+
+    @BeforeAll
+    static void start(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
+        cluster = started;
+        disturbances = new Disturbances(cluster);
+        for (Flavour flavour : Flavour.values()) {
+            produce(flavour);
+        }
+        for (Flavour flavour : Flavour.values()) {
+            consume(flavour);
+        }
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        disturbances.close();
+    }
+
+    private static void produce(Flavour flavour) {
+        String topic = "parity-" + flavour.name().toLowerCase();
+        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put("client.id", "parity-producer");
+        try (Producer<String, String> producer = flavour.producer(config)) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(topic, "key-" + i, "value-" + i));
+            }
+            producer.flush();
+            producerMetrics.put(flavour, snapshot(producer.metrics()));
+        }
+    }
+
+    private static void consume(Flavour flavour) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put("client.id", "parity-consumer");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
+        try (Consumer<String, String> consumer = flavour.consumer(config)) {
+            consumer.assign(List.of(CONSUMED));
+            consumer.seekToBeginning(List.of(CONSUMED));
+            highWatermark = consumer.endOffsets(List.of(CONSUMED)).get(CONSUMED);
+            int read = 0;
+            while (read < RECORDS_READ) {
+                int polled = consumer.poll(Duration.ofSeconds(1)).count();
+                if (read == 0 && polled > 0) {
+                    firstPollRecords.put(flavour, polled);
+                }
+                read += polled;
+            }
+            positions.put(flavour, consumer.position(CONSUMED));
+            consumerMetrics.put(flavour, snapshot(consumer.metrics()));
+        }
+    }
+
+    @Test
+    void testEveryProducerMetricKafkaProducerReportsIsReportedButTheDocumentedOnes() {
+        assertThat(missing(producerMetrics)).isEmpty();
+    }
+
+    @Test
+    void testEveryConsumerMetricKafkaConsumerReportsIsReportedButTheDocumentedOnes() {
+        assertThat(missing(consumerMetrics)).isEmpty();
+    }
+
+    @Test
+    void testProducersAgreeOnRecordCountsAndSizes() {
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "record-send-total"))
+                .isEqualTo(producerValue(Flavour.KAFKA, "producer-metrics", "record-send-total")).isEqualTo(RECORDS);
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-topic-metrics", "record-send-total")).isEqualTo(RECORDS);
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "record-error-total")).isZero();
+        double kafkaRecordSize = producerValue(Flavour.KAFKA, "producer-metrics", "record-size-avg");
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "record-size-avg"))
+                .isCloseTo(kafkaRecordSize, within(kafkaRecordSize * 0.05));
+        double kafkaBytes = producerValue(Flavour.KAFKA, "producer-topic-metrics", "byte-total");
+        // Batching differs, and with it the batch headers: within 10%.
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-topic-metrics", "byte-total"))
+                .isCloseTo(kafkaBytes, within(kafkaBytes * 0.1));
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "compression-rate-avg"))
+                .isEqualTo(producerValue(Flavour.KAFKA, "producer-metrics", "compression-rate-avg"));
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "buffer-total-bytes"))
+                .isEqualTo(producerValue(Flavour.KAFKA, "producer-metrics", "buffer-total-bytes"));
+    }
+
+    @Test
+    void testProducersReportTheirConnectionsAndRequests() {
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "connection-count")).isPositive();
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "records-per-request-avg")).isPositive();
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "outgoing-byte-total"))
+                .isGreaterThan(producerValue(Flavour.FASTLEADER, "producer-topic-metrics", "byte-total"));
+        assertThat(producerValue(Flavour.FASTLEADER, "producer-metrics", "response-total"))
+                .isEqualTo(producerValue(Flavour.FASTLEADER, "producer-metrics", "request-total"));
+    }
+
+    @Test
+    void testConsumersAtTheSamePositionOnTheSameLogAgreeOnLagAndLead() {
+        assertThat(positions.get(Flavour.FASTLEADER)).isEqualTo(positions.get(Flavour.KAFKA)).isEqualTo(RECORDS_READ);
+        assertThat(firstPollRecords.get(Flavour.FASTLEADER)).isEqualTo(firstPollRecords.get(Flavour.KAFKA));
+        Map<String, String> partition = Map.of("topic", CONSUMED.topic(), "partition", "0");
+        // The largest lag was measured after the first poll, the latest after the last.
+        assertThat(consumerValue(Flavour.FASTLEADER, "records-lag-max", Map.of()))
+                .isEqualTo(consumerValue(Flavour.KAFKA, "records-lag-max", Map.of()))
+                .isEqualTo(highWatermark - firstPollRecords.get(Flavour.KAFKA));
+        assertThat(consumerValue(Flavour.FASTLEADER, "records-lag", partition))
+                .isEqualTo(consumerValue(Flavour.KAFKA, "records-lag", partition))
+                .isEqualTo(highWatermark - RECORDS_READ);
+        assertThat(consumerValue(Flavour.FASTLEADER, "records-lead", partition))
+                .isEqualTo(consumerValue(Flavour.KAFKA, "records-lead", partition))
+                .isEqualTo(RECORDS_READ);
+        assertThat(consumerValue(Flavour.FASTLEADER, "preferred-read-replica", partition))
+                .isEqualTo(consumerValue(Flavour.KAFKA, "preferred-read-replica", partition));
+    }
+
+    @Test
+    void testConsumersReportTheirConnectionsAndFetches() {
+        assertThat(value(consumerMetrics.get(Flavour.FASTLEADER), "consumer-metrics", "connection-count", Map.of())).isPositive();
+        assertThat(consumerValue(Flavour.FASTLEADER, "fetch-total", Map.of())).isPositive();
+        assertThat(value(consumerMetrics.get(Flavour.FASTLEADER), "consumer-metrics", "time-between-poll-max", Map.of()))
+                .isNotNegative();
+    }
+
+    /** Kafka's (group, name, tag keys) the fastleader flavour lacks, but for {@link #NOT_REPORTED}. */
+    private static Set<String> missing(Map<Flavour, Map<MetricName, Object>> byFlavour) {
+        Set<String> missing = new TreeSet<>();
+        Set<String> reported = new TreeSet<>();
+        byFlavour.get(Flavour.FASTLEADER).keySet().forEach(name -> reported.add(key(name)));
+        for (MetricName name : byFlavour.get(Flavour.KAFKA).keySet()) {
+            if (!NOT_REPORTED.containsKey(name.name()) && !reported.contains(key(name))) {
+                missing.add(key(name));
+            }
+        }
+        return missing;
+    }
+
+    private static String key(MetricName name) {
+        return name.group() + " " + name.name() + " " + new TreeSet<>(name.tags().keySet());
+    }
+
+    private static Map<MetricName, Object> snapshot(Map<MetricName, ? extends Metric> metrics) {
+        Map<MetricName, Object> values = new HashMap<>();
+        metrics.forEach((name, metric) -> values.put(name, metric.metricValue()));
+        return values;
+    }
+
+    private static double producerValue(Flavour flavour, String group, String name) {
+        Map<String, String> tags = group.equals("producer-topic-metrics") ? Map.of("topic", "parity-" + flavour.name().toLowerCase())
+                : Map.of();
+        return value(producerMetrics.get(flavour), group, name, tags);
+    }
+
+    private static double consumerValue(Flavour flavour, String name, Map<String, String> tags) {
+        return value(consumerMetrics.get(flavour), "consumer-fetch-manager-metrics", name, tags);
+    }
+
+    /** The value of the metric of {@code group} and {@code name} whose tags, besides {@code client-id}, are {@code tags}. */
+    private static double value(Map<MetricName, Object> metrics, String group, String name, Map<String, String> tags) {
+        return metrics.entrySet().stream()
+                .filter(entry -> entry.getKey().group().equals(group) && entry.getKey().name().equals(name)
+                        && withoutClientId(entry.getKey().tags()).equals(tags))
+                .map(entry -> ((Number) entry.getValue()).doubleValue())
+                .findFirst().orElseThrow(() -> new AssertionError("no " + group + " " + name + " " + tags));
+    }
+
+    private static Map<String, String> withoutClientId(Map<String, String> tags) {
+        Map<String, String> rest = new HashMap<>(tags);
+        rest.remove("client-id");
+        return rest;
+    }
+}
