@@ -801,7 +801,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 return ClusterView.partitions(cache, topic);
             }
             long deadlineMs = deadline(timeout);
-            List<PartitionInfo> found = listTopics(deadlineMs, timeout).get(topic);
+            List<PartitionInfo> found = listTopics(deadlineMs).get(topic);
             return found == null ? List.of() : found;
         } finally {
             release();
@@ -817,15 +817,16 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     public Map<String, List<PartitionInfo>> listTopics(Duration timeout) {
         acquire();
         try {
-            return listTopics(deadline(timeout), timeout);
+            return listTopics(deadline(timeout));
         } finally {
             release();
         }
     }
 
-    private Map<String, List<PartitionInfo>> listTopics(long deadlineMs, Duration timeout) {
+    /** Every topic, as one broker describes it; {@code TimeoutException} with KafkaConsumer's message past {@code deadlineMs}. */
+    private Map<String, List<PartitionInfo>> listTopics(long deadlineMs) {
         return ClusterView.topics(await(metadata.describeAllTopics(), deadlineMs,
-                () -> "Timeout of " + timeout.toMillis() + "ms expired before the topics could be listed"));
+                () -> "Timeout expired while fetching topic metadata"));
     }
 
     // ---------------------------------------------------------------- metrics, lifecycle

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -61,6 +62,8 @@ public final class ClusterMetadata implements AutoCloseable {
     private final MetadataMetrics metrics;
     private final LeaderCache cache;
     private final LongSupplier clockMs;
+    /** Uniform in [0, 1): spreads backoffs. */
+    private final DoubleSupplier random;
     /** When the last Metadata answer was applied, or this object was made before the first. */
     private volatile long lastAppliedMs;
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
@@ -96,6 +99,7 @@ public final class ClusterMetadata implements AutoCloseable {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        this.random = Objects.requireNonNull(random, "random");
         this.lastAppliedMs = clockMs.getAsLong();
         if (bootstrapServers.isEmpty()) {
             throw new IllegalArgumentException("no bootstrap servers");
@@ -233,15 +237,55 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     /**
-     * Asks a broker for the metadata of every topic in the cluster ({@code listTopics}), without
-     * applying it to the cache: topics nobody uses are not tracked.
+     * Asks for the metadata of every topic in the cluster ({@code listTopics}), without applying it
+     * to the cache: topics nobody uses are not tracked. A broker that cannot be reached, or answers
+     * with a retriable error, is passed over for the next known one (bootstrap servers included), at
+     * once while a round of them has not been tried, and after the refresh backoff between rounds,
+     * until the caller cancels the returned future, as it does at its deadline.
      *
-     * @return the broker's answer; fails as {@link ConnectionPool#send} does
+     * @return the first broker's answer; fails at once with an error retrying cannot fix (say,
+     *         authorization)
      */
     public CompletableFuture<MetadataResponseData> describeAllTopics() {
+        CompletableFuture<MetadataResponseData> answer = new CompletableFuture<>();
+        describeAllTopics(answer, chooseNode(), 0);
+        return answer;
+    }
+
+    private void describeAllTopics(CompletableFuture<MetadataResponseData> answer, int node, int failures) {
+        if (answer.isDone()) {
+            return;
+        }
         metrics.recordRequest();
-        return pool.send(chooseNode(), ApiKey.METADATA, new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false))
-                .thenApply(MetadataResponseData.class::cast);
+        pool.send(node, ApiKey.METADATA, new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false))
+                .whenComplete((response, error) -> {
+                    Throwable failure = error != null ? unwrap(error) : topLevelError((MetadataResponseData) response);
+                    if (failure == null) {
+                        answer.complete((MetadataResponseData) response);
+                    } else if (!(failure instanceof RetriableException)) {
+                        answer.completeExceptionally(failure);
+                    } else {
+                        LOG.debug("Listing topics through node {} failed; trying the next broker", node, failure);
+                        int failed = failures + 1;
+                        int rounds = failed / rotation().size();
+                        long delayMs = failed % rotation().size() != 0 ? 0
+                                : config.refreshBackoff().millis(rounds, random.getAsDouble());
+                        scheduleOrFail(answer, () -> describeAllTopics(answer, nextNode(node), failed), delayMs);
+                    }
+                });
+    }
+
+    /** Runs {@code attempt} on this object's thread after {@code delayMs}; fails {@code answer} if this object closed meanwhile. */
+    private void scheduleOrFail(CompletableFuture<?> answer, Runnable attempt, long delayMs) {
+        try {
+            thread.schedule(attempt, delayMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            answer.completeExceptionally(new KafkaException("the client's metadata is closed"));
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /** A broker refused requests for the topics for leadership reasons without a hint: refresh them. */

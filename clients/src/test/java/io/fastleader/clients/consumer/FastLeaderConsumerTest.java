@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -276,6 +278,40 @@ class FastLeaderConsumerTest {
         assertThatThrownBy(() -> consumer.position(new TopicPartition(TOPIC, 7)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("No current assignment");
+    }
+
+    @Test
+    void testListTopicsPassesOverADeadBootstrapAddress() throws Exception {
+        ScriptedBrokers live = new ScriptedBrokers(2, Map.of(), this::answer);
+        String bootstrap = "127.0.0.1:" + closedPort() + "," + live.bootstrap();
+        try {
+            start(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+            assertThat(consumer.listTopics(Duration.ofSeconds(20))).containsOnlyKeys(TOPIC);
+            assertThat(consumer.partitionsFor("other", Duration.ofSeconds(20))).isEmpty();
+        } finally {
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
+            consumer = null;
+            live.close();
+        }
+    }
+
+    @Test
+    void testListTopicsThrowsKafkasTimeoutExceptionWhenNoBrokerAnswers() throws Exception {
+        String bootstrap = "127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort();
+        start(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> consumer.listTopics(Duration.ofMillis(500)))
+                .isExactlyInstanceOf(org.apache.kafka.common.errors.TimeoutException.class)
+                .hasMessage("Timeout expired while fetching topic metadata");
+        assertThatThrownBy(() -> consumer.partitionsFor("other", Duration.ofMillis(500)))
+                .isExactlyInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     private void start(Map<String, Object> overrides, FetchScript script) throws Exception {
