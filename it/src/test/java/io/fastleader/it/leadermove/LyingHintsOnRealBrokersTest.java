@@ -159,8 +159,12 @@ class LyingHintsOnRealBrokersTest {
                 softly.assertThat(refreshesForRejectedHints).as("%s: refreshes for rejected hints", client).isGreaterThan(0);
             }
             case REFUSING_ENDPOINT -> {
-                softly.assertThat(accepted).as("%s: hints accepted, then found unreachable", client).isGreaterThan(0);
-                softly.assertThat(refreshesForLeaderErrors).as("%s: refreshes after the hinted leader could not be reached", client)
+                softly.assertThat(accepted).as("%s: hints accepted", client).isGreaterThan(0);
+                // Two refreshes can put the client right, whichever comes first: the one after its
+                // request to the unreachable leader failed, or the one confirming the hint. A producer
+                // whose next batch still waits for the old leader's answers may never try the new one.
+                softly.assertThat(refreshesForLeaderErrors + confirmations)
+                        .as("%s: refreshes after the hinted leader could not be reached, or confirming the hint", client)
                         .isGreaterThan(0);
             }
             case POINTS_BACK -> {
