@@ -160,12 +160,13 @@ class LyingHintsOnRealBrokersTest {
             }
             case REFUSING_ENDPOINT -> {
                 softly.assertThat(accepted).as("%s: hints accepted", client).isGreaterThan(0);
-                // Two refreshes can put the client right, whichever comes first: the one after its
-                // request to the unreachable leader failed, or the one confirming the hint. A producer
-                // whose next batch still waits for the old leader's answers may never try the new one.
-                softly.assertThat(refreshesForLeaderErrors + confirmations)
-                        .as("%s: refreshes after the hinted leader could not be reached, or confirming the hint", client)
-                        .isGreaterThan(0);
+                if (consumer) {
+                    // The consumer's next Fetch goes to the hinted leader at once, finds it unreachable and refreshes.
+                    softly.assertThat(refreshesForLeaderErrors).as("%s: refreshes after the hinted leader could not be reached",
+                            client).isGreaterThan(0);
+                }
+                // A producer's next batch may still wait for the old leader's answers when the refresh
+                // confirming the hint puts the producer right, so it need never try the unreachable leader.
             }
             case POINTS_BACK -> {
                 softly.assertThat(accepted).as("%s: hints accepted", client).isGreaterThan(0);
