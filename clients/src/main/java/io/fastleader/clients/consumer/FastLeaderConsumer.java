@@ -759,10 +759,27 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         return endOffsets(partitions, settings.defaultApiTimeout());
     }
 
-    /** {@inheritDoc} With {@code isolation.level=read_committed}, the last stable offsets. */
+    /**
+     * {@inheritDoc} With {@code isolation.level=read_committed}, the last stable offsets. As in
+     * {@code KafkaConsumer}, an assigned partition's end offset also serves {@link #currentLag}
+     * until a Fetch answers for it.
+     */
     @Override
     public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
-        return offsetsAt(partitions, ListOffsetsRequest.LATEST_TIMESTAMP, timeout, "end offsets");
+        boolean readCommitted = settings.isolationLevel() == IsolationLevel.READ_COMMITTED;
+        acquire();
+        try {
+            Map<TopicPartition, Long> ends = offsetsAt(partitions, ListOffsetsRequest.LATEST_TIMESTAMP, timeout, "end offsets");
+            ends.forEach((partition, end) -> {
+                PartitionState state = assignment.get(partition);
+                if (state != null) {
+                    state.endListed(end, readCommitted);
+                }
+            });
+            return ends;
+        } finally {
+            release();
+        }
     }
 
     private Map<TopicPartition, Long> offsetsAt(Collection<TopicPartition> partitions, long timestamp, Duration timeout, String what) {

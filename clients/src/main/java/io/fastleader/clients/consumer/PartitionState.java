@@ -165,6 +165,18 @@ final class PartitionState {
         clearBackoff();
     }
 
+    /**
+     * A ListOffsets lookup of the log end answered {@code endOffset}: the high watermark, or under
+     * {@code read_committed} the last stable offset, as the next Fetch would report it.
+     */
+    void endListed(long endOffset, boolean readCommitted) {
+        if (readCommitted) {
+            lastStableOffset = endOffset;
+        } else {
+            highWatermark = endOffset;
+        }
+    }
+
     /** The application was handed records up to {@code next}; the next fetch starts there. */
     void advance(FetchPosition next) {
         if (phase == Phase.FETCHING) {

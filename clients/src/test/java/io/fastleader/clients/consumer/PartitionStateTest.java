@@ -234,6 +234,17 @@ class PartitionStateTest {
     }
 
     @Test
+    void aListedEndOffsetGivesTheLagOfItsIsolationLevelBeforeAnyFetch() {
+        fetchingAt(100, 5);
+
+        state.endListed(130, false);
+        assertThat(state.lag(false)).contains(30L);
+        assertThat(state.lag(true)).isEmpty();
+        state.endListed(120, true);
+        assertThat(state.lag(true)).contains(20L);
+    }
+
+    @Test
     void noLeadIsKnownBeforeAFetchAnswers() {
         fetchingAt(100, 5);
 
