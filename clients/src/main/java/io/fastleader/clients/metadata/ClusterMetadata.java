@@ -267,9 +267,9 @@ public final class ClusterMetadata implements AutoCloseable {
                     } else {
                         LOG.debug("Listing topics through node {} failed; trying the next broker", node, failure);
                         int failed = failures + 1;
-                        int rounds = failed / rotation().size();
-                        long delayMs = failed % rotation().size() != 0 ? 0
-                                : config.refreshBackoff().millis(rounds, random.getAsDouble());
+                        int candidates = rotation().size();
+                        long delayMs = failed % candidates != 0 ? 0
+                                : config.refreshBackoff().millis(failed / candidates, random.getAsDouble());
                         scheduleOrFail(answer, () -> describeAllTopics(answer, nextNode(node), failed), delayMs);
                     }
                 });
