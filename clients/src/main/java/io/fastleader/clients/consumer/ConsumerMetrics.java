@@ -37,7 +37,8 @@ import io.fastleader.clients.network.NetworkMetrics;
  * {@code committed-time-ns-total}; the network ones come from {@link NetworkMetrics}. And
  * fastleader's own in {@value #FASTLEADER_GROUP}: {@code fetch-backoffs-skipped-total}
  * (partitions fetched again at once because their leader epoch advanced, KIP-951),
- * {@code truncations-detected-total} and {@code offset-validations-total} (OffsetsForLeaderEpoch
+ * {@code fetch-ahead-of-leader-total} (partitions held back because their leader's high watermark
+ * was behind the position), {@code truncations-detected-total} and {@code offset-validations-total} (OffsetsForLeaderEpoch
  * requests sent).
  */
 public final class ConsumerMetrics {
@@ -68,6 +69,7 @@ public final class ConsumerMetrics {
     private final Sensor commitSyncTime;
     private final Sensor committedTime;
     private final Sensor backoffsSkipped;
+    private final Sensor aheadOfLeader;
     private final Sensor truncations;
     private final Sensor validations;
     private long lastPollStartMs = -1;
@@ -108,6 +110,8 @@ public final class ConsumerMetrics {
         committedTime = nanosTotal("committed-time-ns-total", "The total time the consumer has spent in committed in nanoseconds");
         backoffsSkipped = counter("fetch-backoffs-skipped-total",
                 "Partitions fetched again without backoff because their leader epoch advanced");
+        aheadOfLeader = counter("fetch-ahead-of-leader-total",
+                "Partitions held back from the next Fetch because their leader's high watermark was behind the position");
         truncations = counter("truncations-detected-total", "Positions found ahead of a truncated log");
         validations = counter("offset-validations-total", "OffsetsForLeaderEpoch requests sent to validate positions");
     }
@@ -200,6 +204,10 @@ public final class ConsumerMetrics {
 
     void backoffSkipped() {
         backoffsSkipped.record();
+    }
+
+    void aheadOfLeader() {
+        aheadOfLeader.record();
     }
 
     void truncationDetected() {

@@ -280,6 +280,11 @@ final class Fetcher<K, V> {
         if (!records.isDrained()) {
             buffered.add(new Buffered<>(records, tally));
             tally.awaits();
+        } else if (data.highWatermark() >= 0 && data.highWatermark() < asked.fetchOffset()) {
+            // A broker answers at once while any partition of a Fetch is ahead of its high watermark, so
+            // asking again at once would loop at round-trip speed for every partition on that leader.
+            state.aheadOfLeader(asked.leaderEpoch(), clockMs.getAsLong(), settings.retryBackoffMs());
+            metrics.aheadOfLeader();
         }
     }
 
@@ -307,8 +312,6 @@ final class Fetcher<K, V> {
         PartitionState state = asked.state();
         state.refused(asked.leaderEpoch(), nowMs, backoff.millis(state.failures() + 1, random.getAsDouble()));
     }
-
-
 
     /**
      * Up to {@code maxRecords} buffered records of partitions still fetching at the position the

@@ -196,6 +196,17 @@ final class PartitionState {
         failures++;
     }
 
+    /**
+     * The leader answered with a high watermark below the position: a new leader that has not yet
+     * learned what its predecessor let the consumer read. Until it catches up it answers every
+     * Fetch at once with nothing, so the partition sits out {@code waitMs} unless the epoch advances
+     * first. Not a failure: the wait does not grow.
+     */
+    void aheadOfLeader(int epoch, long nowMs, long waitMs) {
+        refusedAtEpoch = epoch;
+        backoffUntilMs = nowMs + waitMs;
+    }
+
     /** Consecutive refusals since the last good answer, for the backoff. */
     int failures() {
         return failures;

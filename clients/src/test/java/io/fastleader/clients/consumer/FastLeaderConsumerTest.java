@@ -128,6 +128,29 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testHoldsAPartitionBackWhileItsLeadersHighWatermarkIsBehindThePosition() throws Exception {
+        // A new leader that has not caught up with what its predecessor let the consumer read answers at once, with nothing.
+        start(Map.of(), (node, index, asked) -> nothingNew(8));
+        consumer.seek(PARTITION, 10);
+
+        assertThat(consumer.poll(Duration.ofSeconds(2)).isEmpty()).isTrue();
+
+        assertThat(requests(ApiKey.FETCH)).as("one fetch, then retry.backoff.ms (a minute here) before asking again").hasSize(1);
+        assertThat(metric(ConsumerMetrics.FASTLEADER_GROUP, "fetch-ahead-of-leader-total")).isEqualTo(1);
+    }
+
+    @Test
+    void testAsksAgainAtOnceForAPartitionAtItsLeadersHighWatermark() throws Exception {
+        start(Map.of(), (node, index, asked) -> nothingNew(10));
+        consumer.seek(PARTITION, 10);
+
+        assertThat(consumer.poll(Duration.ofMillis(200)).isEmpty()).isTrue();
+        awaitFetches(3);
+
+        assertThat(metric(ConsumerMetrics.FASTLEADER_GROUP, "fetch-ahead-of-leader-total")).isZero();
+    }
+
+    @Test
     void testSendsTheLastFetchedEpochOfTheRecordsItReturned() throws Exception {
         start(Map.of(), (node, index, asked) -> index == 0 ? records(0, 5, "a", "b", "c") : records(asked.fetchOffset(), 5));
         consumer.seek(PARTITION, 0);
@@ -381,6 +404,12 @@ class FastLeaderConsumerTest {
         long end = baseOffset + values.length;
         return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(end)
                 .setLastStableOffset(end).setRecords(records));
+    }
+
+    /** An answer with no records from a leader whose high watermark is {@code highWatermark}. */
+    private static FetchResponseData nothingNew(long highWatermark) {
+        return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(highWatermark)
+                .setLastStableOffset(highWatermark).setRecords(MemoryRecords.EMPTY));
     }
 
     /** A consumer taking two records a poll from offset 0, fetching "a", "b", "c" first and then nothing, of a longer log. */
