@@ -68,6 +68,8 @@ class SenderTest {
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private final List<Sent> produced = new CopyOnWriteArrayList<>();
     private final List<InitProducerIdRequestData> inits = new CopyOnWriteArrayList<>();
+    /** The slow-batch log's lines, at the threshold a test sets ({@code fastleader.slow.batch.log.ms}). */
+    private final List<String> slowBatchLines = new CopyOnWriteArrayList<>();
     private final CountDownLatch firstProduce = new CountDownLatch(1);
     /** Produce answers the test gives by hand ({@link #startAnsweringLater}), by request index. */
     private final List<CompletableFuture<ApiMessage>> heldAnswers = new CopyOnWriteArrayList<>();
@@ -508,7 +510,8 @@ class SenderTest {
                 producerMetrics);
         RetryPolicy policy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), 0.2),
                 () -> 0.5, settings.leaderHintsEnabled());
-        sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics, clock::get);
+        sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics,
+                new SlowBatchLog(settings.slowBatchLogMs(), slowBatchLines::add), clock::get);
         senderThread = new Thread(sender, "sender-under-test");
         senderThread.start();
     }
