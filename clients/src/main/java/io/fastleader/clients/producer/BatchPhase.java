@@ -9,9 +9,10 @@ package io.fastleader.clients.producer;
 public enum BatchPhase {
 
     /**
-     * In the accumulator for any reason the other phases do not name: lingering, behind the other
-     * batches of its partition, held by the node's in-flight limit, by an idempotent partition's
-     * first batch going alone, or while the producer waits for its producer id.
+     * In the accumulator for any reason the other phases do not name: lingering, left for a later
+     * request than the one its partition's first batch went in, held by the node's in-flight limit,
+     * by an idempotent partition's first batch going alone, or while the producer waits for its
+     * producer id. Batches queued behind a partition's first batch wait in its phase.
      */
     QUEUED("queued"),
     /** A Produce request carrying it was written to a node, and neither its answer nor the connection's failure has come. */
