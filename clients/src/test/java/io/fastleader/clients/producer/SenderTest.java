@@ -524,6 +524,8 @@ class SenderTest {
         });
 
         append().get(10, TimeUnit.SECONDS);
+        // The batch ended on the sender's thread, which logs it, if at all, before it waits again.
+        awaitSenderIdleWith(() -> true, "the written batch's end handled");
 
         assertThat(slowBatchLines).isEmpty();
     }
