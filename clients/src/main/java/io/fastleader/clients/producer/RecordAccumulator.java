@@ -239,7 +239,10 @@ public final class RecordAccumulator {
         }
     }
 
-    /** Caller holds the queue's monitor. */
+    /**
+     * Caller holds the queue's monitor. A comparison per batch, and nothing more unless its phase
+     * changes; a queue grows long only while its partition cannot send.
+     */
     private static void markWaiting(Deque<ProducerBatch> queue, BatchPhase phase, long nowMs) {
         for (ProducerBatch batch : queue) {
             batch.timeline().waiting(phase, BatchTimeline.NO_NODE, nowMs);

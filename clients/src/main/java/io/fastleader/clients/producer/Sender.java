@@ -190,6 +190,7 @@ public final class Sender implements Runnable {
         // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
         long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
         if (identity != null && !identity.isHeld()) {
+            // Waiting for a producer id is none of the named phases.
             for (TopicPartition partition : check.readyPartitions()) {
                 accumulator.markWaiting(partition, BatchPhase.QUEUED, nowMs);
             }
@@ -256,7 +257,7 @@ public final class Sender implements Runnable {
         requestsPerNode.merge(node, 1, Integer::sum);
         if (connecting) {
             // Asked before the request, so the pool hands the connection to this first: the batches
-            // are in flight before any answer. A failed connect fails the request too, and says so.
+            // are in flight before any answer. A failed connect fails the request too, ending the attempt.
             pool.connect(node).thenRun(() -> {
                 events.add(() -> connected(node, batches));
                 wakeup();
