@@ -410,8 +410,8 @@ public final class BrokerConnection implements AutoCloseable {
         if (oldest == null || now - oldest.deadlineNanos < 0) {
             return false;
         }
-        failLocked(new BrokerConnectionException(oldest.api.displayName() + " request to " + broker
-            + " got no response within " + config.requestTimeout().toMillis() + " ms", null));
+        failLocked(new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
+            + " got no response within " + config.requestTimeout().toMillis() + " ms"));
         return true;
     }
 

@@ -161,6 +161,21 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
+     * Whether a request to node {@code nodeId} would be written at once: its connection is open,
+     * set up, and handed to every request that waited for it. Otherwise a request sent now first
+     * waits for a connect, its setup (TLS, ApiVersions, SASL) or the requests ahead of it.
+     */
+    public boolean isReady(int nodeId) {
+        BrokerConnection open;
+        synchronized (lock) {
+            Node node = nodes.get(nodeId);
+            open = node == null || node.attempt == null || !node.attempt.published ? null : node.attempt.connection;
+        }
+        // Asked outside the pool's lock, as in connection(): a closed connection stays closed.
+        return open != null && open.isOpen();
+    }
+
+    /**
      * Opens a connection to node {@code nodeId} ahead of need, unless one is open or opening.
      *
      * @return completes once the connection is ready; fails as {@link #send} does

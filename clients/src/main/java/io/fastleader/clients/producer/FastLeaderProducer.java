@@ -152,7 +152,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             RetryPolicy retryPolicy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER),
                     () -> ThreadLocalRandom.current().nextDouble(), settings.leaderHintsEnabled());
-            this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, producerMetrics, clockMs);
+            this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, producerMetrics,
+                    new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
             this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, metadata::inUse) : null;
             if (prewarm != null) {
                 cache.addListener(prewarm);

@@ -58,6 +58,7 @@ public final class ProducerBatch {
     /** The batch this one is a half of, told when this one ends; null for a batch made by appends. */
     private final ProducerBatch splitFrom;
     private final BatchOutcome outcome;
+    private final BatchTimeline timeline;
     private final List<PendingRecord> records = new ArrayList<>();
     private final AtomicBoolean ending = new AtomicBoolean();
     // Opens after the callbacks ran and the batch's memory went back: what flush waits for.
@@ -101,6 +102,7 @@ public final class ProducerBatch {
         this.onEnded = onEnded;
         this.splitFrom = splitFrom;
         this.outcome = new BatchOutcome(topicPartition);
+        this.timeline = splitFrom == null ? new BatchTimeline(createdMs) : splitFrom.timeline.copy();
         // A half holds no record larger than the largest of the batch it was split from.
         this.maxRecordBytes = splitFrom == null ? 0 : splitFrom.maxRecordBytes;
     }
@@ -358,6 +360,11 @@ public final class ProducerBatch {
     /** When it was created. */
     public long createdMs() {
         return createdMs;
+    }
+
+    /** Where it has spent its time so far, for the slow-batch log; the sender's thread's to read and write. */
+    BatchTimeline timeline() {
+        return timeline;
     }
 
     /**

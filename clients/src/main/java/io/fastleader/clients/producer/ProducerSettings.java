@@ -11,6 +11,9 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.serialization.Serializer;
@@ -31,13 +34,26 @@ import io.fastleader.clients.network.PoolConfig;
  */
 public final class ProducerSettings {
 
+    /**
+     * A batch that ends (acknowledged or failed) more than this many milliseconds after its creation
+     * is logged with where its time went ({@link SlowBatchLog}); 0 logs every batch, -1 (the default) none.
+     */
+    public static final String SLOW_BATCH_LOG_MS = "fastleader.slow.batch.log.ms";
+
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
+
+    private static final ConfigDef FASTLEADER_KEYS = FastLeaderConfigs.common()
+            .define(SLOW_BATCH_LOG_MS, Type.LONG, SlowBatchLog.OFF, ConfigDef.Range.atLeast(SlowBatchLog.OFF), Importance.LOW,
+                    "Log, on the logger " + SlowBatchLog.LOGGER_NAME + " at INFO, every batch that ends more than this "
+                            + "many milliseconds after its creation, with the time it spent in each phase (queued, "
+                            + "in-flight, behind-in-flight, backoff, metadata, connecting). 0 logs every batch; -1 none.");
 
     private final ProducerConfig kafka;
     private final long deliveryTimeoutMs;
     private final boolean leaderHintsEnabled;
     private final Duration hintConfirmationDelay;
     private final boolean connectionsPrewarm;
+    private final long slowBatchLogMs;
 
     private ProducerSettings(ProducerConfig kafka, Map<String, Object> fastleader) {
         this.kafka = kafka;
@@ -45,6 +61,7 @@ public final class ProducerSettings {
         this.leaderHintsEnabled = (Boolean) fastleader.get(FastLeaderConfigs.LEADER_HINTS_ENABLED);
         this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS));
         this.connectionsPrewarm = (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
+        this.slowBatchLogMs = (Long) fastleader.get(SLOW_BATCH_LOG_MS);
     }
 
     /**
@@ -59,7 +76,7 @@ public final class ProducerSettings {
      */
     public static ProducerSettings parse(Map<String, ?> configs, Serializer<?> keySerializer, Serializer<?> valueSerializer) {
         Map<String, Object> kafkaKeys = new HashMap<>(configs);
-        Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FastLeaderConfigs.common());
+        Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FASTLEADER_KEYS);
         // As KafkaProducer does: an instance given to the constructor stands in for its class key.
         if (keySerializer != null) {
             kafkaKeys.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, keySerializer.getClass());
@@ -174,6 +191,11 @@ public final class ProducerSettings {
 
     public boolean connectionsPrewarm() {
         return connectionsPrewarm;
+    }
+
+    /** {@code fastleader.slow.batch.log.ms}: the slow-batch log's threshold, {@link SlowBatchLog#OFF} by default. */
+    public long slowBatchLogMs() {
+        return slowBatchLogMs;
     }
 
     /** The transport's settings: in-flight limit, timeouts, security. */

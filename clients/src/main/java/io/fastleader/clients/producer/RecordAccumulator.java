@@ -153,7 +153,8 @@ public final class RecordAccumulator {
      *       appenders are waiting for memory (sending is the only way to free it).</li>
      * </ul>
      * Whether the partition may take another batch now (in-flight limits, leader) is the sender's
-     * question, not this one's.
+     * question, not this one's. The batches of a partition not ready are noted as waiting for the
+     * first one's backoff, or else as {@linkplain BatchPhase#QUEUED queued} ({@link BatchTimeline}).
      */
     public ReadyCheck ready(long nowMs) {
         boolean sendEverything = closed || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
@@ -173,6 +174,8 @@ public final class RecordAccumulator {
                     ready.add(entry.getKey());
                 } else {
                     nextCheckDelayMs = Math.min(nextCheckDelayMs, untilReadyMs);
+                    // Whatever holds the first batch holds those behind it.
+                    markWaiting(queue, first.attempts() > 0 ? BatchPhase.BACKOFF : BatchPhase.QUEUED, nowMs);
                 }
             }
         }
@@ -194,7 +197,8 @@ public final class RecordAccumulator {
      * at most one batch per partition (a Produce request carries one batch per partition), skipping
      * partitions whose first batch is still backing off, and no batch that would take the request
      * past {@code maxRequestSize} (the first always goes, so a single large record is never stuck).
-     * A taken batch accepts no more records.
+     * A taken batch accepts no more records; the batches left behind are noted as
+     * {@linkplain BatchPhase#QUEUED queued}.
      */
     public List<ProducerBatch> drain(Collection<TopicPartition> partitions, int maxRequestSize, long nowMs) {
         List<ProducerBatch> drained = new ArrayList<>();
@@ -209,16 +213,40 @@ public final class RecordAccumulator {
                 if (first == null || first.isBackingOff(nowMs)) {
                     continue;
                 }
-                if (!drained.isEmpty() && requestBytes + first.estimatedSizeBytes() > maxRequestSize) {
-                    continue;
+                if (drained.isEmpty() || requestBytes + first.estimatedSizeBytes() <= maxRequestSize) {
+                    queue.pollFirst();
+                    first.closeForAppends();
+                    drained.add(first);
+                    requestBytes += first.estimatedSizeBytes();
                 }
-                queue.pollFirst();
-                first.closeForAppends();
-                drained.add(first);
-                requestBytes += first.estimatedSizeBytes();
+                // What stays waits for a later request.
+                markWaiting(queue, BatchPhase.QUEUED, nowMs);
             }
         }
         return drained;
+    }
+
+    /**
+     * Notes that every queued batch of the partition waits in {@code phase} from {@code nowMs} on:
+     * the sender found it may not go now ({@link BatchTimeline}).
+     */
+    void markWaiting(TopicPartition partition, BatchPhase phase, long nowMs) {
+        Deque<ProducerBatch> queue = queues.get(partition);
+        if (queue != null) {
+            synchronized (queue) {
+                markWaiting(queue, phase, nowMs);
+            }
+        }
+    }
+
+    /**
+     * Caller holds the queue's monitor. A comparison per batch, and nothing more unless its phase
+     * changes; a queue grows long only while its partition cannot send.
+     */
+    private static void markWaiting(Deque<ProducerBatch> queue, BatchPhase phase, long nowMs) {
+        for (ProducerBatch batch : queue) {
+            batch.timeline().waiting(phase, BatchTimeline.NO_NODE, nowMs);
+        }
     }
 
     /**

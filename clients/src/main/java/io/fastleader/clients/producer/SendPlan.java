@@ -2,12 +2,13 @@ package io.fastleader.clients.producer;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiPredicate;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 
@@ -22,30 +23,40 @@ import io.fastleader.clients.metadata.PartitionLeadership;
  * @param byLeader            leader node id to its ready partitions, to be drained into one request
  * @param topicsWithoutLeader topics with a ready partition whose leader, or the leader's address, is
  *                            unknown: their partitions stay queued, and the topics want a refresh
+ * @param held                the ready partitions that stay queued, and what their batches wait for:
+ *                            {@link BatchPhase#METADATA} for those without a leader, else the hold
  */
-public record SendPlan(Map<Integer, List<TopicPartition>> byLeader, Set<String> topicsWithoutLeader) {
+public record SendPlan(Map<Integer, List<TopicPartition>> byLeader, Set<String> topicsWithoutLeader,
+                       Map<TopicPartition, BatchPhase> held) {
 
     /**
      * Groups ready partitions by leader.
      *
      * @param leadership   the partition's leadership, null when untracked
      * @param nodeKnown    whether a node's address is known
-     * @param mayGoTo      whether the partition's next batch may go to its leader now (the node's
+     * @param holdAt       why the partition's next batch may not go to its leader now (the node's
      *                     in-flight limit, batches of the partition still in flight to another
-     *                     node); one that may not waits for an answer, and needs no refresh
+     *                     node), null when it may; one held waits for an answer, and needs no refresh
      */
     public static SendPlan of(Collection<TopicPartition> ready, Function<TopicPartition, PartitionLeadership> leadership,
-                              IntPredicate nodeKnown, BiPredicate<TopicPartition, Integer> mayGoTo) {
+                              IntPredicate nodeKnown, BiFunction<TopicPartition, Integer, BatchPhase> holdAt) {
         Map<Integer, List<TopicPartition>> byLeader = new LinkedHashMap<>();
         Set<String> withoutLeader = new HashSet<>();
+        Map<TopicPartition, BatchPhase> held = new HashMap<>();
         for (TopicPartition partition : ready) {
             PartitionLeadership current = leadership.apply(partition);
             if (current == null || !current.hasLeader() || !nodeKnown.test(current.leaderId())) {
                 withoutLeader.add(partition.topic());
-            } else if (mayGoTo.test(partition, current.leaderId())) {
+                held.put(partition, BatchPhase.METADATA);
+                continue;
+            }
+            BatchPhase hold = holdAt.apply(partition, current.leaderId());
+            if (hold == null) {
                 byLeader.computeIfAbsent(current.leaderId(), id -> new ArrayList<>()).add(partition);
+            } else {
+                held.put(partition, hold);
             }
         }
-        return new SendPlan(byLeader, withoutLeader);
+        return new SendPlan(byLeader, withoutLeader, held);
     }
 }

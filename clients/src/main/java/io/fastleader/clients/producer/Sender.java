@@ -26,6 +26,7 @@ import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.RequestTimedOutException;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
@@ -57,6 +58,11 @@ import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceRespon
  *
  * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
  * running out, by {@code delivery.timeout.ms} (queued or in flight), or by a forced close.
+ *
+ * <p>Where a batch waits is noted where it is decided, on its {@link BatchTimeline}: the accumulator
+ * notes backoffs and batches left queued, the send plan why a ready partition is held, and this
+ * loop when a request waits for its connection, goes out, and is answered. The slow-batch log
+ * ({@link SlowBatchLog}) prints the timeline of a batch that took long.
  */
 public final class Sender implements Runnable {
 
@@ -69,6 +75,7 @@ public final class Sender implements Runnable {
     private final ProducerSettings settings;
     private final RetryPolicy retryPolicy;
     private final ProducerMetrics metrics;
+    private final SlowBatchLog slowBatches;
     private final LongSupplier clockMs;
     /** Null without idempotence. */
     private final ProducerIdentity identity;
@@ -90,10 +97,11 @@ public final class Sender implements Runnable {
     private long initRetryAtMs;
 
     /**
-     * @param clockMs monotonic milliseconds, the clock the accumulator's batches were created by
+     * @param slowBatches told of every batch the sender ends
+     * @param clockMs     monotonic milliseconds, the clock the accumulator's batches were created by
      */
     public Sender(RecordAccumulator accumulator, ClusterMetadata metadata, ConnectionPool pool, ProducerSettings settings,
-                  RetryPolicy retryPolicy, ProducerMetrics metrics, LongSupplier clockMs) {
+                  RetryPolicy retryPolicy, ProducerMetrics metrics, SlowBatchLog slowBatches, LongSupplier clockMs) {
         this.accumulator = accumulator;
         this.metadata = metadata;
         this.cache = metadata.cache();
@@ -101,6 +109,7 @@ public final class Sender implements Runnable {
         this.settings = settings;
         this.retryPolicy = retryPolicy;
         this.metrics = metrics;
+        this.slowBatches = slowBatches;
         this.clockMs = clockMs;
         this.identity = settings.idempotent() ? new ProducerIdentity() : null;
         this.acks = settings.acks();
@@ -181,11 +190,16 @@ public final class Sender implements Runnable {
         // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
         long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
         if (identity != null && !identity.isHeld()) {
+            // Waiting for a producer id is none of the named phases.
+            for (TopicPartition partition : check.readyPartitions()) {
+                accumulator.markWaiting(partition, BatchPhase.QUEUED, nowMs);
+            }
             // A new epoch starts every sequence again: ask for it once no batch of the old one is in flight.
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
         SendPlan plan = SendPlan.of(check.readyPartitions(), cache::leadership, node -> cache.node(node) != null,
-                this::mayGoTo);
+                this::holdAt);
+        plan.held().forEach((partition, phase) -> accumulator.markWaiting(partition, phase, nowMs));
         if (!plan.topicsWithoutLeader().isEmpty()) {
             metadata.onLeaderError(plan.topicsWithoutLeader());
             // A leader change wakes the loop; looking again after a refresh backoff covers a topic the cache lacks.
@@ -199,15 +213,17 @@ public final class Sender implements Runnable {
     }
 
     /**
-     * Whether the partition's next batch may go to {@code node} now: the node has room, the
-     * partition's batches in flight (if any) went there, and with idempotence the broker already
-     * holds the producer's state for it ({@link ProducerIdentity#mayPipeline}).
+     * Why the partition's next batch may not go to {@code node} now, or null when it may. It may
+     * when the partition's batches in flight (if any) went there, the node has room, and with
+     * idempotence the broker already holds the producer's state for it ({@link ProducerIdentity#mayPipeline}).
      */
-    private boolean mayGoTo(TopicPartition partition, int node) {
-        if (requestsPerNode.getOrDefault(node, 0) >= maxInFlightPerNode || !inFlight.mayGoTo(partition, node)) {
-            return false;
+    private BatchPhase holdAt(TopicPartition partition, int node) {
+        if (!inFlight.mayGoTo(partition, node)) {
+            return BatchPhase.BEHIND_IN_FLIGHT;
         }
-        return identity == null || !inFlight.contains(partition) || identity.mayPipeline(partition);
+        boolean mayGo = requestsPerNode.getOrDefault(node, 0) < maxInFlightPerNode
+                && (identity == null || !inFlight.contains(partition) || identity.mayPipeline(partition));
+        return mayGo ? null : BatchPhase.QUEUED;
     }
 
     /** Drains the partitions' first batches into one request to their leader; true if it sent one. */
@@ -227,11 +243,26 @@ public final class Sender implements Runnable {
         // Building the request closes the batches: their sizes and compression ratios are final when measured.
         ProduceRequestData request = ProduceRequests.build(acks, requestTimeoutMs, batches);
         metrics.requestSent(batches, nowMs);
+        boolean connecting = !pool.isReady(node);
         for (ProducerBatch batch : batches) {
-            batch.markSent(leaderEpoch(batch.topicPartition()));
+            int leaderEpoch = leaderEpoch(batch.topicPartition());
+            batch.markSent(leaderEpoch);
             inFlight.sent(node, batch);
+            if (connecting) {
+                batch.timeline().waiting(BatchPhase.CONNECTING, node, nowMs);
+            } else {
+                batch.timeline().sent(node, leaderEpoch, nowMs);
+            }
         }
         requestsPerNode.merge(node, 1, Integer::sum);
+        if (connecting) {
+            // Asked before the request, so the pool hands the connection to this first: the batches
+            // are in flight before any answer. A failed connect fails the request too, ending the attempt.
+            pool.connect(node).thenRun(() -> {
+                events.add(() -> connected(node, batches));
+                wakeup();
+            });
+        }
         pool.send(node, ApiKey.PRODUCE, request)
                 .whenComplete((response, error) -> {
                     events.add(() -> answered(node, batches, topicIds, nowMs, response, error));
@@ -240,13 +271,30 @@ public final class Sender implements Runnable {
         return true;
     }
 
+    /** The connection a request waited for is ready: the request's batches are in flight from now on. */
+    private void connected(int node, List<ProducerBatch> batches) {
+        long nowMs = clockMs.getAsLong();
+        for (ProducerBatch batch : batches) {
+            if (!batch.isDone() && batch.timeline().isConnectingTo(node)) {
+                batch.timeline().sent(node, batch.lastSentLeaderEpoch(), nowMs);
+            }
+        }
+    }
+
     private void answered(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
                           ApiMessage response, Throwable error) {
         long nowMs = clockMs.getAsLong();
         requestsPerNode.merge(node, -1, Integer::sum);
         batches.forEach(inFlight::answered);
         if (error != null) {
-            requestFailed(batches, error instanceof CompletionException ? error.getCause() : error, nowMs);
+            Throwable failure = error instanceof CompletionException ? error.getCause() : error;
+            String outcome = failure instanceof RequestTimedOutException ? BatchTimeline.TIMEOUT : BatchTimeline.DISCONNECTED;
+            for (ProducerBatch batch : batches) {
+                if (!batch.isDone()) {
+                    batch.timeline().answered(outcome, nowMs);
+                }
+            }
+            requestFailed(batches, failure, nowMs);
             return;
         }
         ProduceResponseData produced = (ProduceResponseData) response;
@@ -259,12 +307,14 @@ public final class Sender implements Runnable {
                 continue;
             }
             if (answer == null) {
+                batch.timeline().answered(BatchTimeline.LEFT_OUT, nowMs);
                 retry(batch, new KafkaException("the broker's Produce response left out " + batch.topicPartition()), nowMs);
                 continue;
             }
             Errors code = Errors.forCode(answer.errorCode());
+            batch.timeline().answered(code.name(), nowMs);
             switch (ProduceErrorKind.of(code)) {
-                case WRITTEN -> written(batch, answer);
+                case WRITTEN -> written(batch, answer, nowMs);
                 case LEADER_MOVED -> {
                     moved.add(batch);
                     if (!settings.leaderHintsEnabled() || !ProduceErrorKind.mayCarryHint(code)) {
@@ -274,8 +324,8 @@ public final class Sender implements Runnable {
                 case RETRIABLE -> retry(batch, code.exception(answer.errorMessage()), nowMs);
                 case OUT_OF_SEQUENCE -> outOfSequence(batch, code.exception(answer.errorMessage()), nowMs);
                 case SEQUENCE_LOST -> sequenceLost(batch, code.exception(answer.errorMessage()), nowMs);
-                case TOO_LARGE -> tooLarge(batch, answer.errorMessage());
-                case FATAL -> fail(batch, code.exception(answer.errorMessage()));
+                case TOO_LARGE -> tooLarge(batch, answer.errorMessage(), nowMs);
+                case FATAL -> fail(batch, code.exception(answer.errorMessage()), nowMs);
             }
         }
         if (moved.isEmpty()) {
@@ -297,18 +347,20 @@ public final class Sender implements Runnable {
         }
     }
 
-    private void written(ProducerBatch batch, PartitionProduceResponse answer) {
+    private void written(ProducerBatch batch, PartitionProduceResponse answer, long nowMs) {
         if (identity != null) {
             identity.written(batch);
         }
-        batch.complete(answer.baseOffset(), answer.logAppendTimeMs());
+        if (batch.complete(answer.baseOffset(), answer.logAppendTimeMs())) {
+            slowBatches.ended(batch, nowMs);
+        }
     }
 
     /** The request got no answer (connection failure, timeout): every batch in it is retried, its topics refreshed. */
     private void requestFailed(List<ProducerBatch> batches, Throwable error, long nowMs) {
         RuntimeException failure = error instanceof RuntimeException runtime ? runtime : new KafkaException(error);
         if (!(failure instanceof RetriableException)) {
-            batches.forEach(batch -> fail(batch, failure));
+            batches.forEach(batch -> fail(batch, failure, nowMs));
             return;
         }
         LOG.debug("A Produce request failed; retrying its {} batch(es)", batches.size(), failure);
@@ -325,11 +377,11 @@ public final class Sender implements Runnable {
      * go in its place, without using up a retry; a half still too large is split again. A single
      * record fails: no split can make it smaller.
      */
-    private void tooLarge(ProducerBatch batch, String brokerMessage) {
+    private void tooLarge(ProducerBatch batch, String brokerMessage, long nowMs) {
         if (batch.recordCount() < 2) {
             fail(batch, new RecordTooLargeException("The broker refused a record for " + batch.topicPartition() + " ("
                     + batch.estimatedSizeBytes() + " bytes as a batch) as too large: more than the topic's max.message.bytes"
-                    + " or the broker's message.max.bytes" + (brokerMessage == null ? "" : " (" + brokerMessage + ")")));
+                    + " or the broker's message.max.bytes" + (brokerMessage == null ? "" : " (" + brokerMessage + ")")), nowMs);
             return;
         }
         if (accumulator.splitAndReenqueue(batch) > 0) {
@@ -343,7 +395,7 @@ public final class Sender implements Runnable {
     private void outOfSequence(ProducerBatch batch, RuntimeException error, long nowMs) {
         if (identity != null && identity.waitsForAnEarlierBatch(batch)) {
             putBack(batch, RetryDecision.behindEarlierBatch(settings.retries(), settings.deliveryTimeoutMs(), batch, error,
-                    nowMs));
+                    nowMs), nowMs);
             return;
         }
         sequenceLost(batch, error, nowMs);
@@ -352,7 +404,7 @@ public final class Sender implements Runnable {
     private void sequenceLost(ProducerBatch batch, RuntimeException error, long nowMs) {
         if (identity == null) {
             // Only idempotent batches carry sequences; a broker saying otherwise is answering nonsense.
-            fail(batch, error);
+            fail(batch, error, nowMs);
             return;
         }
         if (identity.bumpFor(batch)) {
@@ -364,17 +416,17 @@ public final class Sender implements Runnable {
 
     private void retry(ProducerBatch batch, RuntimeException error, long nowMs) {
         putBack(batch, RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(), batch,
-                leaderEpoch(batch.topicPartition()), error, nowMs));
+                leaderEpoch(batch.topicPartition()), error, nowMs), nowMs);
     }
 
     /** Queues the batch again as the decision says, or fails it. */
-    private void putBack(ProducerBatch batch, RetryDecision decision) {
+    private void putBack(ProducerBatch batch, RetryDecision decision, long nowMs) {
         if (batch.isDone()) {
             // It expired in flight or was aborted: its end is already settled.
             return;
         }
         if (!decision.retry()) {
-            fail(batch, decision.failure());
+            fail(batch, decision.failure(), nowMs);
             return;
         }
         if (decision.backoffSkipped()) {
@@ -384,7 +436,7 @@ public final class Sender implements Runnable {
         accumulator.reenqueue(batch);
     }
 
-    private void fail(ProducerBatch batch, RuntimeException error) {
+    private void fail(ProducerBatch batch, RuntimeException error, long nowMs) {
         if (batch.isDone()) {
             return;
         }
@@ -394,7 +446,9 @@ public final class Sender implements Runnable {
         if (identity != null && identity.bumpFor(batch)) {
             LOG.info("A batch for {} failed after taking a sequence: bumping the producer epoch", batch.topicPartition());
         }
-        batch.fail(error);
+        if (batch.fail(error)) {
+            slowBatches.ended(batch, nowMs);
+        }
     }
 
     /** A leader change from Metadata or a hint: batches backing off since an older epoch go at once (KIP-951). */
@@ -411,12 +465,12 @@ public final class Sender implements Runnable {
     private void failExpired(long nowMs) {
         long timeoutMs = settings.deliveryTimeoutMs();
         for (ProducerBatch batch : accumulator.expired(nowMs)) {
-            fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs));
+            fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
         }
         // In flight too: the answer may never come in time. The batch stays in flight until it does.
         for (ProducerBatch batch : inFlight.batches()) {
             if (!batch.isDone() && batch.hasReachedDeliveryTimeout(timeoutMs, nowMs)) {
-                fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs));
+                fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
             }
         }
     }

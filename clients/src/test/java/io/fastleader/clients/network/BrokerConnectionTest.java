@@ -279,8 +279,9 @@ class BrokerConnectionTest {
         CompletableFuture<ApiMessage> second = connection.send(ApiKey.METADATA, new MetadataRequestData());
         server.read();
 
-        assertFailsWithConnectionError(first).hasMessageContaining("Metadata request to").hasMessageContaining("no response within 300 ms");
-        assertFailsWithConnectionError(second);
+        assertFailsWithConnectionError(first).isInstanceOf(RequestTimedOutException.class)
+            .hasMessageContaining("Metadata request to").hasMessageContaining("no response within 300 ms");
+        assertFailsWithConnectionError(second).isInstanceOf(RequestTimedOutException.class);
         assertThat(connection.isOpen()).isFalse();
     }
 

@@ -120,6 +120,25 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void aNodeIsReadyOnlyOnceItsConnectionIsSetUp() throws Exception {
+        FrameServer broker = broker();
+        assertThat(pool.isReady(1)).as("no connection yet").isFalse();
+        CompletableFuture<Void> connected = pool.connect(1);
+        assertThat(pool.isReady(1)).as("waiting for the handshake").isFalse();
+
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+
+        // The connection is handed to every waiter before the pool marks it ready for later requests.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!pool.isReady(1) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(pool.isReady(1)).isTrue();
+        assertThat(pool.isReady(2)).isFalse();
+    }
+
+    @Test
     void requestsSentWhileConnectingGoOutInOrder() throws Exception {
         FrameServer broker = broker();
         connector.gate = new CountDownLatch(1);

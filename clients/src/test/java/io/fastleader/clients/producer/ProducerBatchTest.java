@@ -314,6 +314,22 @@ class ProducerBatchTest {
     }
 
     @Test
+    void testTheHalvesOfASplitBatchCarryOnItsTimeline() {
+        ProducerBatch batch = batch(1024);
+        batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
+        batch.tryAppend(2, null, bytes("b"), NO_HEADERS, null);
+        batch.timeline().sent(1, 5, 1_000);
+        batch.timeline().answered("MESSAGE_TOO_LARGE", 1_008);
+
+        List<ProducerBatch> halves = batch.split();
+        halves.forEach(half -> half.timeline().ended(1_010));
+
+        assertThat(halves).allSatisfy(half -> assertThat(half.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.IN_FLIGHT, 1, 5, 8, "MESSAGE_TOO_LARGE"),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null)));
+    }
+
+    @Test
     void testABatchThatEndedMeanwhileIsNotSplit() {
         ProducerBatch batch = batch(1024);
         batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);

@@ -43,6 +43,7 @@ class ProducerSettingsTest {
         assertThat(settings.metadataConfig().metadataMaxIdle()).isEqualTo(Duration.ofMinutes(5));
         assertThat(settings.leaderHintsEnabled()).isTrue();
         assertThat(settings.connectionsPrewarm()).isTrue();
+        assertThat(settings.slowBatchLogMs()).isEqualTo(SlowBatchLog.OFF);
     }
 
     @Test
@@ -132,6 +133,23 @@ class ProducerSettingsTest {
         assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    @Test
+    void testTheSlowBatchLogTakesAThreshold() {
+        configs.put(ProducerSettings.SLOW_BATCH_LOG_MS, "250");
+
+        assertThat(ProducerSettings.parse(configs, null, null).slowBatchLogMs()).isEqualTo(250);
+    }
+
+    @Test
+    void testASlowBatchLogThresholdBelowOffIsRefused() {
+        configs.put(ProducerSettings.SLOW_BATCH_LOG_MS, "-2");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ProducerSettings.SLOW_BATCH_LOG_MS)
+                .hasMessageContaining("-2");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.fastleader.clients.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,7 +26,7 @@ class SendPlanTest {
     void testGroupsReadyPartitionsByLeaderInReadyOrder() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(1));
 
-        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true, (partition, node) -> true);
+        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true, (partition, node) -> null);
 
         assertThat(plan.byLeader()).containsOnlyKeys(1, 2);
         assertThat(plan.byLeader().get(1)).containsExactly(A0, B0);
@@ -37,23 +38,26 @@ class SendPlanTest {
     void testPartitionsWithoutALeaderOrItsAddressAskForTheirTopics() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(-1), B0, led(7), A1, led(1));
 
-        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), leaders::get, node -> node != 7, (partition, node) -> true);
+        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), leaders::get, node -> node != 7, (partition, node) -> null);
 
         assertThat(plan.topicsWithoutLeader()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(plan.byLeader()).containsOnlyKeys(1);
         assertThat(plan.byLeader().get(1)).containsExactly(A1);
+        assertThat(plan.held()).containsOnly(entry(A0, BatchPhase.METADATA), entry(B0, BatchPhase.METADATA),
+                entry(C0, BatchPhase.METADATA));
     }
 
     @Test
-    void testAPartitionThatMayNotGoToItsLeaderYetIsLeftOutAndNeedsNoRefresh() {
+    void testAPartitionThatMayNotGoToItsLeaderYetIsHeldForItsReasonAndNeedsNoRefresh() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(2));
 
         SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true,
-                (partition, node) -> node != 1 && !partition.equals(B0));
+                (partition, node) -> node == 1 ? BatchPhase.QUEUED : partition.equals(B0) ? BatchPhase.BEHIND_IN_FLIGHT : null);
 
         assertThat(plan.byLeader()).containsOnlyKeys(2);
         assertThat(plan.byLeader().get(2)).containsExactly(A1);
         assertThat(plan.topicsWithoutLeader()).isEmpty();
+        assertThat(plan.held()).containsOnly(entry(A0, BatchPhase.QUEUED), entry(B0, BatchPhase.BEHIND_IN_FLIGHT));
     }
 
     private static Set<TopicPartition> ordered(TopicPartition... partitions) {

@@ -68,6 +68,8 @@ class SenderTest {
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private final List<Sent> produced = new CopyOnWriteArrayList<>();
     private final List<InitProducerIdRequestData> inits = new CopyOnWriteArrayList<>();
+    /** The slow-batch log's lines, at the threshold a test sets ({@code fastleader.slow.batch.log.ms}). */
+    private final List<String> slowBatchLines = new CopyOnWriteArrayList<>();
     private final CountDownLatch firstProduce = new CountDownLatch(1);
     /** Produce answers the test gives by hand ({@link #startAnsweringLater}), by request index. */
     private final List<CompletableFuture<ApiMessage>> heldAnswers = new CopyOnWriteArrayList<>();
@@ -76,6 +78,9 @@ class SenderTest {
     private final List<Integer> answersGivenOnArrival = new CopyOnWriteArrayList<>();
     /** For each InitProducerId as the client started writing it: how many held answers the test had given then. */
     private final List<Integer> answersGivenWhenInitWritten = new CopyOnWriteArrayList<>();
+    private final AtomicInteger metadataRequests = new AtomicInteger();
+    /** How long, on the test's clock, the client takes to open a connection to node 1. */
+    private volatile long connectToNode1Ms;
     private volatile int leader = 0;
     private volatile int leaderEpoch = 5;
     private volatile boolean refreshPassesTime;
@@ -413,6 +418,118 @@ class SenderTest {
         assertThat(produced).extracting(Sent::baseSequence).containsExactly(0, 1, 2, 0, 1);
     }
 
+    @Test
+    void testASlowBatchRefusedWithAHintShowsBothAttemptsAndNoBackoff() throws Exception {
+        startAnsweringLater(Map.of(ProducerSettings.SLOW_BATCH_LOG_MS, 0));
+        openConnection(0);
+        openConnection(1);
+        Future<RecordMetadata> future = sendEach(1).get(0);
+
+        clock.addAndGet(12);
+        giveAnswer(0, hinted(1, 6));
+        awaitSenderIdleWith(() -> produced.size() == 2, "the batch resent to the new leader");
+        clock.addAndGet(9);
+        giveAnswer(1, written(42));
+        future.get(10, TimeUnit.SECONDS);
+        awaitSlowBatchLines(1);
+
+        assertThat(slowBatchLines).containsExactly("Slow batch orders-0 (1 records) took 21 ms: in-flight node 0 epoch 5 12 ms "
+                + "NOT_LEADER_OR_FOLLOWER, in-flight node 1 epoch 6 9 ms NONE");
+        SlowBatchLines.assertPhasesAddUpToTheTotal(slowBatchLines.get(0));
+    }
+
+    @Test
+    void testASlowBatchRetriedWithoutAHintShowsItsBackoffThenItsWaitForALeader() throws Exception {
+        startAnsweringLater(Map.of(ProducerSettings.SLOW_BATCH_LOG_MS, 0));
+        openConnection(0);
+        openConnection(1);
+        Future<RecordMetadata> future = sendEach(1).get(0);
+        // The refresh the refusal asks for finds no leader, at the same epoch: the backoff is not skipped.
+        leader = -1;
+
+        clock.addAndGet(12);
+        giveAnswer(0, refused(Errors.NOT_LEADER_OR_FOLLOWER));
+        awaitSenderIdleWith(() -> !metadata.cache().leadership(PARTITION).hasLeader()
+                && accumulator.queuedRetries(PARTITION).size() == 1, "the batch backing off, its partition without a leader");
+        int refreshes = metadataRequests.get();
+        clock.addAndGet(100);
+        sender.wakeup();
+        spinUntil(() -> metadataRequests.get() > refreshes, "a refresh asked for by the batch with no leader to go to");
+        clock.addAndGet(280);
+        leaderEpoch = 6;
+        leader = 1;
+        awaitSenderIdleWith(() -> produced.size() == 2, "the batch sent to the leader a refresh named");
+        clock.addAndGet(9);
+        giveAnswer(1, written(42));
+        future.get(10, TimeUnit.SECONDS);
+        awaitSlowBatchLines(1);
+
+        assertThat(slowBatchLines).containsExactly("Slow batch orders-0 (1 records) took 401 ms: in-flight node 0 epoch 5 12 ms "
+                + "NOT_LEADER_OR_FOLLOWER, backoff 100 ms, metadata 280 ms, in-flight node 1 epoch 6 9 ms NONE");
+        SlowBatchLines.assertPhasesAddUpToTheTotal(slowBatchLines.get(0));
+    }
+
+    @Test
+    void testASlowBatchWhoseNewLeadersConnectionIsNotReadyShowsConnecting() throws Exception {
+        connectToNode1Ms = 40;
+        startAnsweringLater(Map.of(ProducerSettings.SLOW_BATCH_LOG_MS, 0));
+        openConnection(0);
+        Future<RecordMetadata> future = sendEach(1).get(0);
+
+        clock.addAndGet(12);
+        giveAnswer(0, hinted(1, 6));
+        awaitProduceRequests(2);
+        // The clock stays where the connect left it: the sender hears the connection is ready at a moment the test cannot see.
+        giveAnswer(1, written(42));
+        future.get(10, TimeUnit.SECONDS);
+        awaitSlowBatchLines(1);
+
+        assertThat(slowBatchLines).containsExactly("Slow batch orders-0 (1 records) took 52 ms: in-flight node 0 epoch 5 12 ms "
+                + "NOT_LEADER_OR_FOLLOWER, connecting node 1 40 ms, in-flight node 1 epoch 6 0 ms NONE");
+        SlowBatchLines.assertPhasesAddUpToTheTotal(slowBatchLines.get(0));
+    }
+
+    @Test
+    void testASlowBatchHeldWhileLaterBatchesAreInFlightToTheOldLeaderShowsBehindInFlight() throws Exception {
+        startAnsweringLater(Map.of(ProducerSettings.SLOW_BATCH_LOG_MS, 0));
+        openConnection(0);
+        openConnection(1);
+        writeFirstRecord();
+        List<Future<RecordMetadata>> futures = sendEach(2);
+
+        clock.addAndGet(5);
+        giveAnswer(1, hinted(1, 6));
+        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the refused batch held");
+        clock.addAndGet(3);
+        giveAnswer(2, hinted(1, 6));
+        awaitSenderIdleWith(() -> produced.size() == 5, "both batches resent to the new leader");
+        clock.addAndGet(9);
+        giveAnswer(3, written(100));
+        giveAnswer(4, written(101));
+        offsets(futures);
+        awaitSlowBatchLines(3);
+
+        assertThat(slowBatchLines).hasSize(3).element(1).isEqualTo("Slow batch orders-0 (1 records) took 17 ms: in-flight node 0 "
+                + "epoch 5 5 ms NOT_LEADER_OR_FOLLOWER, behind-in-flight 3 ms, in-flight node 1 epoch 6 9 ms NONE");
+        assertThat(slowBatchLines.get(2)).isEqualTo("Slow batch orders-0 (1 records) took 17 ms: in-flight node 0 epoch 5 8 ms "
+                + "NOT_LEADER_OR_FOLLOWER, in-flight node 1 epoch 6 9 ms NONE");
+        slowBatchLines.forEach(SlowBatchLines::assertPhasesAddUpToTheTotal);
+    }
+
+    @Test
+    void testNoBatchIsLoggedAsSlowByDefault() throws Exception {
+        start(Map.of(), (node, index) -> {
+            clock.addAndGet(60_000);
+            return written(1);
+        });
+
+        append().get(10, TimeUnit.SECONDS);
+        // The batch ended on the sender's thread, which logs it, if at all, before it waits again.
+        awaitSenderIdleWith(() -> true, "the written batch's end handled");
+
+        assertThat(slowBatchLines).isEmpty();
+    }
+
     /**
      * Appends r0 .. r3, which linger in one batch, then sends it to a broker answering by {@code produce};
      * each callback adds "value@offset" to {@code callbacks}.
@@ -451,12 +568,18 @@ class SenderTest {
         start(overrides, new ScriptedBrokers(2, (node, api, request) -> answer(node, api, request, produce)));
     }
 
+    private void startAnsweringLater() throws Exception {
+        startAnsweringLater(Map.of());
+    }
+
     /**
      * Starts a sender whose brokers hold every Produce answer until the test gives it ({@link #giveAnswer}),
      * with a batch per record ({@code batch.size} 1) and Kafka's 5 requests in flight per connection.
      */
-    private void startAnsweringLater() throws Exception {
-        start(Map.of(ProducerConfig.BATCH_SIZE_CONFIG, 1), ScriptedBrokers.answeringLater(2, (node, api, request) -> {
+    private void startAnsweringLater(Map<String, Object> overrides) throws Exception {
+        Map<String, Object> configs = new HashMap<>(overrides);
+        configs.put(ProducerConfig.BATCH_SIZE_CONFIG, 1);
+        start(configs, ScriptedBrokers.answeringLater(2, (node, api, request) -> {
             if (api != ApiKey.PRODUCE) {
                 return CompletableFuture.completedFuture(answer(node, api, request, null));
             }
@@ -494,6 +617,13 @@ class SenderTest {
         ProducerSettings settings = ProducerSettings.parse(configs, null, null);
         pool = new ConnectionPool(settings.connectionConfig("sender-test"), settings.poolConfig(), node -> new ConnectionListener() {
             @Override
+            public void connected() {
+                if (node == 1) {
+                    clock.addAndGet(connectToNode1Ms);
+                }
+            }
+
+            @Override
             public void sent(ApiKey api, int bytes) {
                 if (api == ApiKey.INIT_PRODUCER_ID) {
                     answersGivenWhenInitWritten.add(answersGiven.get());
@@ -508,7 +638,8 @@ class SenderTest {
                 producerMetrics);
         RetryPolicy policy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), 0.2),
                 () -> 0.5, settings.leaderHintsEnabled());
-        sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics, clock::get);
+        sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics,
+                new SlowBatchLog(settings.slowBatchLogMs(), slowBatchLines::add), clock::get);
         senderThread = new Thread(sender, "sender-under-test");
         senderThread.start();
     }
@@ -516,6 +647,7 @@ class SenderTest {
     private ApiMessage answer(int node, ApiKey api, ApiMessage request, ProduceScript produce) throws Exception {
         switch (api) {
             case METADATA:
+                metadataRequests.incrementAndGet();
                 if (refreshPassesTime && !produced.isEmpty()) {
                     // The refresh a failure asks for comes after the failed batch was put back to back off.
                     clock.addAndGet(10_000);
@@ -561,6 +693,21 @@ class SenderTest {
             offsets.add(future.get(10, TimeUnit.SECONDS).offset());
         }
         return offsets;
+    }
+
+    /**
+     * Opens the client's connection to {@code node} ahead of the test, as prewarming would, so that
+     * no batch waits for it: a batch that does is in flight from when the sender hears the
+     * connection is ready, a moment the test cannot see.
+     */
+    private void openConnection(int node) throws Exception {
+        pool.connect(node).get(10, TimeUnit.SECONDS);
+        spinUntil(() -> pool.isReady(node), "the connection to node " + node + " ready");
+    }
+
+    /** The sender logs a batch once its callbacks ran, so after its future completed. */
+    private void awaitSlowBatchLines(int count) {
+        spinUntil(() -> slowBatchLines.size() >= count, count + " slow-batch lines");
     }
 
     private void awaitProduceRequests(int count) {
