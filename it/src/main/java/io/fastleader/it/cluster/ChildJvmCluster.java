@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * logs, stdout and stderr) lives in a temporary directory that {@link #close()} deletes. If the
  * cluster fails to start, the directory is kept and the exception quotes the failing node's log.
  * A shutdown hook kills the children if this JVM exits without {@link #close()}.
+ *
+ * <p>With a {@link NetworkModel} other than loopback, each node gets a separate inter-broker
+ * listener, and every listener is advertised at the relay in front of it; the node with metadata
+ * lag gets a {@code controller.quorum.voters} of its own, through relays that answer it late.
  */
 final class ChildJvmCluster implements KafkaTestCluster {
 
@@ -56,6 +60,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     private static final String HOST = "127.0.0.1";
     private static final String BROKER_LISTENER = "PLAINTEXT";
+    /** Replication gets a listener of its own when a network model makes it cost other than clients' requests. */
+    private static final String INTER_BROKER_LISTENER = "INTERNAL";
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
 
     /**
@@ -74,6 +80,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 20;
+    /** Kafka's defaults for the KRaft timeouts that a node with metadata lag needs longer. */
+    private static final long DEFAULT_QUORUM_FETCH_TIMEOUT_MS = 2000;
+    private static final long DEFAULT_QUORUM_REQUEST_TIMEOUT_MS = 2000;
 
     /** WARN and above to stdout, which the child's log file receives; {@link KroxyliciousProxy} uses it too. */
     static final String LOG4J2_CONFIG = """
@@ -96,12 +105,12 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private final Path dir;
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
+    private final NetworkRelays relays;
     /** Every child process not yet exited, format runs included: what the shutdown hook kills. */
     private final Set<Process> children = ConcurrentHashMap.newKeySet();
     private final Thread shutdownHook = new Thread(this::killChildren, "fastleader-child-jvm-cluster-reaper");
     private List<String> loggingOptions;
     private Path classpathArgs;
-    private String voters;
     /** Ids are never reused, not even after {@link #addBroker()} failed: the controller may remember them. */
     private int nextNodeId;
     private boolean closed;
@@ -109,6 +118,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private ChildJvmCluster(ClusterSpec spec, Path dir) {
         this.spec = spec;
         this.dir = dir;
+        this.relays = new NetworkRelays(spec.network());
     }
 
     /** Formats and starts {@code spec.brokers()} combined nodes; returns once all are registered and unfenced. */
@@ -125,6 +135,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
             cluster.startNodes();
         } catch (RuntimeException | Error e) {
             cluster.killChildren();
+            cluster.relays.close();
             cluster.removeShutdownHook();
             throw e;
         }
@@ -133,14 +144,11 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     private synchronized void startNodes() {
         int count = spec.brokers();
-        int[] ports = freePorts(2 * count);
+        int[] ports = freePorts(3 * count);
         for (int i = 0; i < count; i++) {
             int id = nextNodeId++;
-            nodes.put(id, new Node(id, true, ports[2 * i], ports[2 * i + 1], dir.resolve("node-" + id)));
+            nodes.put(id, new Node(id, true, ports[3 * i], interBrokerPort(ports[3 * i + 1]), ports[3 * i + 2], dir.resolve("node-" + id)));
         }
-        voters = nodes.values().stream()
-            .map(node -> node.id + "@" + HOST + ":" + node.controllerPort)
-            .collect(Collectors.joining(","));
         try {
             loggingOptions = writeLoggingConfig();
             classpathArgs = writeClasspathArgs();
@@ -169,7 +177,17 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     @Override
     public String bootstrapServers() {
-        return nodes.values().stream().map(node -> HOST + ":" + node.brokerPort).collect(Collectors.joining(","));
+        return nodes.values().stream().map(node -> HOST + ":" + clientAddress(node).getPort()).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public InetSocketAddress brokerAddress(int nodeId) {
+        return clientAddress(existingNode(nodeId));
+    }
+
+    /** Where clients reach the node: its client listener, or the relay in front of it. */
+    private InetSocketAddress clientAddress(Node node) {
+        return relays.address(node.id, NetworkRelays.Traffic.CLIENT, new InetSocketAddress(HOST, node.brokerPort));
     }
 
     @Override
@@ -236,7 +254,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
     public synchronized int addBroker() {
         ensureOpen();
         int id = nextNodeId++;
-        Node node = new Node(id, false, freePorts(1)[0], -1, dir.resolve("node-" + id));
+        int[] ports = freePorts(2);
+        Node node = new Node(id, false, ports[0], interBrokerPort(ports[1]), -1, dir.resolve("node-" + id));
         try {
             writeServerProperties(node);
         } catch (IOException e) {
@@ -272,6 +291,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
             }
         }
         killChildren();
+        relays.close();
         removeShutdownHook();
         deleteRecursively(dir);
     }
@@ -296,6 +316,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     /** Starts one node's broker; if it does not come up unfenced, kills it again and rethrows. */
     private void launchAndAwaitUnfenced(Node node) {
+        relays.nodeStarting(node.id);
         launchBroker(node);
         try {
             awaitRunningUnfenced(List.of(node));
@@ -303,6 +324,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
             node.process.destroyForcibly();
             awaitExit(node.process, KILL_TIMEOUT);
             node.process = null;
+            relays.nodeStopped(node.id);
             throw e;
         }
     }
@@ -379,6 +401,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
      */
     private void awaitDown(Node node) {
         node.process = null;
+        relays.nodeStopped(node.id);
         if (controllerQuorumRunning()) {
             BrokerRegistrations.awaitFenced(clientConfig(), node.id);
         }
@@ -453,19 +476,35 @@ final class ChildJvmCluster implements KafkaTestCluster {
         properties.setProperty("transaction.state.log.replication.factor", Integer.toString(Math.min(3, initialNodes)));
         properties.setProperty("transaction.state.log.min.isr", Integer.toString(Math.min(2, initialNodes)));
         properties.putAll(spec.effectiveBrokerConfigs());
+        lengthenQuorumTimeoutsForMetadataLag(node, properties);
         // What makes the node part of this cluster comes last: no broker setting may change it.
-        String brokerListener = BROKER_LISTENER + "://" + HOST + ":" + node.brokerPort;
+        List<String> listeners = new ArrayList<>();
+        List<String> advertised = new ArrayList<>();
+        List<String> protocols = new ArrayList<>();
+        listeners.add(BROKER_LISTENER + "://" + HOST + ":" + node.brokerPort);
+        advertised.add(BROKER_LISTENER + "://" + HOST + ":" + clientAddress(node).getPort());
+        protocols.add(BROKER_LISTENER + ":PLAINTEXT");
+        String interBrokerListener = BROKER_LISTENER;
+        if (node.interBrokerPort >= 0) {
+            interBrokerListener = INTER_BROKER_LISTENER;
+            InetSocketAddress relay = relays.address(node.id, NetworkRelays.Traffic.INTER_BROKER, new InetSocketAddress(HOST, node.interBrokerPort));
+            listeners.add(INTER_BROKER_LISTENER + "://" + HOST + ":" + node.interBrokerPort);
+            advertised.add(INTER_BROKER_LISTENER + "://" + HOST + ":" + relay.getPort());
+            protocols.add(INTER_BROKER_LISTENER + ":PLAINTEXT");
+        }
+        if (node.controller) {
+            listeners.add(CONTROLLER_LISTENER + "://" + HOST + ":" + node.controllerPort);
+        }
+        protocols.add(CONTROLLER_LISTENER + ":PLAINTEXT");
         properties.setProperty("node.id", Integer.toString(node.id));
         properties.setProperty("process.roles", node.controller ? "broker,controller" : "broker");
-        properties.setProperty("controller.quorum.voters", voters);
+        properties.setProperty("controller.quorum.voters", votersFor(node));
         properties.setProperty("controller.listener.names", CONTROLLER_LISTENER);
-        properties.setProperty("listeners", node.controller
-            ? brokerListener + "," + CONTROLLER_LISTENER + "://" + HOST + ":" + node.controllerPort
-            : brokerListener);
+        properties.setProperty("listeners", String.join(",", listeners));
         // Kafka 3.x rejects controller listeners here; 4.x falls back to listeners for them.
-        properties.setProperty("advertised.listeners", brokerListener);
-        properties.setProperty("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
-        properties.setProperty("inter.broker.listener.name", BROKER_LISTENER);
+        properties.setProperty("advertised.listeners", String.join(",", advertised));
+        properties.setProperty("listener.security.protocol.map", String.join(",", protocols));
+        properties.setProperty("inter.broker.listener.name", interBrokerListener);
         properties.setProperty("log.dirs", node.dir.resolve("data").toString());
         Files.createDirectories(node.dir);
         try (OutputStream out = Files.newOutputStream(node.config())) {
@@ -473,11 +512,55 @@ final class ChildJvmCluster implements KafkaTestCluster {
         }
     }
 
-    /** Distinct free ports, none of them already given to a node of this cluster. */
+    /**
+     * {@code controller.quorum.voters} as {@code node} sees it: every controller at its listener,
+     * or at the relay the network model puts between the two.
+     */
+    private String votersFor(Node node) {
+        return nodes.values().stream()
+            .filter(voter -> voter.controller)
+            .map(voter -> voter.id + "@" + HOST + ":"
+                + relays.controllerAddressFor(node.id, voter.id, new InetSocketAddress(HOST, voter.controllerPort)).getPort())
+            .collect(Collectors.joining(","));
+    }
+
+    /**
+     * A node that hears from the quorum late must not take that for a failure: its KRaft fetches
+     * and requests get that much longer before they time out, and every controller gives its
+     * broker heartbeats, answered that late, a session that long. Both directions are counted twice
+     * to leave room for the broker's own pauses.
+     */
+    private void lengthenQuorumTimeoutsForMetadataLag(Node node, Properties properties) {
+        NetworkModel network = spec.network();
+        if (!network.hasMetadataLag()) {
+            return;
+        }
+        long slackMs = 2 * (network.maxMetadataLag().toMillis() + network.brokerRtt().toMillis());
+        lengthen(properties, "broker.session.timeout.ms", 0, slackMs);
+        Duration lag = network.metadataLagOf(node.id);
+        if (!lag.isZero()) {
+            long nodeSlackMs = 2 * (lag.toMillis() + network.brokerRtt().toMillis());
+            lengthen(properties, "controller.quorum.fetch.timeout.ms", DEFAULT_QUORUM_FETCH_TIMEOUT_MS, nodeSlackMs);
+            lengthen(properties, "controller.quorum.request.timeout.ms", DEFAULT_QUORUM_REQUEST_TIMEOUT_MS, nodeSlackMs);
+        }
+    }
+
+    private static void lengthen(Properties properties, String key, long defaultMs, long byMs) {
+        long configured = Long.parseLong(properties.getProperty(key, Long.toString(defaultMs)));
+        properties.setProperty(key, Long.toString(configured + byMs));
+    }
+
+    /** The inter-broker listener's port if the network model asks for one, else -1. */
+    private int interBrokerPort(int freePort) {
+        return spec.network().isLoopback() ? -1 : freePort;
+    }
+
+    /** Distinct free ports, none of them already given to a node of this cluster or to a relay. */
     private int[] freePorts(int count) {
         Set<Integer> taken = nodes.values().stream()
-            .flatMap(node -> Stream.of(node.brokerPort, node.controllerPort))
+            .flatMap(node -> Stream.of(node.brokerPort, node.interBrokerPort, node.controllerPort))
             .collect(Collectors.toSet());
+        taken.addAll(relays.ports());
         List<ServerSocket> held = new ArrayList<>();
         int[] ports = new int[count];
         try {
@@ -576,15 +659,18 @@ final class ChildJvmCluster implements KafkaTestCluster {
         final int id;
         final boolean controller;
         final int brokerPort;
+        /** -1 if replication shares the client listener. */
+        final int interBrokerPort;
         /** -1 for a broker-only node. */
         final int controllerPort;
         final Path dir;
         volatile Process process;
 
-        Node(int id, boolean controller, int brokerPort, int controllerPort, Path dir) {
+        Node(int id, boolean controller, int brokerPort, int interBrokerPort, int controllerPort, Path dir) {
             this.id = id;
             this.controller = controller;
             this.brokerPort = brokerPort;
+            this.interBrokerPort = interBrokerPort;
             this.controllerPort = controllerPort;
             this.dir = dir;
         }
