@@ -51,8 +51,12 @@ import org.slf4j.LoggerFactory;
  * A shutdown hook kills the children if this JVM exits without {@link #close()}.
  *
  * <p>With a {@link NetworkModel} other than loopback, each node gets a separate inter-broker
- * listener, and every listener is advertised at the relay in front of it; the node with metadata
- * lag gets a {@code controller.quorum.voters} of its own, through relays that answer it late.
+ * listener, and every listener is advertised at the relay in front of it. With metadata lag, the
+ * controllers are named by host names that each child JVM resolves through a hosts file of its
+ * own ({@code jdk.net.hosts.file}): a lagging node resolves them to loopback addresses where
+ * relays answer it late, every other node to {@code 127.0.0.1}. Names rather than per-node
+ * {@code controller.quorum.voters} strings, because a Kafka 3.9+ KRaft leader tells its followers
+ * its own advertised address, which would bypass such voters.
  */
 final class ChildJvmCluster implements KafkaTestCluster {
 
@@ -63,6 +67,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
     /** Replication gets a listener of its own when a network model makes it cost other than clients' requests. */
     private static final String INTER_BROKER_LISTENER = "INTERNAL";
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
+    private static final Path SYSTEM_HOSTS = Path.of("/etc/hosts");
 
     /**
      * Three brokers and the test share two cores: a modest heap, and the serial collector because
@@ -80,9 +85,11 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 20;
-    /** Kafka's defaults for the KRaft timeouts that a node with metadata lag needs longer. */
+    /** Kafka's defaults for the KRaft timeouts that metadata lag needs longer. */
     private static final long DEFAULT_QUORUM_FETCH_TIMEOUT_MS = 2000;
     private static final long DEFAULT_QUORUM_REQUEST_TIMEOUT_MS = 2000;
+    private static final long DEFAULT_BROKER_HEARTBEAT_INTERVAL_MS = 2000;
+    private static final long DEFAULT_BROKER_SESSION_TIMEOUT_MS = 9000;
 
     /** WARN and above to stdout, which the child's log file receives; {@link KroxyliciousProxy} uses it too. */
     static final String LOG4J2_CONFIG = """
@@ -339,6 +346,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
         command.addAll(jvmOptions);
         command.addAll(loggingOptions);
         command.add("-Dkafka.logs.dir=" + node.dir);
+        if (node.hostsFile != null) {
+            command.add("-Djdk.net.hosts.file=" + node.hostsFile);
+        }
         command.add("@" + classpathArgs);
         command.add(mainClass);
         command.addAll(List.of(args));
@@ -494,54 +504,100 @@ final class ChildJvmCluster implements KafkaTestCluster {
         }
         if (node.controller) {
             listeners.add(CONTROLLER_LISTENER + "://" + HOST + ":" + node.controllerPort);
+            if (!spec.network().isLoopback() && spec.release().advertisesControllerListeners()) {
+                // The KRaft leader sends this to its followers, so it must lead through the relays too.
+                advertised.add(CONTROLLER_LISTENER + "://" + controllerEndpoint(node));
+            }
         }
         protocols.add(CONTROLLER_LISTENER + ":PLAINTEXT");
         properties.setProperty("node.id", Integer.toString(node.id));
         properties.setProperty("process.roles", node.controller ? "broker,controller" : "broker");
-        properties.setProperty("controller.quorum.voters", votersFor(node));
+        properties.setProperty("controller.quorum.voters", voters());
         properties.setProperty("controller.listener.names", CONTROLLER_LISTENER);
         properties.setProperty("listeners", String.join(",", listeners));
-        // Kafka 3.x rejects controller listeners here; 4.x falls back to listeners for them.
+        // Kafka before 3.9 rejects controller listeners here; later ones fall back to listeners for them.
         properties.setProperty("advertised.listeners", String.join(",", advertised));
         properties.setProperty("listener.security.protocol.map", String.join(",", protocols));
         properties.setProperty("inter.broker.listener.name", interBrokerListener);
         properties.setProperty("log.dirs", node.dir.resolve("data").toString());
         Files.createDirectories(node.dir);
+        node.hostsFile = writeHostsFile(node);
         try (OutputStream out = Files.newOutputStream(node.config())) {
             properties.store(out, "node " + node.id + " of " + dir);
         }
     }
 
-    /**
-     * {@code controller.quorum.voters} as {@code node} sees it: every controller at its listener,
-     * or at the relay the network model puts between the two.
-     */
-    private String votersFor(Node node) {
+    /** {@code controller.quorum.voters}: every controller where it is advertised. */
+    private String voters() {
         return nodes.values().stream()
             .filter(voter -> voter.controller)
-            .map(voter -> voter.id + "@" + HOST + ":"
-                + relays.controllerAddressFor(node.id, voter.id, new InetSocketAddress(HOST, voter.controllerPort)).getPort())
+            .map(voter -> voter.id + "@" + controllerEndpoint(voter))
             .collect(Collectors.joining(","));
     }
 
     /**
-     * A node that hears from the quorum late must not take that for a failure: its KRaft fetches
-     * and requests get that much longer before they time out, and every controller gives its
-     * broker heartbeats, answered that late, a session that long. Both directions are counted twice
-     * to leave room for the broker's own pauses.
+     * Where nodes reach a controller: its listener or the relay in front of it, under the host name
+     * the hosts files resolve if some node lags.
+     */
+    private String controllerEndpoint(Node controller) {
+        String host = spec.network().hasMetadataLag() ? controllerHostName(controller.id) : HOST;
+        return host + ":" + relays.address(controller.id, NetworkRelays.Traffic.CONTROLLER, controllerListener(controller)).getPort();
+    }
+
+    private static String controllerHostName(int nodeId) {
+        return "kraft-controller-" + nodeId + ".fastleader.test";
+    }
+
+    private static InetSocketAddress controllerListener(Node controller) {
+        return new InetSocketAddress(HOST, controller.controllerPort);
+    }
+
+    /**
+     * The hosts file of {@code node}'s JVM: the system's, plus every controller's host name, resolved
+     * to the node's own lagging links if it has metadata lag (which this opens), else to
+     * {@code 127.0.0.1}. Null if no node lags: then names are not used.
+     */
+    private Path writeHostsFile(Node node) throws IOException {
+        if (!spec.network().hasMetadataLag()) {
+            return null;
+        }
+        boolean lagging = !spec.network().metadataLagOf(node.id).isZero();
+        StringBuilder hosts = new StringBuilder(Files.exists(SYSTEM_HOSTS) ? Files.readString(SYSTEM_HOSTS) : "127.0.0.1 localhost");
+        hosts.append("\n# controllers as node ").append(node.id).append(" reaches them\n");
+        for (Node controller : nodes.values()) {
+            if (!controller.controller) {
+                continue;
+            }
+            String address = HOST;
+            if (lagging && controller.id != node.id) {
+                relays.openLaggingControllerLink(node.id, controller.id, controllerListener(controller));
+                address = NetworkRelays.laggingNodeLoopback(node.id).getHostAddress();
+            }
+            hosts.append(address).append(' ').append(controllerHostName(controller.id)).append('\n');
+        }
+        return Files.writeString(node.dir.resolve("hosts"), hosts);
+    }
+
+    /**
+     * A node that hears from the quorum late must not take that for a failure, nor may the
+     * controllers: its KRaft fetches and requests and its broker heartbeats (whose interval is also
+     * their request timeout) get that much longer before they time out, and every controller gives
+     * broker sessions room for such slow heartbeats. Both directions are counted twice to leave
+     * room for the broker's own pauses.
      */
     private void lengthenQuorumTimeoutsForMetadataLag(Node node, Properties properties) {
         NetworkModel network = spec.network();
         if (!network.hasMetadataLag()) {
             return;
         }
-        long slackMs = 2 * (network.maxMetadataLag().toMillis() + network.brokerRtt().toMillis());
-        lengthen(properties, "broker.session.timeout.ms", 0, slackMs);
+        long longestSlackMs = 2 * (network.maxMetadataLag().toMillis() + network.brokerRtt().toMillis());
+        lengthen(properties, "broker.session.timeout.ms", DEFAULT_BROKER_SESSION_TIMEOUT_MS, 2 * longestSlackMs);
         Duration lag = network.metadataLagOf(node.id);
         if (!lag.isZero()) {
-            long nodeSlackMs = 2 * (lag.toMillis() + network.brokerRtt().toMillis());
-            lengthen(properties, "controller.quorum.fetch.timeout.ms", DEFAULT_QUORUM_FETCH_TIMEOUT_MS, nodeSlackMs);
-            lengthen(properties, "controller.quorum.request.timeout.ms", DEFAULT_QUORUM_REQUEST_TIMEOUT_MS, nodeSlackMs);
+            long slackMs = 2 * (lag.toMillis() + network.brokerRtt().toMillis());
+            lengthen(properties, "controller.quorum.fetch.timeout.ms", DEFAULT_QUORUM_FETCH_TIMEOUT_MS, slackMs);
+            lengthen(properties, "controller.quorum.request.timeout.ms", DEFAULT_QUORUM_REQUEST_TIMEOUT_MS, slackMs);
+            lengthen(properties, "broker.heartbeat.interval.ms", DEFAULT_BROKER_HEARTBEAT_INTERVAL_MS, slackMs);
         }
     }
 
@@ -664,6 +720,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
         /** -1 for a broker-only node. */
         final int controllerPort;
         final Path dir;
+        /** The JVM's own hosts file, or null for the system's name resolution. */
+        Path hostsFile;
         volatile Process process;
 
         Node(int id, boolean controller, int brokerPort, int interBrokerPort, int controllerPort, Path dir) {

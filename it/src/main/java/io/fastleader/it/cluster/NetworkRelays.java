@@ -1,6 +1,8 @@
 package io.fastleader.it.cluster;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -55,18 +57,32 @@ final class NetworkRelays implements AutoCloseable {
     }
 
     /**
-     * Where node {@code user} reaches controller {@code controllerId}: for a node with metadata lag,
-     * a relay of its own whose answers come that much late; for any other node, or for the node's own
-     * entry among the voters, {@link #address}.
+     * Opens, for node {@code user} with metadata lag, its own link to controller
+     * {@code controllerId}, whose answers come that much late. It listens on
+     * {@link #laggingNodeLoopback(int) an address of the user's own}, on the port everybody else
+     * reaches the controller at through {@link #address}: a node that resolves the controller's
+     * host name to its own loopback address, while every other node resolves it to
+     * {@code 127.0.0.1}, reaches the controller through this link wherever it learns the
+     * controller's port, from {@code controller.quorum.voters} or from the KRaft leader itself.
      */
-    synchronized InetSocketAddress controllerAddressFor(int user, int controllerId, InetSocketAddress direct) {
+    synchronized void openLaggingControllerLink(int user, int controllerId, InetSocketAddress direct) {
         Duration lag = model.metadataLagOf(user);
-        if (lag.isZero() || user == controllerId) {
-            return address(controllerId, Traffic.CONTROLLER, direct);
-        }
+        int port = address(controllerId, Traffic.CONTROLLER, direct).getPort();
         Duration oneWay = model.brokerOneWay();
-        return links.computeIfAbsent(new Key(controllerId, Traffic.CONTROLLER, user),
-            key -> DelayLink.open(direct, oneWay, oneWay.plus(lag), model.jitter())).address();
+        links.computeIfAbsent(new Key(controllerId, Traffic.CONTROLLER, user),
+            key -> DelayLink.open(new InetSocketAddress(laggingNodeLoopback(user), port), direct, oneWay, oneWay.plus(lag), model.jitter()));
+    }
+
+    /** The loopback address of node {@code nodeId}'s own links to the controllers: {@code 127.1.0.(nodeId + 1)}. */
+    static InetAddress laggingNodeLoopback(int nodeId) {
+        if (nodeId < 0 || nodeId > 253) {
+            throw new IllegalArgumentException("metadata lag is possible for node ids 0 to 253, not " + nodeId);
+        }
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 1, 0, (byte) (nodeId + 1)});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("four bytes always make an IPv4 address", e);
+        }
     }
 
     /** The ports of every link, suspended ones included, which no node may be given. */

@@ -63,12 +63,15 @@ public final class DelayLink implements AutoCloseable {
     private Thread acceptor;
     private boolean closed;
 
-    private DelayLink(InetSocketAddress upstream, Duration towardsUpstream, Duration towardsClient, Duration jitter) {
+    private DelayLink(InetSocketAddress listenAt, InetSocketAddress upstream, Duration towardsUpstream, Duration towardsClient, Duration jitter) {
         this.upstream = Objects.requireNonNull(upstream, "upstream");
         this.towardsUpstream = requireNonNegative(towardsUpstream, "delay towards the upstream");
         this.towardsClient = requireNonNegative(towardsClient, "delay towards the client");
         this.jitter = requireNonNegative(jitter, "jitter");
-        this.listener = bind(0);
+        if (!listenAt.getAddress().isLoopbackAddress()) {
+            throw new IllegalArgumentException("a delay link listens on loopback only, not on " + listenAt);
+        }
+        this.listener = bind(listenAt);
         this.address = new InetSocketAddress(listener.getInetAddress(), listener.getLocalPort());
         startAccepting();
     }
@@ -84,7 +87,7 @@ public final class DelayLink implements AutoCloseable {
      * @throws UncheckedIOException     if no loopback port can be bound
      */
     public static DelayLink open(InetSocketAddress upstream, Duration oneWayDelay, Duration jitter) {
-        return new DelayLink(upstream, oneWayDelay, oneWayDelay, jitter);
+        return open(upstream, oneWayDelay, oneWayDelay, jitter);
     }
 
     /**
@@ -99,10 +102,28 @@ public final class DelayLink implements AutoCloseable {
      * @throws UncheckedIOException     if no loopback port can be bound
      */
     public static DelayLink open(InetSocketAddress upstream, Duration towardsUpstream, Duration towardsClient, Duration jitter) {
-        return new DelayLink(upstream, towardsUpstream, towardsClient, jitter);
+        return open(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), upstream, towardsUpstream, towardsClient, jitter);
     }
 
-    /** The loopback address clients connect to; it stays the same across {@link #suspend()} and {@link #resume()}. */
+    /**
+     * Opens a link on a loopback address and port of the caller's choosing: any address of
+     * {@code 127.0.0.0/8} works on Linux, so that one port number can lead to different links
+     * for processes that resolve one host name to different loopback addresses.
+     *
+     * @param listenAt        a loopback address, with port 0 for any free port
+     * @param upstream        where accepted connections go
+     * @param towardsUpstream delay of the bytes the client sends
+     * @param towardsClient   delay of the bytes the upstream answers
+     * @param jitter          up to this much extra delay per chunk, in either direction
+     * @throws IllegalArgumentException if a duration is negative or {@code listenAt} is not a loopback address
+     * @throws UncheckedIOException     if {@code listenAt} cannot be bound
+     */
+    public static DelayLink open(InetSocketAddress listenAt, InetSocketAddress upstream,
+                                 Duration towardsUpstream, Duration towardsClient, Duration jitter) {
+        return new DelayLink(listenAt, upstream, towardsUpstream, towardsClient, jitter);
+    }
+
+    /** The loopback address and port clients connect to; they stay the same across {@link #suspend()} and {@link #resume()}. */
     public InetSocketAddress address() {
         return address;
     }
@@ -141,7 +162,7 @@ public final class DelayLink implements AutoCloseable {
     public synchronized void resume() {
         ensureOpen();
         if (listener == null) {
-            listener = bind(address.getPort());
+            listener = bind(address);
             startAccepting();
         }
     }
@@ -177,15 +198,15 @@ public final class DelayLink implements AutoCloseable {
         connections.clear();
     }
 
-    private ServerSocket bind(int port) {
+    private ServerSocket bind(InetSocketAddress listenAt) {
         try {
             ServerSocket socket = new ServerSocket();
             // A resumed link must get its port back while the old connections sit in TIME_WAIT.
             socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            socket.bind(listenAt);
             return socket;
         } catch (IOException e) {
-            throw new UncheckedIOException("a delay link to " + upstream + " cannot listen on loopback port " + port, e);
+            throw new UncheckedIOException("a delay link to " + upstream + " cannot listen on " + listenAt, e);
         }
     }
 
