@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * A child-JVM node with {@link NetworkModel#metadataLag()} answers Metadata from a view that
  * trails the controller: right after a leader election it still names the old leader, at the old
  * epoch, while the other nodes name the new one; later it catches up. Asserts epochs, not times.
+ * Clients and brokers are a few milliseconds apart too, so the child-JVM relays carry everything.
  */
 class MetadataLagTest {
 
@@ -44,9 +45,13 @@ class MetadataLagTest {
         try (KafkaTestCluster cluster = ClusterSpec.builder()
                 .brokers(3)
                 .execution(Execution.CHILD_JVM)
-                .network(NetworkModel.loopback().withMetadataLag(LAGGING, LAG))
+                .network(NetworkModel.loopback()
+                    .withClientRtt(Duration.ofMillis(20))
+                    .withBrokerRtt(Duration.ofMillis(10))
+                    .withMetadataLag(LAGGING, LAG))
                 .start();
              Admin admin = Admin.create(cluster.clientConfig())) {
+            assertThat(NetworkModelTest.relayAcceptorPorts()).contains(cluster.brokerAddress(0).getPort(), cluster.brokerAddress(LAGGING).getPort());
             // The lag holds while the node follows the KRaft quorum; as its leader, its view is the controller's own.
             if (admin.describeMetadataQuorum().quorumInfo().get().leaderId() == LAGGING) {
                 cluster.stopBroker(LAGGING);
