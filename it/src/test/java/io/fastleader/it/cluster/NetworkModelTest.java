@@ -2,6 +2,7 @@ package io.fastleader.it.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -25,6 +26,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -66,7 +68,7 @@ class NetworkModelTest {
         List<Integer> bootstrapPorts = cluster.bootstrapAddresses().stream().map(InetSocketAddress::getPort).toList();
         List<Integer> advertisedPorts = cluster.brokerIds().stream().map(id -> cluster.brokerAddress(id).getPort()).toList();
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            Set<Integer> metadataPorts = admin.describeCluster().nodes().get().stream().map(node -> node.port()).collect(Collectors.toSet());
+            Set<Integer> metadataPorts = admin.describeCluster().nodes().get().stream().map(Node::port).collect(Collectors.toSet());
 
             assertThat(bootstrapPorts).containsExactlyInAnyOrderElementsOf(advertisedPorts);
             assertThat(metadataPorts).containsExactlyInAnyOrderElementsOf(advertisedPorts);
@@ -118,6 +120,19 @@ class NetworkModelTest {
             }
             sendAndAwait(producer, topic, sent, 10);
             assertThat(readBack(cluster, topic, sent.get())).isEqualTo(sent.get());
+        }
+    }
+
+    @Test
+    void anAddedBrokerIsReachedThroughARelayToo() throws Exception {
+        int added = cluster.addBroker();
+
+        int port = cluster.brokerAddress(added).getPort();
+        assertThat(relayAcceptorPorts()).contains(port);
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            assertThat(admin.describeCluster().nodes().get())
+                .extracting(Node::id, Node::port)
+                .contains(tuple(added, port));
         }
     }
 
