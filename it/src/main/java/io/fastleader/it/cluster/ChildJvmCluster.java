@@ -49,6 +49,14 @@ import org.slf4j.LoggerFactory;
  * logs, stdout and stderr) lives in a temporary directory that {@link #close()} deletes. If the
  * cluster fails to start, the directory is kept and the exception quotes the failing node's log.
  * A shutdown hook kills the children if this JVM exits without {@link #close()}.
+ *
+ * <p>With a {@link NetworkModel} other than loopback, each node gets a separate inter-broker
+ * listener, and every listener is advertised at the relay in front of it. With metadata lag, the
+ * controllers are named by host names that each child JVM resolves through a hosts file of its
+ * own ({@code jdk.net.hosts.file}): a lagging node resolves them to loopback addresses where
+ * relays answer it late, every other node to {@code 127.0.0.1}. Names rather than per-node
+ * {@code controller.quorum.voters} strings, because a Kafka 3.9+ KRaft leader tells its followers
+ * its own advertised address, which would bypass such voters.
  */
 final class ChildJvmCluster implements KafkaTestCluster {
 
@@ -56,7 +64,10 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     private static final String HOST = "127.0.0.1";
     private static final String BROKER_LISTENER = "PLAINTEXT";
+    /** Replication gets a listener of its own when a network model makes it cost other than clients' requests. */
+    private static final String INTER_BROKER_LISTENER = "INTERNAL";
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
+    private static final Path SYSTEM_HOSTS = Path.of("/etc/hosts");
 
     /**
      * Three brokers and the test share two cores: a modest heap, and the serial collector because
@@ -74,6 +85,11 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 20;
+    /** Kafka's defaults for the KRaft timeouts that metadata lag needs longer. */
+    private static final long DEFAULT_QUORUM_FETCH_TIMEOUT_MS = 2000;
+    private static final long DEFAULT_QUORUM_REQUEST_TIMEOUT_MS = 2000;
+    private static final long DEFAULT_BROKER_HEARTBEAT_INTERVAL_MS = 2000;
+    private static final long DEFAULT_BROKER_SESSION_TIMEOUT_MS = 9000;
 
     /** WARN and above to stdout, which the child's log file receives; {@link KroxyliciousProxy} uses it too. */
     static final String LOG4J2_CONFIG = """
@@ -96,12 +112,12 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private final Path dir;
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
+    private final NetworkRelays relays;
     /** Every child process not yet exited, format runs included: what the shutdown hook kills. */
     private final Set<Process> children = ConcurrentHashMap.newKeySet();
     private final Thread shutdownHook = new Thread(this::killChildren, "fastleader-child-jvm-cluster-reaper");
     private List<String> loggingOptions;
     private Path classpathArgs;
-    private String voters;
     /** Ids are never reused, not even after {@link #addBroker()} failed: the controller may remember them. */
     private int nextNodeId;
     private boolean closed;
@@ -109,6 +125,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private ChildJvmCluster(ClusterSpec spec, Path dir) {
         this.spec = spec;
         this.dir = dir;
+        this.relays = new NetworkRelays(spec.network());
     }
 
     /** Formats and starts {@code spec.brokers()} combined nodes; returns once all are registered and unfenced. */
@@ -125,6 +142,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
             cluster.startNodes();
         } catch (RuntimeException | Error e) {
             cluster.killChildren();
+            cluster.relays.close();
             cluster.removeShutdownHook();
             throw e;
         }
@@ -133,14 +151,11 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     private synchronized void startNodes() {
         int count = spec.brokers();
-        int[] ports = freePorts(2 * count);
+        int[] ports = freePorts(3 * count);
         for (int i = 0; i < count; i++) {
             int id = nextNodeId++;
-            nodes.put(id, new Node(id, true, ports[2 * i], ports[2 * i + 1], dir.resolve("node-" + id)));
+            nodes.put(id, new Node(id, true, ports[3 * i], interBrokerPort(ports[3 * i + 1]), ports[3 * i + 2], dir.resolve("node-" + id)));
         }
-        voters = nodes.values().stream()
-            .map(node -> node.id + "@" + HOST + ":" + node.controllerPort)
-            .collect(Collectors.joining(","));
         try {
             loggingOptions = writeLoggingConfig();
             classpathArgs = writeClasspathArgs();
@@ -169,7 +184,17 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     @Override
     public String bootstrapServers() {
-        return nodes.values().stream().map(node -> HOST + ":" + node.brokerPort).collect(Collectors.joining(","));
+        return nodes.values().stream().map(node -> HOST + ":" + clientAddress(node).getPort()).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public InetSocketAddress brokerAddress(int nodeId) {
+        return clientAddress(existingNode(nodeId));
+    }
+
+    /** Where clients reach the node: its client listener, or the relay in front of it. */
+    private InetSocketAddress clientAddress(Node node) {
+        return relays.address(node.id, NetworkRelays.Traffic.CLIENT, new InetSocketAddress(HOST, node.brokerPort));
     }
 
     @Override
@@ -236,7 +261,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
     public synchronized int addBroker() {
         ensureOpen();
         int id = nextNodeId++;
-        Node node = new Node(id, false, freePorts(1)[0], -1, dir.resolve("node-" + id));
+        int[] ports = freePorts(2);
+        Node node = new Node(id, false, ports[0], interBrokerPort(ports[1]), -1, dir.resolve("node-" + id));
         try {
             writeServerProperties(node);
         } catch (IOException e) {
@@ -272,6 +298,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
             }
         }
         killChildren();
+        relays.close();
         removeShutdownHook();
         deleteRecursively(dir);
     }
@@ -296,6 +323,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     /** Starts one node's broker; if it does not come up unfenced, kills it again and rethrows. */
     private void launchAndAwaitUnfenced(Node node) {
+        relays.nodeStarting(node.id);
         launchBroker(node);
         try {
             awaitRunningUnfenced(List.of(node));
@@ -303,6 +331,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
             node.process.destroyForcibly();
             awaitExit(node.process, KILL_TIMEOUT);
             node.process = null;
+            relays.nodeStopped(node.id);
             throw e;
         }
     }
@@ -317,6 +346,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
         command.addAll(jvmOptions);
         command.addAll(loggingOptions);
         command.add("-Dkafka.logs.dir=" + node.dir);
+        if (node.hostsFile != null) {
+            command.add("-Djdk.net.hosts.file=" + node.hostsFile);
+        }
         command.add("@" + classpathArgs);
         command.add(mainClass);
         command.addAll(List.of(args));
@@ -379,6 +411,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
      */
     private void awaitDown(Node node) {
         node.process = null;
+        relays.nodeStopped(node.id);
         if (controllerQuorumRunning()) {
             BrokerRegistrations.awaitFenced(clientConfig(), node.id);
         }
@@ -453,31 +486,137 @@ final class ChildJvmCluster implements KafkaTestCluster {
         properties.setProperty("transaction.state.log.replication.factor", Integer.toString(Math.min(3, initialNodes)));
         properties.setProperty("transaction.state.log.min.isr", Integer.toString(Math.min(2, initialNodes)));
         properties.putAll(spec.effectiveBrokerConfigs());
+        lengthenQuorumTimeoutsForMetadataLag(node, properties);
         // What makes the node part of this cluster comes last: no broker setting may change it.
-        String brokerListener = BROKER_LISTENER + "://" + HOST + ":" + node.brokerPort;
+        List<String> listeners = new ArrayList<>();
+        List<String> advertised = new ArrayList<>();
+        List<String> protocols = new ArrayList<>();
+        listeners.add(BROKER_LISTENER + "://" + HOST + ":" + node.brokerPort);
+        advertised.add(BROKER_LISTENER + "://" + HOST + ":" + clientAddress(node).getPort());
+        protocols.add(BROKER_LISTENER + ":PLAINTEXT");
+        String interBrokerListener = BROKER_LISTENER;
+        if (node.interBrokerPort >= 0) {
+            interBrokerListener = INTER_BROKER_LISTENER;
+            InetSocketAddress relay = relays.address(node.id, NetworkRelays.Traffic.INTER_BROKER, new InetSocketAddress(HOST, node.interBrokerPort));
+            listeners.add(INTER_BROKER_LISTENER + "://" + HOST + ":" + node.interBrokerPort);
+            advertised.add(INTER_BROKER_LISTENER + "://" + HOST + ":" + relay.getPort());
+            protocols.add(INTER_BROKER_LISTENER + ":PLAINTEXT");
+        }
+        if (node.controller) {
+            listeners.add(CONTROLLER_LISTENER + "://" + HOST + ":" + node.controllerPort);
+            if (!spec.network().isLoopback() && spec.release().advertisesControllerListeners()) {
+                // The KRaft leader sends this to its followers, so it must lead through the relays too.
+                advertised.add(CONTROLLER_LISTENER + "://" + controllerEndpoint(node));
+            }
+        }
+        protocols.add(CONTROLLER_LISTENER + ":PLAINTEXT");
         properties.setProperty("node.id", Integer.toString(node.id));
         properties.setProperty("process.roles", node.controller ? "broker,controller" : "broker");
-        properties.setProperty("controller.quorum.voters", voters);
+        properties.setProperty("controller.quorum.voters", voters());
         properties.setProperty("controller.listener.names", CONTROLLER_LISTENER);
-        properties.setProperty("listeners", node.controller
-            ? brokerListener + "," + CONTROLLER_LISTENER + "://" + HOST + ":" + node.controllerPort
-            : brokerListener);
-        // Kafka 3.x rejects controller listeners here; 4.x falls back to listeners for them.
-        properties.setProperty("advertised.listeners", brokerListener);
-        properties.setProperty("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
-        properties.setProperty("inter.broker.listener.name", BROKER_LISTENER);
+        properties.setProperty("listeners", String.join(",", listeners));
+        // Kafka before 3.9 rejects controller listeners here; later ones fall back to listeners for them.
+        properties.setProperty("advertised.listeners", String.join(",", advertised));
+        properties.setProperty("listener.security.protocol.map", String.join(",", protocols));
+        properties.setProperty("inter.broker.listener.name", interBrokerListener);
         properties.setProperty("log.dirs", node.dir.resolve("data").toString());
         Files.createDirectories(node.dir);
+        node.hostsFile = writeHostsFile(node);
         try (OutputStream out = Files.newOutputStream(node.config())) {
             properties.store(out, "node " + node.id + " of " + dir);
         }
     }
 
-    /** Distinct free ports, none of them already given to a node of this cluster. */
+    /** {@code controller.quorum.voters}: every controller where it is advertised. */
+    private String voters() {
+        return nodes.values().stream()
+            .filter(voter -> voter.controller)
+            .map(voter -> voter.id + "@" + controllerEndpoint(voter))
+            .collect(Collectors.joining(","));
+    }
+
+    /**
+     * Where nodes reach a controller: its listener or the relay in front of it, under the host name
+     * the hosts files resolve if some node lags.
+     */
+    private String controllerEndpoint(Node controller) {
+        String host = spec.network().hasMetadataLag() ? controllerHostName(controller.id) : HOST;
+        return host + ":" + relays.address(controller.id, NetworkRelays.Traffic.CONTROLLER, controllerListener(controller)).getPort();
+    }
+
+    private static String controllerHostName(int nodeId) {
+        return "kraft-controller-" + nodeId + ".fastleader.test";
+    }
+
+    private static InetSocketAddress controllerListener(Node controller) {
+        return new InetSocketAddress(HOST, controller.controllerPort);
+    }
+
+    /**
+     * The hosts file of {@code node}'s JVM: the system's, plus every controller's host name, resolved
+     * to the node's own lagging links if it has metadata lag (which this opens), else to
+     * {@code 127.0.0.1}. Null if no node lags: then names are not used.
+     */
+    private Path writeHostsFile(Node node) throws IOException {
+        if (!spec.network().hasMetadataLag()) {
+            return null;
+        }
+        boolean lagging = !spec.network().metadataLagOf(node.id).isZero();
+        StringBuilder hosts = new StringBuilder(Files.exists(SYSTEM_HOSTS) ? Files.readString(SYSTEM_HOSTS) : "127.0.0.1 localhost");
+        hosts.append("\n# controllers as node ").append(node.id).append(" reaches them\n");
+        for (Node controller : nodes.values()) {
+            if (!controller.controller) {
+                continue;
+            }
+            String address = HOST;
+            if (lagging && controller.id != node.id) {
+                relays.openLaggingControllerLink(node.id, controller.id, controllerListener(controller));
+                address = NetworkRelays.laggingNodeLoopback(node.id).getHostAddress();
+            }
+            hosts.append(address).append(' ').append(controllerHostName(controller.id)).append('\n');
+        }
+        return Files.writeString(node.dir.resolve("hosts"), hosts);
+    }
+
+    /**
+     * A node that hears from the quorum late must not take that for a failure, nor may the
+     * controllers: its KRaft fetches and requests and its broker heartbeats (whose interval is also
+     * their request timeout) get that much longer before they time out, and every controller gives
+     * broker sessions room for such slow heartbeats. Both directions are counted twice to leave
+     * room for the broker's own pauses.
+     */
+    private void lengthenQuorumTimeoutsForMetadataLag(Node node, Properties properties) {
+        NetworkModel network = spec.network();
+        if (!network.hasMetadataLag()) {
+            return;
+        }
+        long longestSlackMs = 2 * (network.maxMetadataLag().toMillis() + network.brokerRtt().toMillis());
+        lengthen(properties, "broker.session.timeout.ms", DEFAULT_BROKER_SESSION_TIMEOUT_MS, 2 * longestSlackMs);
+        Duration lag = network.metadataLagOf(node.id);
+        if (!lag.isZero()) {
+            long slackMs = 2 * (lag.toMillis() + network.brokerRtt().toMillis());
+            lengthen(properties, "controller.quorum.fetch.timeout.ms", DEFAULT_QUORUM_FETCH_TIMEOUT_MS, slackMs);
+            lengthen(properties, "controller.quorum.request.timeout.ms", DEFAULT_QUORUM_REQUEST_TIMEOUT_MS, slackMs);
+            lengthen(properties, "broker.heartbeat.interval.ms", DEFAULT_BROKER_HEARTBEAT_INTERVAL_MS, slackMs);
+        }
+    }
+
+    private static void lengthen(Properties properties, String key, long defaultMs, long byMs) {
+        long configured = Long.parseLong(properties.getProperty(key, Long.toString(defaultMs)));
+        properties.setProperty(key, Long.toString(configured + byMs));
+    }
+
+    /** The inter-broker listener's port if the network model asks for one, else -1. */
+    private int interBrokerPort(int freePort) {
+        return spec.network().isLoopback() ? -1 : freePort;
+    }
+
+    /** Distinct free ports, none of them already given to a node of this cluster or to a relay. */
     private int[] freePorts(int count) {
         Set<Integer> taken = nodes.values().stream()
-            .flatMap(node -> Stream.of(node.brokerPort, node.controllerPort))
+            .flatMap(node -> Stream.of(node.brokerPort, node.interBrokerPort, node.controllerPort))
             .collect(Collectors.toSet());
+        taken.addAll(relays.ports());
         List<ServerSocket> held = new ArrayList<>();
         int[] ports = new int[count];
         try {
@@ -576,15 +715,20 @@ final class ChildJvmCluster implements KafkaTestCluster {
         final int id;
         final boolean controller;
         final int brokerPort;
+        /** -1 if replication shares the client listener. */
+        final int interBrokerPort;
         /** -1 for a broker-only node. */
         final int controllerPort;
         final Path dir;
+        /** The JVM's own hosts file, or null for the system's name resolution. */
+        Path hostsFile;
         volatile Process process;
 
-        Node(int id, boolean controller, int brokerPort, int controllerPort, Path dir) {
+        Node(int id, boolean controller, int brokerPort, int interBrokerPort, int controllerPort, Path dir) {
             this.id = id;
             this.controller = controller;
             this.brokerPort = brokerPort;
+            this.interBrokerPort = interBrokerPort;
             this.controllerPort = controllerPort;
             this.dir = dir;
         }

@@ -2,6 +2,7 @@ package io.fastleader.it.cluster;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What cluster to start. Build one with {@link #builder()}, then {@link #start()} it.
@@ -11,9 +12,10 @@ import java.util.Map;
  * @param release       which Apache Kafka broker
  * @param security      the client listener's security
  * @param brokerConfigs broker settings on top of {@link #DEFAULT_BROKER_CONFIGS}
+ * @param network       the delays between clients and brokers and among brokers
  */
 public record ClusterSpec(int brokers, Execution execution, KafkaRelease release, Security security,
-                          Map<String, String> brokerConfigs) {
+                          Map<String, String> brokerConfigs, NetworkModel network) {
 
     /**
      * Settings every fixture broker gets. They keep a small cluster small and quick on a 2-core
@@ -37,6 +39,36 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
             throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT listeners only; use IN_JVM or CONTAINER for " + security.protocol());
         }
         brokerConfigs = Map.copyOf(brokerConfigs);
+        requireFeasible(network, brokers, execution);
+    }
+
+    private static void requireFeasible(NetworkModel network, int brokers, Execution execution) {
+        Objects.requireNonNull(network, "network");
+        if (network.isLoopback()) {
+            return;
+        }
+        if (execution == Execution.CONTAINER) {
+            throw new IllegalArgumentException("a network model needs brokers on this machine's loopback; use IN_JVM or CHILD_JVM, not " + execution);
+        }
+        if (!network.hasMetadataLag()) {
+            return;
+        }
+        if (execution != Execution.CHILD_JVM) {
+            // The testing library writes one controller.quorum.voters string for every node, so one
+            // node's path to the quorum cannot be slowed alone.
+            throw new IllegalArgumentException("metadataLag needs CHILD_JVM brokers, whose controller.quorum.voters is written per node; not " + execution);
+        }
+        for (int nodeId : network.metadataLag().keySet()) {
+            if (nodeId >= brokers) {
+                throw new IllegalArgumentException("metadataLag names node " + nodeId + ", but the cluster starts with nodes 0 to " + (brokers - 1));
+            }
+        }
+        long lagging = network.metadataLag().values().stream().filter(lag -> !lag.isZero()).count();
+        if (2 * lagging >= brokers) {
+            // Commits need a majority of the voters; if lagging nodes were needed for it, every commit would lag.
+            throw new IllegalArgumentException("metadataLag on " + lagging + " of " + brokers
+                + " nodes would slow every commit of the KRaft quorum: fewer than half of the nodes may lag");
+        }
     }
 
     /** A builder for a 3-broker cluster of the current release, run as {@link Execution#fromSwitch()} says. */
@@ -66,6 +98,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         private KafkaRelease release = KafkaRelease.CURRENT;
         private Security security = Security.plaintext();
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
+        private NetworkModel network = NetworkModel.loopback();
 
         private Builder() {
         }
@@ -103,9 +136,23 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
             return this;
         }
 
-        /** The spec. */
+        /**
+         * The delays between clients and brokers and among brokers (default
+         * {@link NetworkModel#loopback()}: none, and no relay).
+         */
+        public Builder network(NetworkModel network) {
+            this.network = Objects.requireNonNull(network, "network");
+            return this;
+        }
+
+        /**
+         * The spec.
+         *
+         * @throws IllegalArgumentException if the settings contradict each other, e.g. a
+         *                                  {@link NetworkModel#metadataLag()} the execution cannot do
+         */
         public ClusterSpec build() {
-            return new ClusterSpec(brokers, execution, release, security, brokerConfigs);
+            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network);
         }
 
         /** Builds the spec and starts the cluster. */

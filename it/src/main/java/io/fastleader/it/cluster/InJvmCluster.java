@@ -2,6 +2,7 @@ package io.fastleader.it.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
@@ -14,24 +15,31 @@ import io.kroxylicious.testing.kafka.api.TerminationStyle;
 import io.kroxylicious.testing.kafka.common.KafkaClusterConfig;
 import io.kroxylicious.testing.kafka.common.KafkaClusterExecutionMode;
 import io.kroxylicious.testing.kafka.common.KafkaClusterFactory;
+import io.kroxylicious.testing.kafka.common.KafkaEndpoint;
+import io.kroxylicious.testing.kafka.common.KafkaListener;
+import io.kroxylicious.testing.kafka.common.KafkaListenerSource;
 import io.kroxylicious.testing.kafka.common.KeytoolCertificateGenerator;
+import io.kroxylicious.testing.kafka.invm.InVMKafkaCluster;
 import org.testcontainers.DockerClientFactory;
 
 /**
  * A KRaft cluster provisioned by Kroxylicious' junit5 testing library: brokers inside this JVM
  * ({@link Execution#IN_JVM}) or in Testcontainers ({@link Execution#CONTAINER}). The library
  * brings TLS certificates, SASL users (PLAIN and SCRAM) and the container switch; this class adds
- * waiting for the cluster's reported state and a close that cannot hang.
+ * waiting for the cluster's reported state, a close that cannot hang, and the
+ * {@link NetworkModel}'s relays in front of in-JVM brokers.
  */
 final class InJvmCluster implements KafkaTestCluster {
 
     private final ClusterSpec spec;
     private final KafkaCluster cluster;
+    private final NetworkRelays relays;
     private final SortedSet<Integer> brokerIds;
 
-    private InJvmCluster(ClusterSpec spec, KafkaCluster cluster) {
+    private InJvmCluster(ClusterSpec spec, KafkaCluster cluster, NetworkRelays relays) {
         this.spec = spec;
         this.cluster = cluster;
+        this.relays = relays;
         this.brokerIds = new TreeSet<>();
         IntStream.range(0, spec.brokers()).forEach(brokerIds::add);
     }
@@ -43,8 +51,12 @@ final class InJvmCluster implements KafkaTestCluster {
         if (spec.execution() == Execution.CONTAINER && !dockerAvailable()) {
             throw new ExecutionUnavailableException(NO_DOCKER);
         }
-        KafkaCluster cluster = KafkaClusterFactory.create(config(spec));
-        InJvmCluster started = new InJvmCluster(spec, cluster);
+        NetworkRelays relays = new NetworkRelays(spec.network());
+        KafkaClusterConfig config = config(spec);
+        // ClusterSpec allows a network model only in-JVM, where the cluster is the library's
+        // InVMKafkaCluster, which KafkaClusterFactory would create for this config too.
+        KafkaCluster cluster = spec.network().isLoopback() ? KafkaClusterFactory.create(config) : new RelayedInVmCluster(config, relays);
+        InJvmCluster started = new InJvmCluster(spec, cluster, relays);
         try {
             cluster.start();
             BrokerRegistrations.awaitUnfenced(started.clientConfig(), started.brokerIds);
@@ -103,6 +115,13 @@ final class InJvmCluster implements KafkaTestCluster {
     }
 
     @Override
+    public InetSocketAddress brokerAddress(int nodeId) {
+        requireKnown(nodeId);
+        KafkaEndpoint advertised = ((KafkaListenerSource) cluster).getKafkaListener(KafkaListenerSource.Listener.EXTERNAL, nodeId).advertised();
+        return new InetSocketAddress(advertised.host(), advertised.port());
+    }
+
+    @Override
     public Map<String, Object> clientConfig() {
         Security security = spec.security();
         return security.saslMechanism() == null
@@ -124,6 +143,7 @@ final class InJvmCluster implements KafkaTestCluster {
     public synchronized void stopBroker(int nodeId) {
         requireRunning(nodeId);
         cluster.stopNodes(id -> id == nodeId, TerminationStyle.GRACEFUL);
+        relays.nodeStopped(nodeId);
     }
 
     @Override
@@ -147,6 +167,7 @@ final class InJvmCluster implements KafkaTestCluster {
         if (!cluster.getStoppedBrokers().contains(nodeId)) {
             throw new IllegalStateException("broker " + nodeId + " is already running");
         }
+        relays.nodeStarting(nodeId);
         cluster.startNodes(id -> id == nodeId);
         awaitRunningUnfenced();
     }
@@ -168,6 +189,9 @@ final class InJvmCluster implements KafkaTestCluster {
             cluster.close();
         } catch (Exception e) {
             throw new IllegalStateException("closing the cluster failed", e);
+        } finally {
+            // Only now: the brokers' controlled shutdowns need their paths to the controllers.
+            relays.close();
         }
     }
 
@@ -187,6 +211,51 @@ final class InJvmCluster implements KafkaTestCluster {
     private void requireKnown(int nodeId) {
         if (!brokerIds.contains(nodeId)) {
             throw new IllegalArgumentException("no broker " + nodeId + " in this cluster; brokers are " + brokerIds);
+        }
+    }
+
+    /**
+     * The library's in-JVM cluster with every node's listeners advertised at the relays in front
+     * of them. The library builds each node's {@code advertised.listeners} (and the TLS
+     * certificate's host) from a listener's {@code advertised} endpoint and the shared
+     * {@code controller.quorum.voters} from the controller listener's {@code kafkaNet} endpoint,
+     * while the broker binds the {@code bind} endpoint; so pointing the first two at relays puts
+     * every client and every node-to-node hop through them. The ANON listener, which only the
+     * library's own start-up checks use, stays direct.
+     */
+    private static final class RelayedInVmCluster extends InVMKafkaCluster {
+        private final NetworkRelays relays;
+
+        RelayedInVmCluster(KafkaClusterConfig config, NetworkRelays relays) {
+            super(config);
+            this.relays = relays;
+        }
+
+        @Override
+        public synchronized KafkaListener getKafkaListener(KafkaListenerSource.Listener listener, int nodeId) {
+            KafkaListener direct = super.getKafkaListener(listener, nodeId);
+            return switch (listener) {
+                case EXTERNAL -> advertisedAt(direct, relays.address(nodeId, NetworkRelays.Traffic.CLIENT, address(direct.kafkaNet())));
+                case INTERNAL -> advertisedAt(direct, relays.address(nodeId, NetworkRelays.Traffic.INTER_BROKER, address(direct.kafkaNet())));
+                case CONTROLLER -> {
+                    KafkaEndpoint relay = endpoint(direct, relays.address(nodeId, NetworkRelays.Traffic.CONTROLLER, address(direct.kafkaNet())));
+                    yield new KafkaListener(direct.bind(), relay, relay);
+                }
+                case ANON -> direct;
+            };
+        }
+
+        private static KafkaListener advertisedAt(KafkaListener direct, InetSocketAddress relay) {
+            return new KafkaListener(direct.bind(), direct.kafkaNet(), endpoint(direct, relay));
+        }
+
+        /** The relay under the advertised host name, which the TLS certificate is made for. */
+        private static KafkaEndpoint endpoint(KafkaListener direct, InetSocketAddress relay) {
+            return new KafkaEndpoint(direct.advertised().host(), relay.getPort());
+        }
+
+        private static InetSocketAddress address(KafkaEndpoint endpoint) {
+            return new InetSocketAddress(endpoint.host(), endpoint.port());
         }
     }
 }

@@ -49,6 +49,17 @@ public enum KafkaRelease {
         return Integer.parseInt(version().split("\\.")[0]) >= 4;
     }
 
+    /**
+     * Kafka 3.9 and later take controller listeners in {@code advertised.listeners}, and a KRaft
+     * leader tells its followers where it is from there rather than from their
+     * {@code controller.quorum.voters}; older brokers reject them there.
+     */
+    public boolean advertisesControllerListeners() {
+        String[] version = version().split("\\.");
+        int major = Integer.parseInt(version[0]);
+        return major > 3 || (major == 3 && Integer.parseInt(version[1]) >= 9);
+    }
+
     private static Properties legacyProperties() {
         Properties properties = new Properties();
         try (InputStream in = new ByteArrayInputStream(readResource(LEGACY_PROPERTIES))) {

@@ -39,6 +39,18 @@ public interface KafkaTestCluster extends AutoCloseable {
         return new InetSocketAddress(first.getHostString(), first.getPort());
     }
 
+    /**
+     * Where clients reach broker {@code nodeId}: the address its client listener advertises, which
+     * is the relay in front of it when the cluster has a {@link NetworkModel} with client delays.
+     * It stays the same while the broker is stopped and after it restarts.
+     *
+     * @throws IllegalArgumentException      if there is no such broker
+     * @throws UnsupportedOperationException if this cluster cannot tell
+     */
+    default InetSocketAddress brokerAddress(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not tell where each broker is");
+    }
+
     /** Everything a kafka-clients client needs to connect: bootstrap servers and security settings. */
     Map<String, Object> clientConfig();
 
