@@ -46,23 +46,18 @@ public final class ClusterBenchmark {
         environment.put("processors", Runtime.getRuntime().availableProcessors());
         environment.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
         environment.put("loadAverageAtStart", OS.getSystemLoadAverage());
-        System.out.printf("%d processors, load average %.2f; starting 3 Kafka brokers in this JVM%n",
+        System.out.printf("%d processors, load average %.2f; starting the Kafka brokers%n",
             Runtime.getRuntime().availableProcessors(), OS.getSystemLoadAverage());
         return environment;
     }
 
     /** Starts the cluster, runs {@code work} against it, and stops the cluster. */
     public static void run(Work work) throws Exception {
-        run(Execution.IN_JVM, Map.of(), work);
+        run(ClusterSpec.builder().execution(Execution.IN_JVM).build(), work);
     }
 
-    /**
-     * {@link #run(Work)} with the brokers run as {@code execution} says, and {@code brokerConfigs}
-     * on top of the fixtures' broker settings.
-     */
-    public static void run(Execution execution, Map<String, String> brokerConfigs, Work work) throws Exception {
-        ClusterSpec.Builder spec = ClusterSpec.builder().execution(execution);
-        brokerConfigs.forEach(spec::brokerConfig);
+    /** {@link #run(Work)} on the cluster {@code spec} describes. */
+    public static void run(ClusterSpec spec, Work work) throws Exception {
         try (KafkaTestCluster cluster = spec.start();
              Disturbances disturbances = new Disturbances(cluster)) {
             System.out.println("Kafka " + cluster.kafkaVersion() + " at " + cluster.bootstrapServers());

@@ -6,11 +6,13 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +35,7 @@ final class DriverProcess implements AutoCloseable {
     private static final Duration RESULT_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration REQUESTS_TIMEOUT = Duration.ofSeconds(10);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SLOW_BATCH_LOG = "fastleader.slow.batch.log.ms";
 
     private final Variant variant;
     private final Process process;
@@ -50,17 +53,23 @@ final class DriverProcess implements AutoCloseable {
         relay.start();
     }
 
-    /** Starts {@code variant}'s driver against {@code topic}; {@link #awaitReady} says when its consumer is in position. */
-    static DriverProcess launch(Variant variant, LeaderMoveOptions options, String bootstrap, String topic) throws Exception {
+    /**
+     * Starts {@code variant}'s driver against {@code topic} on the cluster {@code connection} reaches
+     * (bootstrap servers and security settings); {@link #awaitReady} says when its consumer is in position.
+     */
+    static DriverProcess launch(Variant variant, LeaderMoveOptions options, Map<String, Object> connection, String topic)
+            throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx512m", "-cp", variant.classpath(), DRIVER,
-            "--label", variant.label(), "--bootstrap", bootstrap, "--topic", topic,
+            "--label", variant.label(), "--connection", connectionFile(variant, connection).toString(), "--topic", topic,
+            "--acks", options.acks(),
             "--partitions", String.valueOf(options.partitions()), "--rate", String.valueOf(options.rate()),
             "--record-size", String.valueOf(options.recordSize()),
             "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass(),
             "--requests-from", variant.requestsFrom(options.countKafkaClientRequests())));
         Map<String, String> clientConfig = new TreeMap<>(variant.clientConfig());
         if (variant.isFastLeader()) {
+            clientConfig.put(SLOW_BATCH_LOG, String.valueOf(options.slowBatchMillis()));
             clientConfig.putAll(options.fastleaderConfigs());
         }
         if (!clientConfig.isEmpty()) {
@@ -68,6 +77,21 @@ final class DriverProcess implements AutoCloseable {
                 .map(setting -> setting.getKey() + "=" + setting.getValue()).collect(Collectors.joining(","))));
         }
         return new DriverProcess(variant, new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /**
+     * The connection settings as a properties file for the driver: a SASL login or a truststore
+     * path does not fit on a command line of comma-separated settings.
+     */
+    private static Path connectionFile(Variant variant, Map<String, Object> connection) throws IOException {
+        Properties properties = new Properties();
+        connection.forEach((key, value) -> properties.setProperty(key, String.valueOf(value)));
+        Path file = Files.createTempFile("leader-move-" + variant.label() + "-", ".properties");
+        file.toFile().deleteOnExit();
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            properties.store(out, "connection for the " + variant.label() + " driver");
+        }
+        return file;
     }
 
     /** Returns once the driver's consumer is in position. */

@@ -32,7 +32,8 @@ public final class LeaderMoveBenchmark {
         }
         Map<String, Object> environment = ClusterBenchmark.environment();
         if (options.bootstrap() == null) {
-            ClusterBenchmark.run(options.brokers(), options.brokerConfigs(), (cluster, disturbances) -> run(options, environment, cluster, disturbances));
+            System.out.println("deployment: " + options.deployment().describe());
+            ClusterBenchmark.run(options.deployment().spec(options.brokerConfigs()), (cluster, disturbances) -> run(options, environment, cluster, disturbances));
         } else {
             try (KafkaTestCluster cluster = new ExternalCluster(options.bootstrap());
                  Disturbances disturbances = new Disturbances(cluster)) {
@@ -49,7 +50,7 @@ public final class LeaderMoveBenchmark {
         long startMillis = System.currentTimeMillis();
         try {
             for (Variant variant : options.variants()) {
-                drivers.add(DriverProcess.launch(variant, options, cluster.bootstrapServers(), topic));
+                drivers.add(DriverProcess.launch(variant, options, cluster.clientConfig(), topic));
             }
             for (DriverProcess driver : drivers) {
                 driver.awaitReady();
@@ -65,6 +66,7 @@ public final class LeaderMoveBenchmark {
             Thread.sleep(halfWarmup);
             ledger.quietFrom();
             Thread.sleep(options.warmup().toMillis() - halfWarmup);
+            long measuredFromMillis = System.currentTimeMillis();
             for (DriverProcess driver : drivers) {
                 driver.measure();
             }
@@ -83,7 +85,7 @@ public final class LeaderMoveBenchmark {
             figures.put("environment", environment);
             figures.putAll(report.figures());
             ClusterBenchmark.write(options.json(), figures);
-            LatencyChart.write(options.chart(), results, ledger.done(), startMillis);
+            LatencyChart.write(options.chart(), results, ledger.done(), measuredFromMillis);
         } finally {
             drivers.forEach(DriverProcess::close);
         }

@@ -26,20 +26,22 @@ import io.fastleader.it.cluster.Execution;
  * @param json       where the figures go
  * @param chart      where the latency chart goes
  * @param brokerConfigs settings for the brokers this tool starts
- * @param brokers    where the brokers this tool starts run: in this JVM or one child JVM each
+ * @param deployment the cluster this tool starts: round trips, metadata lag, security, where the brokers run
+ * @param acks       the producers' {@code acks}: all (idempotence on) or 1 (idempotence off)
  * @param fastleaderConfigs settings for the fastleader variants' clients, on top of their own
  * @param countKafkaClientRequests whether the kafka-clients variants' requests are counted, from their DEBUG log
+ * @param slowBatchMillis the fastleader variants log the phases of every batch slower than this
  */
 record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
                          Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart,
-                         Map<String, String> brokerConfigs, Execution brokers, Map<String, String> fastleaderConfigs,
-                         boolean countKafkaClientRequests) {
+                         Map<String, String> brokerConfigs, Deployment deployment, String acks, Map<String, String> fastleaderConfigs,
+                         boolean countKafkaClientRequests, int slowBatchMillis) {
 
     static final String HELP = """
         Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
         Kafka cluster. Each variant runs in a child JVM with its own classpath: a producer at a fixed
-        rate (acks=all, linger.ms=0, idempotence on) and a consumer of every partition, all on one
-        topic (RF 3, min.insync.replicas 2). Prints progress every 5 s per variant, then a table of
+        rate (acks=all with idempotence on, or acks=1 without; linger.ms=0) and a consumer of every
+        partition, all on one topic (RF 3, min.insync.replicas 2). Prints progress every 5 s per variant, then a table of
         produce (send to acknowledgement) and end-to-end (send to poll) latency, records lost and
         duplicated, and the requests each variant spent per move, by API (what it sent from the
         move's start to half way through the pause after it, less its quiet rate just before);
@@ -48,8 +50,20 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
 
         java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.leadermove.LeaderMoveBenchmark [options]
 
-          --scenario S       roll (default): every broker restarts once, gracefully, one at a time;
+          --scenario S       roll (default): every broker restarts once, gracefully, one at a time,
+                             and gets its leaderships back by a preferred election;
                              reassign: every partition's replica list rotates, --moves times
+          --profile P        the deployment the cluster models (default loopback): %s
+                             (each sets the three options below; given options override it)
+          --client-rtt-ms N  round trip from every client to every broker, through a delay link
+                             per broker
+          --broker-rtt-ms N  round trip between brokers (replication, controller traffic)
+          --metadata-lag-ms N  broker %d's metadata trails the controller by N ms (needs
+                             --brokers child_jvm)
+          --security S       plaintext (default) or sasl_ssl: SCRAM-SHA-512 over TLS, so every
+                             connection pays both handshakes
+          --acks A           all (default, idempotence on) or 1 (idempotence off): acks=1 shows
+                             the client's share of a move without the replication floor
           --variants LIST    comma-separated, default all: %s
           --bootstrap HOST:PORT  use this cluster (reassign only; needs rights to create topics
                              and reassign partitions) instead of 3 brokers started in this JVM
@@ -64,15 +78,19 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --settle S         roll: seconds after a broker is back before the next stops (default 10)
           --broker-config K=V,K=V  settings for the brokers this tool starts, e.g.
                              replica.fetch.backoff.ms=100
-          --brokers WHERE    in_jvm (default): the 3 brokers in this JVM; child_jvm: one JVM each
+          --brokers WHERE    in_jvm: the 3 brokers in this JVM; child_jvm: one JVM each (default:
+                             as the profile says)
           --fastleader-config K=V,K=V  settings for the fastleader variants' producer and
                              consumer, e.g. fastleader.leader.hint.confirmation.delay.ms=0
           --count-kafka-requests on|off  on (default): count kafka-clients' requests per API
                              from NetworkClient's DEBUG log, which makes kafka-clients format
                              all its DEBUG lines; off: leave them uncounted
+          --slow-batch-ms N  the fastleader variants log where every batch slower than this
+                             waited (fastleader.slow.batch.log.ms); the report shows the slowest
+                             (default: 50 + 2 client round trips)
           --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
           --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
-        """.formatted(Variant.labels());
+        """.formatted(NetworkProfile.labels(), Deployment.LAGGING_BROKER, Variant.labels());
 
     static LeaderMoveOptions read(CommandLine line) {
         Scenario scenario = Scenario.valueOf(line.string("--scenario", "roll").toUpperCase(Locale.ROOT));
@@ -88,11 +106,28 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         CommandLine.requirePositive("--rate", rate);
         String name = "benchmarks/target/leader-move-" + scenario.name().toLowerCase(Locale.ROOT);
         Duration warmup = line.seconds("--warmup", scenario == Scenario.REASSIGN ? 30 : 15);
+        Deployment deployment = deployment(line);
+        String acks = line.string("--acks", "all");
+        if (!acks.equals("all") && !acks.equals("1")) {
+            throw new IllegalArgumentException("--acks " + acks + ": expected all or 1");
+        }
+        int slowBatchMillis = line.integer("--slow-batch-ms", 50 + 2 * (int) deployment.clientRtt().toMillis());
         return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512), warmup,
             line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
             line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"),
-            brokers(line.string("--brokers", "in_jvm")), line.settings("--fastleader-config"),
-            line.onOff("--count-kafka-requests", true));
+            deployment, acks, line.settings("--fastleader-config"), line.onOff("--count-kafka-requests", true), slowBatchMillis);
+    }
+
+    private static Deployment deployment(CommandLine line) {
+        NetworkProfile profile = NetworkProfile.ofLabel(line.string("--profile", NetworkProfile.LOOPBACK.label()));
+        return new Deployment(profile,
+            millis(line, "--client-rtt-ms", profile.clientRtt()), millis(line, "--broker-rtt-ms", profile.brokerRtt()),
+            millis(line, "--metadata-lag-ms", profile.metadataLag()), line.string("--security", "plaintext").toUpperCase(Locale.ROOT),
+            brokers(line.string("--brokers", profile.brokers().name().toLowerCase(Locale.ROOT))));
+    }
+
+    private static Duration millis(CommandLine line, String name, Duration profileValue) {
+        return Duration.ofMillis(line.integer(name, (int) profileValue.toMillis()));
     }
 
     private static Execution brokers(String where) {

@@ -18,6 +18,7 @@ import io.fastleader.benchmarks.common.Latency;
  */
 final class LeaderMoveReport {
 
+    private static final int SLOW_BATCHES_PRINTED = 10;
     private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s | %5s%n";
 
     private final LeaderMoveOptions options;
@@ -40,8 +41,9 @@ final class LeaderMoveReport {
     }
 
     void print() {
-        System.out.printf("%n%s: %d partitions, %d records/s of %d bytes per variant%n", scenarioName(), options.partitions(),
-            options.rate(), options.recordSize());
+        System.out.printf("%n%s: %d partitions, %d records/s of %d bytes per variant, acks=%s%n", scenarioName(), options.partitions(),
+            options.rate(), options.recordSize(), options.acks());
+        System.out.println("deployment: " + options.deployment().describe());
         disturbances.forEach(d -> System.out.printf("  %s: %.1f s to %.1f s%n", d.what(), seconds(d.startMillis()), seconds(d.endMillis())));
         System.out.printf("%n" + ROW, "variant", "sent", "acked", "consumed", "lost", "dup", "errors",
             "prod p50", "p99", "p99.9", "max", "e2e p50", "p99", "p99.9", "max", "cpu");
@@ -55,7 +57,9 @@ final class LeaderMoveReport {
             }
         }
         System.out.println("cpu: each variant's JVM, in cores, from the end of the warm-up until it reported");
+        printRoundTrips();
         printRequestsPerMove();
+        printSlowBatches();
         ratios().forEach((name, ratio) -> System.out.printf("%s: %.2f%n", name, ratio));
         targets().forEach((target, met) -> System.out.printf("target %s: %s%n", target, ClusterBenchmark.verdict(met)));
     }
@@ -64,10 +68,25 @@ final class LeaderMoveReport {
     Map<String, Object> figures() {
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("scenario", scenarioName());
-        figures.put("options", Map.of("partitions", options.partitions(), "rate", options.rate(), "recordSize", options.recordSize(),
-            "warmupSeconds", options.warmup().toSeconds(), "moves", options.moves(), "intervalSeconds", options.interval().toSeconds(),
-            "settleSeconds", options.settle().toSeconds(), "brokerConfigs", options.brokerConfigs(),
-            "brokers", options.brokers().name().toLowerCase(Locale.ROOT)));
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("partitions", options.partitions());
+        run.put("rate", options.rate());
+        run.put("recordSize", options.recordSize());
+        run.put("acks", options.acks());
+        run.put("warmupSeconds", options.warmup().toSeconds());
+        run.put("moves", options.moves());
+        run.put("intervalSeconds", options.interval().toSeconds());
+        run.put("settleSeconds", options.settle().toSeconds());
+        run.put("brokerConfigs", options.brokerConfigs());
+        Deployment deployment = options.deployment();
+        run.put("profile", deployment.profile().label());
+        run.put("clientRttMs", deployment.clientRtt().toMillis());
+        run.put("brokerRttMs", deployment.brokerRtt().toMillis());
+        run.put("metadataLagMs", deployment.metadataLag().toMillis());
+        run.put("security", deployment.security());
+        run.put("brokers", deployment.brokers().name().toLowerCase(Locale.ROOT));
+        run.put("slowBatchMs", options.slowBatchMillis());
+        figures.put("options", run);
         List<Map<String, Object>> windows = new ArrayList<>();
         disturbances.forEach(d -> windows.add(Map.of("what", d.what(), "startSeconds", seconds(d.startMillis()),
             "endSeconds", seconds(d.endMillis()))));
@@ -87,6 +106,10 @@ final class LeaderMoveReport {
             variant.put("metrics", result.metrics());
             variant.put("driverCpuCores", result.cpuCores());
             variant.put("requestsPerMove", requests.get(result.variant().label()));
+            if (result.variant().isFastLeader()) {
+                variant.put("slowBatches", result.slowBatches());
+                variant.put("slowBatchPhaseMs", SlowBatchPhases.totals(result.slowBatches()));
+            }
             variants.put(result.variant().label(), variant);
         }
         figures.put("variants", variants);
@@ -120,35 +143,73 @@ final class LeaderMoveReport {
         System.out.println();
     }
 
-    /** fastleader's p99.9 over each other variant's, produce and end to end. */
+    /** fastleader's p99.9 over each other variant's, and kafka-clients 4.3.1's over 3.6.0's (the KIP's own comparison), produce and end to end. */
     private Map<String, Double> ratios() {
         Map<String, Double> ratios = new LinkedHashMap<>();
-        find(Variant.FASTLEADER).ifPresent(fastleader -> results.stream().filter(r -> r.variant() != Variant.FASTLEADER).forEach(other -> {
-            ratio(fastleader.produce(), other.produce()).ifPresent(r ->
-                ratios.put("produce p99.9 fastleader / " + other.variant().label(), r));
-            ratio(fastleader.endToEnd(), other.endToEnd()).ifPresent(r ->
-                ratios.put("end-to-end p99.9 fastleader / " + other.variant().label(), r));
-        }));
+        find(Variant.FASTLEADER).ifPresent(fastleader -> results.stream().filter(r -> r.variant() != Variant.FASTLEADER)
+            .forEach(other -> putRatios(ratios, fastleader, other)));
+        find(Variant.KAFKA_CLIENTS_4_3_1).ifPresent(kip -> find(Variant.KAFKA_CLIENTS_3_6_0).ifPresent(preKip -> putRatios(ratios, kip, preKip)));
         return ratios;
     }
 
-    /** The targets for this scenario, each met or not; a target whose variants did not run is left out. */
+    private static void putRatios(Map<String, Double> ratios, VariantResult mine, VariantResult theirs) {
+        String over = " " + mine.variant().label() + " / " + theirs.variant().label();
+        ratio(mine.produce(), theirs.produce()).ifPresent(r -> ratios.put("produce p99.9" + over, r));
+        ratio(mine.endToEnd(), theirs.endToEnd()).ifPresent(r -> ratios.put("end-to-end p99.9" + over, r));
+    }
+
+    /**
+     * The issue's targets that this run's deployment, acks and scenario measure, each met or not; a
+     * target whose variants did not run is left out.
+     */
     private Map<String, Boolean> targets() {
         Map<String, Boolean> targets = new LinkedHashMap<>();
+        Deployment deployment = options.deployment();
         Optional<VariantResult> fastleader = find(Variant.FASTLEADER);
-        if (options.scenario() == Scenario.REASSIGN) {
-            fastleader.ifPresent(mine -> {
-                find(Variant.KAFKA_CLIENTS_4_3_1).flatMap(theirs -> ratio(mine.produce(), theirs.produce()))
-                    .ifPresent(r -> targets.put("produce p99.9 <= 0.5x kafka-clients-4.3.1", r <= 0.5));
-                find(Variant.KAFKA_CLIENTS_3_6_0).flatMap(theirs -> ratio(mine.produce(), theirs.produce()))
-                    .ifPresent(r -> targets.put("produce p99.9 <= 0.2x kafka-clients-3.6.0", r <= 0.2));
-            });
+        Optional<VariantResult> kafka431 = find(Variant.KAFKA_CLIENTS_4_3_1);
+        if (deployment.profile() == NetworkProfile.CROSS_REGION && deployment.security().equals("SASL_SSL")) {
+            fastleader.ifPresent(mine -> kafka431.ifPresent(theirs -> {
+                ratio(mine.produce(), theirs.produce()).ifPresent(r -> targets.put("produce p99.9 <= 0.5x kafka-clients-4.3.1", r <= 0.5));
+                ratio(mine.endToEnd(), theirs.endToEnd()).ifPresent(r -> targets.put("end-to-end p99.9 <= 0.7x kafka-clients-4.3.1", r <= 0.7));
+            }));
+        }
+        if (deployment.profile() == NetworkProfile.LOOPBACK && options.acks().equals("1")) {
+            fastleader.ifPresent(mine -> kafka431.flatMap(theirs -> ratio(mine.produce(), theirs.produce()))
+                .ifPresent(r -> targets.put("produce p99.9 <= 0.7x kafka-clients-4.3.1", r <= 0.7)));
+        }
+        if (!deployment.metadataLag().isZero() && options.scenario() == Scenario.REASSIGN) {
+            kafka431.ifPresent(kip -> find(Variant.KAFKA_CLIENTS_3_6_0).flatMap(preKip -> ratio(kip.produce(), preKip.produce()))
+                .ifPresent(r -> targets.put("the KIP's shape: kafka-clients-4.3.1 produce p99.9 <= 0.3x kafka-clients-3.6.0", r <= 0.3)));
+        }
+        if (options.acks().equals("all")) {
             targets.put("no record lost or duplicated by any variant", results.stream().allMatch(r -> r.lost() == 0 && r.duplicates() == 0));
-        } else {
-            fastleader.ifPresent(mine -> find(Variant.KAFKA_CLIENTS_4_3_1).flatMap(theirs -> ratio(mine.endToEnd(), theirs.endToEnd()))
-                .ifPresent(r -> targets.put("end-to-end p99.9 <= 0.7x kafka-clients-4.3.1", r <= 0.7)));
         }
         return targets;
+    }
+
+    /**
+     * Each variant's p99.9 in client round trips: a refused record owes one round trip to the old
+     * leader and one to the new, and nothing more, beyond the brokers' own unavailability.
+     */
+    private void printRoundTrips() {
+        long rtt = options.deployment().clientRtt().toMillis();
+        if (rtt == 0) {
+            return;
+        }
+        System.out.printf("p99.9 in client round trips of %d ms (the physical limit is 2 beyond the brokers' own unavailability):%n", rtt);
+        results.forEach(r -> System.out.printf(Locale.ROOT, "  %-20s produce %.1f, end-to-end %.1f%n", r.variant().label(),
+            r.produce().p999() / rtt, r.endToEnd().p999() / rtt));
+    }
+
+    /** Where each fastleader variant's slowest batches waited: each one's line, then the milliseconds per phase over them. */
+    private void printSlowBatches() {
+        results.stream().filter(r -> r.variant().isFastLeader() && !r.slowBatches().isEmpty()).forEach(result -> {
+            System.out.printf("%s's slowest batches (of those over %d ms), where they waited:%n", result.variant().label(),
+                options.slowBatchMillis());
+            result.slowBatches().stream().limit(SLOW_BATCHES_PRINTED).forEach(line -> System.out.println("  " + line));
+            System.out.println("  ms per phase over the " + result.slowBatches().size() + " slowest: "
+                + SlowBatchPhases.totals(result.slowBatches()));
+        });
     }
 
     private Optional<VariantResult> find(Variant variant) {

@@ -21,7 +21,12 @@ enum Scenario {
             }
         }
     },
-    /** Every broker stops gracefully and starts again, one at a time, settling in between: the KIP's roll, scaled down. */
+    /**
+     * Every broker stops gracefully and starts again, one at a time, and gets its leaderships back
+     * by a preferred election once it is in every ISR, as operators roll a cluster: clients lose
+     * each broker's leaderships and must then find the restarted broker again. The KIP's roll,
+     * scaled down.
+     */
     ROLL {
         @Override
         void disturb(KafkaTestCluster cluster, Disturbances disturbances, String topic, LeaderMoveOptions options, MoveLedger ledger)
@@ -31,6 +36,7 @@ enum Scenario {
                 cluster.stopBroker(broker);
                 cluster.startBroker(broker);
                 disturbances.awaitFullIsr(topic);
+                disturbances.electPreferredLeaders(topic);
                 ledger.end();
                 pause(options.settle(), ledger);
             }

@@ -3,11 +3,13 @@ package io.fastleader.benchmarks.leadermove;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import io.fastleader.benchmarks.common.CommandLine;
+import io.fastleader.it.cluster.Execution;
 
 class LeaderMoveOptionsTest {
 
@@ -59,6 +61,49 @@ class LeaderMoveOptionsTest {
         assertThat(read("--count-kafka-requests", "off").countKafkaClientRequests()).isFalse();
         assertThatThrownBy(() -> read("--count-kafka-requests", "no"))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected on or off");
+    }
+
+    @Test
+    void aProfileSetsTheRoundTripsAndLagAndGivenOptionsOverrideIt() {
+        Deployment crossRegion = read("--profile", "cross-region").deployment();
+        assertThat(crossRegion.clientRtt()).isEqualTo(Duration.ofMillis(30));
+        assertThat(crossRegion.brokerRtt()).isEqualTo(Duration.ofMillis(2));
+        assertThat(read("--profile", "cross-region", "--client-rtt-ms", "80").deployment().clientRtt()).isEqualTo(Duration.ofMillis(80));
+        Deployment lagging = read("--profile", "lagging-metadata").deployment();
+        assertThat(lagging.metadataLag()).isEqualTo(Duration.ofMillis(500));
+        assertThat(lagging.brokers()).isEqualTo(Execution.CHILD_JVM);
+    }
+
+    @Test
+    void loopbackPlaintextWithAcksAllIsTheDefault() {
+        LeaderMoveOptions options = read();
+        assertThat(options.deployment().profile()).isEqualTo(NetworkProfile.LOOPBACK);
+        assertThat(options.deployment().clientRtt()).isZero();
+        assertThat(options.deployment().security()).isEqualTo("PLAINTEXT");
+        assertThat(options.acks()).isEqualTo("all");
+    }
+
+    @Test
+    void metadataLagNeedsBrokersInJvmsOfTheirOwnAndSaslSslNeedsThemInThisOne() {
+        assertThatThrownBy(() -> read("--metadata-lag-ms", "300"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--brokers child_jvm");
+        assertThatThrownBy(() -> read("--security", "sasl_ssl", "--brokers", "child_jvm"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--brokers in_jvm");
+    }
+
+    @Test
+    void unknownProfilesSecurityAndAcksAreRefusedNamingWhatIsAllowed() {
+        assertThatThrownBy(() -> read("--profile", "moon")).hasMessageContaining("cross-zone");
+        assertThatThrownBy(() -> read("--security", "ssl")).hasMessageContaining("plaintext or sasl_ssl");
+        assertThatThrownBy(() -> read("--acks", "0")).hasMessageContaining("expected all or 1");
+        assertThatThrownBy(() -> read("--client-rtt-ms", "-1")).hasMessageContaining("expected a whole number >= 0");
+    }
+
+    @Test
+    void slowBatchesAreThoseOverFiftyMillisecondsAndTwoClientRoundTripsUnlessTold() {
+        assertThat(read().slowBatchMillis()).isEqualTo(50);
+        assertThat(read("--profile", "cross-region").slowBatchMillis()).isEqualTo(110);
+        assertThat(read("--slow-batch-ms", "5").slowBatchMillis()).isEqualTo(5);
     }
 
     private static LeaderMoveOptions read(String... args) {

@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * One client variant of the leader-move benchmark, in a JVM of its own. A producer sends
- * fixed-size records at a fixed rate (acks=all, linger.ms=0, idempotence on) round-robin over
+ * fixed-size records at a fixed rate (linger.ms=0; acks=all with idempotence on, or acks=1 without) round-robin over
  * the topic's partitions, and a consumer of every partition reads them back. Both are built by
  * class name and used through the kafka-clients API that 3.6 already has, so this one driver runs
  * on any variant's classpath.
@@ -50,6 +50,8 @@ public final class ClientDriver {
     private static final Duration CATCH_UP = Duration.ofSeconds(60);
     private static final long PROGRESS_SECONDS = 5;
     private static final int HEADER_BYTES = 2 * Long.BYTES;
+    private static final String SLOW_BATCH_SETTING = "fastleader.slow.batch.log.ms";
+    private static final int SLOWEST_KEPT = 20;
 
     private final DriverOptions options;
     private final byte[] key;
@@ -58,6 +60,7 @@ public final class ClientDriver {
     private final Producer<byte[], byte[]> producer;
     private final Consumer<byte[], byte[]> consumer;
     private final SentRequests sentRequests;
+    private final SlowBatchLog slowBatches;
     private final ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-progress"));
     private volatile boolean consuming = true;
     private long nextSequence;
@@ -70,16 +73,19 @@ public final class ClientDriver {
         // The log is counted from before the clients exist, so that their first requests count too.
         SentRequests logged = options.requestsFrom() == SentRequests.Source.LOG
             ? SentRequests.fromLog(Set.of(producerId, consumerId)) : null;
-        Map<String, Object> producerConfig = new HashMap<>(options.clientConfig());
+        // Installed before the producer exists, so that its first slow batch is seen too.
+        this.slowBatches = options.clientConfig().containsKey(SLOW_BATCH_SETTING) ? SlowBatchLog.install(SLOWEST_KEPT) : null;
+        Map<String, Object> producerConfig = new HashMap<>(options.connection());
+        producerConfig.putAll(options.clientConfig());
         producerConfig.put(ProducerConfig.CLIENT_ID_CONFIG, producerId);
-        producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, options.acks());
         producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        // Idempotence needs acks=all; with acks=1 every variant runs without it alike.
+        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, options.acks().equals("all"));
         this.producer = construct(options.producerClass(), producerConfig, Serializer.class, new ByteArraySerializer());
-        Map<String, Object> consumerConfig = new HashMap<>(options.clientConfig());
+        Map<String, Object> consumerConfig = new HashMap<>(options.connection());
+        consumerConfig.putAll(options.clientConfig());
         consumerConfig.put(ConsumerConfig.CLIENT_ID_CONFIG, consumerId);
-        consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumer = construct(options.consumerClass(), consumerConfig, Deserializer.class, new ByteArrayDeserializer());
         this.sentRequests = switch (options.requestsFrom()) {
@@ -111,7 +117,7 @@ public final class ClientDriver {
         while ((command = commands.readLine()) != null && !command.trim().equals("stop")) {
             switch (command.trim()) {
                 case "start" -> startSending();
-                case "measure" -> tally.startMeasuring();
+                case "measure" -> startMeasuring();
                 case "requests" -> System.out.println("REQUESTS " + Tally.object(sentRequests.byApi()));
                 default -> System.out.println("unknown command: " + command);
             }
@@ -125,8 +131,15 @@ public final class ClientDriver {
         poller.join(TimeUnit.SECONDS.toMillis(10));
         Map<String, Double> metrics = Metrics.totals(producer.metrics(), consumer.metrics());
         producer.close(Duration.ofSeconds(10));
-        System.out.println("RESULT " + tally.toJson(options.label(), metrics));
+        System.out.println("RESULT " + tally.toJson(options.label(), metrics, slowBatches == null ? List.of() : slowBatches.slowest()));
         System.out.flush();
+    }
+
+    private void startMeasuring() {
+        tally.startMeasuring();
+        if (slowBatches != null) {
+            slowBatches.startMeasuring();
+        }
     }
 
     private void startSending() {

@@ -1,28 +1,35 @@
 package io.fastleader.benchmarks.driver;
 
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * What the coordinator tells a {@link ClientDriver}, as {@code --name value} pairs.
  *
  * @param label         the variant's name, also the key of its records
- * @param bootstrap     {@code bootstrap.servers}
+ * @param connection    {@code bootstrap.servers} and security settings, from the properties file {@code --connection}
  * @param topic         the topic all variants share
  * @param partitions    its partition count
  * @param rate          records per second
  * @param recordSize    bytes per record value
+ * @param acks          the producer's {@code acks}: all (with idempotence) or 1 (without)
  * @param producerClass a {@code Producer} with a {@code (Map, Serializer, Serializer)} constructor
  * @param consumerClass a {@code Consumer} with a {@code (Map, Deserializer, Deserializer)} constructor
  * @param clientConfig  settings for both clients, from {@code --client-config k=v,k=v}
  * @param requestsFrom  where the per-API request counts come from, {@code --requests-from metrics|log}
  */
-record DriverOptions(String label, String bootstrap, String topic, int partitions, int rate, int recordSize,
-                     String producerClass, String consumerClass, Map<String, Object> clientConfig,
+record DriverOptions(String label, Map<String, Object> connection, String topic, int partitions, int rate, int recordSize,
+                     String acks, String producerClass, String consumerClass, Map<String, Object> clientConfig,
                      SentRequests.Source requestsFrom) {
 
-    static DriverOptions parse(String[] args) {
+    static DriverOptions parse(String[] args) throws IOException {
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) {
             given.put(args[i], args[i + 1]);
@@ -35,11 +42,21 @@ record DriverOptions(String label, String bootstrap, String topic, int partition
                 clientConfig.put(setting.substring(0, eq), setting.substring(eq + 1));
             }
         }
-        return new DriverOptions(required(given, "--label"), required(given, "--bootstrap"), required(given, "--topic"),
-            Integer.parseInt(required(given, "--partitions")), Integer.parseInt(required(given, "--rate")),
-            Integer.parseInt(required(given, "--record-size")), required(given, "--producer-class"),
+        return new DriverOptions(required(given, "--label"), connection(Path.of(required(given, "--connection"))),
+            required(given, "--topic"), Integer.parseInt(required(given, "--partitions")), Integer.parseInt(required(given, "--rate")),
+            Integer.parseInt(required(given, "--record-size")), required(given, "--acks"), required(given, "--producer-class"),
             required(given, "--consumer-class"), clientConfig,
             SentRequests.Source.valueOf(required(given, "--requests-from").toUpperCase(Locale.ROOT)));
+    }
+
+    private static Map<String, Object> connection(Path file) throws IOException {
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(in);
+        }
+        Map<String, Object> connection = new HashMap<>();
+        properties.stringPropertyNames().forEach(key -> connection.put(key, properties.getProperty(key)));
+        return connection;
     }
 
     private static String required(Map<String, String> given, String name) {

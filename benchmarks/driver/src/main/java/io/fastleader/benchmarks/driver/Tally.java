@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -95,8 +96,8 @@ final class Tally {
             produce.getValueAtPercentile(99) / 1000.0, endToEnd.getValueAtPercentile(99) / 1000.0, endToEnd.getMaxValue() / 1000.0);
     }
 
-    /** Everything, as one line of JSON. */
-    synchronized String toJson(String label, Map<String, Double> metrics) {
+    /** Everything, as one line of JSON, with the client's metrics and the lines of its slowest batches, if it reports them. */
+    synchronized String toJson(String label, Map<String, Double> metrics, List<String> slowBatches) {
         return "{\"variant\":" + quote(label)
             + ",\"sent\":" + sent.get()
             + ",\"acked\":" + acked.cardinality()
@@ -111,6 +112,7 @@ final class Tally {
             + ",\"produceMaxMicrosBySecond\":" + object(produceMaxBySecond)
             + ",\"endToEndMaxMicrosBySecond\":" + object(endToEndMaxBySecond)
             + ",\"metrics\":" + object(metrics)
+            + ",\"slowBatches\":" + slowBatches.stream().map(Tally::quote).collect(Collectors.joining(",", "[", "]"))
             + ",\"measuredSeconds\":" + sinceMeasuring(System.nanoTime(), measureFromNanos)
             + ",\"measuredCpuSeconds\":" + sinceMeasuring(processCpuNanos(), measureFromCpuNanos)
             + "}";

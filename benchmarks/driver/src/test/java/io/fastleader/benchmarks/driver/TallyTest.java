@@ -3,6 +3,7 @@ package io.fastleader.benchmarks.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class TallyTest {
         tally.consumed(0, 2_000);
         tally.consumed(0, 3_000);
 
-        assertThat(tally.toJson("v", Map.of())).contains("\"consumed\":1", "\"duplicates\":1", "\"lost\":0");
+        assertThat(tally.toJson("v", Map.of(), List.of())).contains("\"consumed\":1", "\"duplicates\":1", "\"lost\":0");
     }
 
     @Test
@@ -26,7 +27,7 @@ class TallyTest {
         tally.acked(1, 1_000);
         tally.consumed(0, 2_000);
 
-        assertThat(tally.toJson("v", Map.of())).contains("\"acked\":2", "\"lost\":1", "\"duplicates\":0");
+        assertThat(tally.toJson("v", Map.of(), List.of())).contains("\"acked\":2", "\"lost\":1", "\"duplicates\":0");
     }
 
     @Test
@@ -34,7 +35,7 @@ class TallyTest {
         tally.failed(new IllegalStateException("a \"quoted\" \\ word"));
         tally.failed(new IllegalArgumentException("second"));
 
-        assertThat(tally.toJson("v", Map.of()))
+        assertThat(tally.toJson("v", Map.of(), List.of()))
             .contains("\"errors\":2", "\"firstError\":\"IllegalStateException: a \\\"quoted\\\" \\\\ word\"")
             .doesNotContain("second");
     }
@@ -47,7 +48,7 @@ class TallyTest {
         tally.acked(0, sentBefore);
         tally.acked(1, sentAfter);
 
-        assertThat(tally.toJson("v", Map.of())).contains("\"acked\":2", "\"measured\":1");
+        assertThat(tally.toJson("v", Map.of(), List.of())).contains("\"acked\":2", "\"measured\":1");
     }
 
     @Test
@@ -64,6 +65,6 @@ class TallyTest {
     void reportsNoMeasuredTimeOrCpuBeforeMeasuringStarts() {
         tally.sent();
 
-        assertThat(tally.toJson("v", Map.of())).contains("\"measuredSeconds\":0.0,\"measuredCpuSeconds\":0.0");
+        assertThat(tally.toJson("v", Map.of(), List.of())).contains("\"measuredSeconds\":0.0,\"measuredCpuSeconds\":0.0");
     }
 }
