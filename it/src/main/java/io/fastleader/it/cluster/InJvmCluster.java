@@ -2,6 +2,7 @@ package io.fastleader.it.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.security.GeneralSecurityException;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.Map;
@@ -93,9 +94,31 @@ final class InJvmCluster implements KafkaTestCluster {
 
     private static KeytoolCertificateGenerator certificates() {
         try {
-            return new KeytoolCertificateGenerator();
+            return new OneCertificate();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create TLS certificates with keytool", e);
+        }
+    }
+
+    /**
+     * The testing library asks for a new key pair each time it writes a node's configuration, so
+     * a restarted broker would present a certificate that clients built before the restart do not
+     * trust. Every node has the same advertised host, so one certificate, made once, serves them all.
+     */
+    private static final class OneCertificate extends KeytoolCertificateGenerator {
+        private boolean made;
+
+        OneCertificate() throws IOException {
+        }
+
+        @Override
+        public synchronized void generateSelfSignedCertificateEntry(String email, String domain, String organizationUnit,
+                                                                    String organization, String city, String state,
+                                                                    String country) throws GeneralSecurityException, IOException {
+            if (!made) {
+                super.generateSelfSignedCertificateEntry(email, domain, organizationUnit, organization, city, state, country);
+                made = true;
+            }
         }
     }
 

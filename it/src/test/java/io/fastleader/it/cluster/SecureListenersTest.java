@@ -67,6 +67,24 @@ class SecureListenersTest {
         assertRoundTrip(cluster);
     }
 
+    @Test
+    void aClientBuiltBeforeABrokerRestartStillTrustsTheRestartedBroker() throws Exception {
+        try (KafkaTestCluster cluster = ClusterSpec.builder().brokers(1).execution(Execution.IN_JVM)
+                 .security(Security.saslSsl("SCRAM-SHA-512", "fastleader", "fastleader-secret")).start();
+             KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
+                 new StringSerializer())) {
+            try (Admin admin = Admin.create(cluster.clientConfig())) {
+                admin.createTopics(List.of(new NewTopic("restarted", 1, (short) 1))).all().get();
+            }
+            producer.send(new ProducerRecord<>("restarted", "before")).get();
+
+            cluster.stopBroker(0);
+            cluster.startBroker(0);
+
+            assertThat(producer.send(new ProducerRecord<>("restarted", "after")).get().offset()).isEqualTo(1);
+        }
+    }
+
     /** Creates a topic, produces one record and consumes it back with the cluster's client config. */
     private static void assertRoundTrip(KafkaTestCluster cluster) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
