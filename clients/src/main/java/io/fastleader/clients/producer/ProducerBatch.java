@@ -70,6 +70,7 @@ public final class ProducerBatch {
     private int maxRecordBytes;
     private volatile int attempts;
     private volatile int lastSentLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
+    private volatile int attemptsAtLastEpoch;
     private volatile long retryAtMs;
 
     /**
@@ -237,6 +238,7 @@ public final class ProducerBatch {
      */
     public void markSent(int leaderEpoch) {
         attempts++;
+        attemptsAtLastEpoch = leaderEpoch == lastSentLeaderEpoch ? attemptsAtLastEpoch + 1 : 1;
         lastSentLeaderEpoch = leaderEpoch;
     }
 
@@ -385,6 +387,11 @@ public final class ProducerBatch {
     /** Whether its records went out before: it was sent, or it is a half of a batch that was ({@link #split}). */
     public boolean recordsSentBefore() {
         return attempts > 0 || splitFrom != null;
+    }
+
+    /** How many of its attempts went out at {@link #lastSentLeaderEpoch()}, 0 before the first. */
+    public int attemptsAtLastEpoch() {
+        return attemptsAtLastEpoch;
     }
 
     /** The leader epoch of its last attempt, -1 before the first. */

@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.network.ExponentialBackoff;
@@ -20,7 +23,7 @@ class RetryPolicyTest {
 
     @Test
     void testRetryAtSameEpochBacksOff() {
-        long until = policy.backoffUntilMs(1, 1_000);
+        long until = policy.backoffUntilMs(sentAt(5, 1), -1, 1_000);
 
         assertThat(until).isEqualTo(1_100);
         assertThat(policy.skipsBackoff(5, 5)).isFalse();
@@ -29,11 +32,40 @@ class RetryPolicyTest {
     @Test
     void testBackoffDoublesPerAttemptUpToTheMaximum() {
         List<Long> waits = new ArrayList<>();
+        ProducerBatch batch = sentAt(5, 0);
         for (int attempts = 1; attempts <= 6; attempts++) {
-            waits.add(policy.backoffUntilMs(attempts, 0));
+            batch.markSent(5);
+            waits.add(policy.backoffUntilMs(batch, -1, 0));
         }
 
         assertThat(waits).containsExactly(100L, 200L, 400L, 800L, 1000L, 1000L);
+    }
+
+    @Test
+    void testANewLeaderEpochStartsTheBackoffSeriesAgain() {
+        ProducerBatch batch = sentAt(5, 3);
+        batch.markSent(6);
+
+        assertThat(policy.backoffUntilMs(batch, -1, 0)).isEqualTo(100);
+        batch.markSent(6);
+        assertThat(policy.backoffUntilMs(batch, -1, 0)).isEqualTo(200);
+    }
+
+    @Test
+    void testALeaderThatHasNotLearnedOfItsElectionIsAskedAgainAfterTheFirstWaitEachTime() {
+        ProducerBatch batch = sentAt(6, 4);
+
+        assertThat(policy.backoffUntilMs(batch, 5, 0)).as("its answer names epoch 5, older than the 6 it was sent at").isEqualTo(100);
+        assertThat(policy.backoffUntilMs(batch, 6, 0)).as("a refusal at its own epoch is a failure").isEqualTo(800);
+    }
+
+    @Test
+    void testWithHintsDisabledTheBackoffGrowsByEveryAttemptWhateverTheEpochs() {
+        RetryPolicy noHints = new RetryPolicy(BACKOFF, () -> 0.5, false);
+        ProducerBatch batch = sentAt(5, 2);
+        batch.markSent(6);
+
+        assertThat(noHints.backoffUntilMs(batch, 5, 0)).isEqualTo(400);
     }
 
     @Test
@@ -41,8 +73,8 @@ class RetryPolicyTest {
         RetryPolicy low = new RetryPolicy(BACKOFF, () -> 0.0, true);
         RetryPolicy high = new RetryPolicy(BACKOFF, () -> 0.999_999, true);
 
-        assertThat(low.backoffUntilMs(1, 0)).isEqualTo(80);
-        assertThat(high.backoffUntilMs(1, 0)).isEqualTo(119);
+        assertThat(low.backoffUntilMs(sentAt(5, 1), -1, 0)).isEqualTo(80);
+        assertThat(high.backoffUntilMs(sentAt(5, 1), -1, 0)).isEqualTo(119);
     }
 
     @Test
@@ -76,5 +108,15 @@ class RetryPolicyTest {
 
         assertThat(baseline.skipsBackoff(5, 6)).isFalse();
         assertThat(baseline.backoffUntilMs(1, 1_000)).isEqualTo(1_100);
+    }
+
+    /** A batch sent {@code attempts} times at {@code epoch}. */
+    private static ProducerBatch sentAt(int epoch, int attempts) {
+        ProducerBatch batch = new ProducerBatch(new TopicPartition("orders", 3), Compression.NONE, 1024, 0);
+        batch.tryAppend(0, null, "v".getBytes(), new Header[0], null);
+        for (int i = 0; i < attempts; i++) {
+            batch.markSent(epoch);
+        }
+        return batch;
     }
 }
