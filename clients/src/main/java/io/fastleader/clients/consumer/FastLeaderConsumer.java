@@ -171,6 +171,10 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             this.positions = new PositionResolver(assignment, pool, metadata, offsetLookup, groupOffsets, settings,
                     consumerMetrics, inbox, clockMs, errors);
             this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, this::usesTopic) : null;
+            if (prewarm != null) {
+                // Often enough that a broker back from a restart is connected before it leads again.
+                metadata.every(settings.poolConfig().reconnectBackoffMax(), prewarm::keepWarm);
+            }
             // A leader change learned from Metadata can end a partition's backoff: wake a waiting poll.
             cache.addListener((partition, previous, current) -> {
                 if (usesTopic(partition.topic())) {

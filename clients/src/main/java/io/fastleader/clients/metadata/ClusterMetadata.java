@@ -1,6 +1,7 @@
 package io.fastleader.clients.metadata;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -117,6 +118,15 @@ public final class ClusterMetadata implements AutoCloseable {
         executor.setRemoveOnCancelPolicy(true);
         this.thread = executor;
         pool.updateNodes(bootstrap);
+    }
+
+    /**
+     * Runs {@code task} on the metadata thread every {@code period} until {@link #close}: upkeep
+     * that no request drives, such as {@link ReplicaPrewarm#keepWarm}.
+     */
+    public void every(Duration period, Runnable task) {
+        long millis = Math.max(1, period.toMillis());
+        thread.scheduleWithFixedDelay(task, millis, millis, TimeUnit.MILLISECONDS);
     }
 
     /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */

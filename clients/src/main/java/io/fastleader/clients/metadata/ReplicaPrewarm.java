@@ -2,6 +2,7 @@ package io.fastleader.clients.metadata;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 import org.apache.kafka.common.TopicPartition;
@@ -12,13 +13,18 @@ import io.fastleader.clients.network.ConnectionPool;
  * Opens connections to the brokers hosting replicas of the partitions a client uses, ahead of
  * need and again whenever their leadership changes ({@code fastleader.connections.prewarm}), so a
  * leader move never waits for a TCP or TLS handshake. Register it with
- * {@link LeaderCache#addListener} to follow leadership changes.
+ * {@link LeaderCache#addListener} to follow leadership changes, and call {@link #keepWarm}
+ * periodically: a broker that stopped closed its connections, and no leadership change tells
+ * the client it is back, so without it the first request to a restarted broker given its
+ * leaderships back would wait for the handshakes.
  */
 public final class ReplicaPrewarm implements LeaderChangeListener {
 
     private final ConnectionPool pool;
     private final LeaderCache cache;
     private final Predicate<String> topicInUse;
+    /** The topics prewarmed so far; those no longer in use are dropped by {@link #keepWarm}. */
+    private final Set<String> topics = ConcurrentHashMap.newKeySet();
 
     /**
      * @param topicInUse whether the client uses a topic: only its partitions' brokers are connected to
@@ -31,6 +37,7 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
 
     /** Connects to the brokers of every partition of {@code topic} the cache knows. */
     public void prewarmTopic(String topic) {
+        topics.add(topic);
         for (int index = 0; index < cache.partitionCount(topic); index++) {
             PartitionLeadership leadership = cache.leadership(topic, index);
             if (leadership != null) {
@@ -39,9 +46,19 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
         }
     }
 
+    /**
+     * Connects again to every broker of the topics in use that has no connection open or opening;
+     * one still backing off after a failed connect is left alone (the pool fails the attempt at once).
+     */
+    public void keepWarm() {
+        topics.removeIf(topic -> !topicInUse.test(topic));
+        topics.forEach(this::prewarmTopic);
+    }
+
     @Override
     public void onLeaderChange(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
         if (topicInUse.test(partition.topic())) {
+            topics.add(partition.topic());
             prewarm(current);
         }
     }

@@ -156,6 +156,10 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
             this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, metadata::inUse) : null;
             if (prewarm != null) {
+                // Often enough that a broker back from a restart is connected before it leads again.
+                metadata.every(settings.poolConfig().reconnectBackoffMax(), prewarm::keepWarm);
+            }
+            if (prewarm != null) {
                 cache.addListener(prewarm);
             }
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);

@@ -2,6 +2,7 @@ package io.fastleader.it.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,6 +33,7 @@ import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.clients.producer.ProducerMetrics;
 import io.fastleader.clients.producer.ProducerSettings;
 import io.fastleader.it.cluster.AckedRecords;
+import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
@@ -158,6 +160,24 @@ class FastLeaderProducerOnRealBrokersTest {
             cluster.startBroker(broker);
             disturbances.awaitFullIsr("restart");
         });
+    }
+
+    @Test
+    void aRestartedBrokerIsConnectedAgainBeforeItLeadsAgain() throws Exception {
+        disturbances.createTopic(new NewTopic("rewarm", PARTITIONS, (short) 3).configs(MIN_ISR_2));
+        try (FastLeaderProducer<String, String> producer = new FastLeaderProducer<>(cluster.clientConfig(), new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>("rewarm", "before")).get();
+            int broker = cluster.brokerIds().first();
+            cluster.stopBroker(broker);
+            double connectionsMade = metric(producer, "producer-metrics", "connection-creation-total");
+
+            cluster.startBroker(broker);
+
+            // Nothing is sent and the restarted broker leads nothing: only the prewarm's upkeep connects to it.
+            Await.until("a connection to the restarted broker", Duration.ofSeconds(30),
+                () -> metric(producer, "producer-metrics", "connection-creation-total") > connectionsMade);
+        }
     }
 
     /**
