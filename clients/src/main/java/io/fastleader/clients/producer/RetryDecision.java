@@ -20,11 +20,11 @@ public record RetryDecision(boolean retry, long retryAtMs, boolean backoffSkippe
      *
      * @param retries            {@code retries}: how many times a batch may be sent again after its first attempt
      * @param currentLeaderEpoch the partition's leader epoch as known now, -1 if unknown
-     * @param refusingEpoch      the leader epoch the refusing broker named in its answer, -1 if none
+     * @param refusal            what the refusing broker said of itself; {@link Refusal#NONE} for other failures
      * @param error              why the attempt failed; the batch fails with it when it may not be retried
      */
     public static RetryDecision afterFailure(RetryPolicy policy, int retries, long deliveryTimeoutMs, ProducerBatch batch,
-                                             int currentLeaderEpoch, int refusingEpoch, RuntimeException error, long nowMs) {
+                                             int currentLeaderEpoch, Refusal refusal, RuntimeException error, long nowMs) {
         RetryDecision outOfLimits = outOfLimits(retries, deliveryTimeoutMs, batch, error, nowMs);
         if (outOfLimits != null) {
             return outOfLimits;
@@ -32,7 +32,7 @@ public record RetryDecision(boolean retry, long retryAtMs, boolean backoffSkippe
         if (policy.skipsBackoff(batch.lastSentLeaderEpoch(), currentLeaderEpoch)) {
             return new RetryDecision(true, nowMs, true, null);
         }
-        return new RetryDecision(true, policy.backoffUntilMs(batch, refusingEpoch, nowMs), false, null);
+        return new RetryDecision(true, policy.backoffUntilMs(batch, refusal, nowMs), false, null);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.fastleader.clients.producer;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.DoubleSupplier;
 
@@ -17,8 +18,9 @@ import io.fastleader.clients.network.ExponentialBackoff;
  *       same deadline.</li>
  *   <li>A leader that refuses because it has not yet learned of its own election (its answer names
  *       an older epoch than the batch was sent at: brokers learn of a move at different moments)
- *       is asked again after {@code retry.backoff.ms} each time, without growing the wait: it is
- *       catching up, not failing.</li>
+ *       is asked again one round trip of the refused attempt later, the wait doubling with each
+ *       such refusal up to {@code retry.backoff.ms}: it is catching up, usually within moments,
+ *       not failing.</li>
  *   <li>If the partition's leader epoch has advanced past the epoch the batch was last sent at
  *       (learned from a hint or from a Metadata refresh, it does not matter which), the next attempt
  *       may go at once: the new leader has not refused it yet. That attempt is sent at the new
@@ -55,22 +57,21 @@ public final class RetryPolicy {
     /**
      * The end of a batch's backoff after a failed attempt.
      *
-     * @param batch           the batch, its failed attempt counted
-     * @param refusingEpoch   the leader epoch the refusing broker named in its answer ({@code CurrentLeader}),
-     *                        -1 when it named none or the attempt failed otherwise
-     * @param failedAtMs      when the failure was learned
+     * @param batch      the batch, its failed attempt counted
+     * @param refusal    what the refusing broker said of itself; {@link Refusal#NONE} for other failures
+     * @param failedAtMs when the failure was learned
      */
-    public long backoffUntilMs(ProducerBatch batch, int refusingEpoch, long failedAtMs) {
-        return backoffUntilMs(backoffStep(batch, refusingEpoch), failedAtMs);
-    }
-
-    /** Which wait of the exponential series the failed attempt earns: 1 is {@code retry.backoff.ms}. */
-    private int backoffStep(ProducerBatch batch, int refusingEpoch) {
+    public long backoffUntilMs(ProducerBatch batch, Refusal refusal, long failedAtMs) {
         if (!skipBackoffOnEpochAdvance) {
-            return batch.attempts();
+            return backoffUntilMs(batch.attempts(), failedAtMs);
         }
-        boolean leaderCatchingUp = refusingEpoch >= 0 && refusingEpoch < batch.lastSentLeaderEpoch();
-        return leaderCatchingUp ? 1 : batch.attemptsAtLastEpoch();
+        boolean leaderCatchingUp = refusal.namedEpoch() >= 0 && refusal.namedEpoch() < batch.lastSentLeaderEpoch();
+        if (!leaderCatchingUp) {
+            return backoffUntilMs(batch.attemptsAtLastEpoch(), failedAtMs);
+        }
+        Duration roundTrip = Duration.ofMillis(Math.max(1, Math.min(refusal.roundTripMs(), backoff.base().toMillis())));
+        ExponentialBackoff catchUp = new ExponentialBackoff(roundTrip, backoff.base(), backoff.jitter());
+        return failedAtMs + catchUp.millis(batch.attemptsAtLastEpoch(), random.getAsDouble());
     }
 
     /** Whether the backoff is skipped: the leader epoch advanced since the batch was last sent. */

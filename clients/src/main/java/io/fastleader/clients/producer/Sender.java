@@ -19,7 +19,6 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -344,7 +343,8 @@ public final class Sender implements Runnable {
         }
         for (ProducerBatch batch : moved) {
             PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
-            retry(batch, Errors.forCode(answer.errorCode()).exception(answer.errorMessage()), answer.currentLeader().leaderEpoch(), nowMs);
+            retry(batch, Errors.forCode(answer.errorCode()).exception(answer.errorMessage()),
+                    new Refusal(answer.currentLeader().leaderEpoch(), nowMs - sentAtMs), nowMs);
         }
     }
 
@@ -416,13 +416,12 @@ public final class Sender implements Runnable {
     }
 
     private void retry(ProducerBatch batch, RuntimeException error, long nowMs) {
-        retry(batch, error, RecordBatch.NO_PARTITION_LEADER_EPOCH, nowMs);
+        retry(batch, error, Refusal.NONE, nowMs);
     }
 
-    /** A retry after a refusal whose answer named {@code refusingEpoch} as the partition's leader epoch. */
-    private void retry(ProducerBatch batch, RuntimeException error, int refusingEpoch, long nowMs) {
+    private void retry(ProducerBatch batch, RuntimeException error, Refusal refusal, long nowMs) {
         putBack(batch, RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(), batch,
-                leaderEpoch(batch.topicPartition()), refusingEpoch, error, nowMs), nowMs);
+                leaderEpoch(batch.topicPartition()), refusal, error, nowMs), nowMs);
     }
 
     /** Queues the batch again as the decision says, or fails it. */

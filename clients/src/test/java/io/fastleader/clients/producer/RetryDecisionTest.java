@@ -30,7 +30,7 @@ class RetryDecisionTest {
     void testRetryAtTheSameEpochBacksOff() {
         ProducerBatch batch = sentAt(5, 1);
 
-        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 5, -1, notLeader, 1_000);
+        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 5, Refusal.NONE, notLeader, 1_000);
 
         assertThat(decision.retry()).isTrue();
         assertThat(decision.backoffSkipped()).isFalse();
@@ -41,7 +41,7 @@ class RetryDecisionTest {
     void testRetryAfterTheEpochAdvancedGoesAtOnce() {
         ProducerBatch batch = sentAt(5, 1);
 
-        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 6, -1, notLeader, 1_000);
+        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 6, Refusal.NONE, notLeader, 1_000);
 
         assertThat(decision.retry()).isTrue();
         assertThat(decision.backoffSkipped()).isTrue();
@@ -52,7 +52,7 @@ class RetryDecisionTest {
     void testWithHintsDisabledAnEpochAdvanceStillBacksOff() {
         ProducerBatch batch = sentAt(5, 1);
 
-        RetryDecision decision = RetryDecision.afterFailure(noHints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 6, -1, notLeader, 1_000);
+        RetryDecision decision = RetryDecision.afterFailure(noHints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 6, Refusal.NONE, notLeader, 1_000);
 
         assertThat(decision.backoffSkipped()).isFalse();
         assertThat(decision.retryAtMs()).isEqualTo(1_100);
@@ -62,7 +62,7 @@ class RetryDecisionTest {
     void testBackoffGrowsWithAttempts() {
         ProducerBatch batch = sentAt(5, 3);
 
-        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 5, -1, notLeader, 1_000);
+        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 5, Refusal.NONE, notLeader, 1_000);
 
         assertThat(decision.retryAtMs()).isEqualTo(1_400);
     }
@@ -71,7 +71,7 @@ class RetryDecisionTest {
     void testRetriesRunningOutFailsWithTheError() {
         ProducerBatch batch = sentAt(5, 3);
 
-        RetryDecision decision = RetryDecision.afterFailure(hints, 2, DELIVERY_TIMEOUT_MS, batch, 6, -1, notLeader, 1_000);
+        RetryDecision decision = RetryDecision.afterFailure(hints, 2, DELIVERY_TIMEOUT_MS, batch, 6, Refusal.NONE, notLeader, 1_000);
 
         assertThat(decision.retry()).isFalse();
         assertThat(decision.failure()).isSameAs(notLeader);
@@ -79,7 +79,7 @@ class RetryDecisionTest {
 
     @Test
     void testRetriesZeroAllowsNoRetry() {
-        RetryDecision decision = RetryDecision.afterFailure(hints, 0, DELIVERY_TIMEOUT_MS, sentAt(5, 1), 5, -1, notLeader, 1_000);
+        RetryDecision decision = RetryDecision.afterFailure(hints, 0, DELIVERY_TIMEOUT_MS, sentAt(5, 1), 5, Refusal.NONE, notLeader, 1_000);
 
         assertThat(decision.retry()).isFalse();
     }
@@ -88,7 +88,7 @@ class RetryDecisionTest {
     void testDeliveryTimeoutFailsWithATimeoutNamingTheKey() {
         ProducerBatch batch = sentAt(5, 1);
 
-        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 6, -1, notLeader,
+        RetryDecision decision = RetryDecision.afterFailure(hints, Integer.MAX_VALUE, DELIVERY_TIMEOUT_MS, batch, 6, Refusal.NONE, notLeader,
                 DELIVERY_TIMEOUT_MS);
 
         assertThat(decision.retry()).isFalse();

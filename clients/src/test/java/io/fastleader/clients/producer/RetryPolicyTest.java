@@ -23,7 +23,7 @@ class RetryPolicyTest {
 
     @Test
     void testRetryAtSameEpochBacksOff() {
-        long until = policy.backoffUntilMs(sentAt(5, 1), -1, 1_000);
+        long until = policy.backoffUntilMs(sentAt(5, 1), Refusal.NONE, 1_000);
 
         assertThat(until).isEqualTo(1_100);
         assertThat(policy.skipsBackoff(5, 5)).isFalse();
@@ -35,7 +35,7 @@ class RetryPolicyTest {
         ProducerBatch batch = sentAt(5, 0);
         for (int attempts = 1; attempts <= 6; attempts++) {
             batch.markSent(5);
-            waits.add(policy.backoffUntilMs(batch, -1, 0));
+            waits.add(policy.backoffUntilMs(batch, Refusal.NONE, 0));
         }
 
         assertThat(waits).containsExactly(100L, 200L, 400L, 800L, 1000L, 1000L);
@@ -46,17 +46,33 @@ class RetryPolicyTest {
         ProducerBatch batch = sentAt(5, 3);
         batch.markSent(6);
 
-        assertThat(policy.backoffUntilMs(batch, -1, 0)).isEqualTo(100);
+        assertThat(policy.backoffUntilMs(batch, Refusal.NONE, 0)).isEqualTo(100);
         batch.markSent(6);
-        assertThat(policy.backoffUntilMs(batch, -1, 0)).isEqualTo(200);
+        assertThat(policy.backoffUntilMs(batch, Refusal.NONE, 0)).isEqualTo(200);
     }
 
     @Test
-    void testALeaderThatHasNotLearnedOfItsElectionIsAskedAgainAfterTheFirstWaitEachTime() {
-        ProducerBatch batch = sentAt(6, 4);
+    void testALeaderThatHasNotLearnedOfItsElectionIsAskedAgainARoundTripLaterDoublingUpToTheRetryBackoff() {
+        List<Long> waits = new ArrayList<>();
+        ProducerBatch batch = sentAt(6, 0);
+        for (int attempts = 1; attempts <= 6; attempts++) {
+            batch.markSent(6);
+            // Its answer names epoch 5, older than the 6 the batch was sent at; the attempt took 10 ms.
+            waits.add(policy.backoffUntilMs(batch, new Refusal(5, 10), 0));
+        }
 
-        assertThat(policy.backoffUntilMs(batch, 5, 0)).as("its answer names epoch 5, older than the 6 it was sent at").isEqualTo(100);
-        assertThat(policy.backoffUntilMs(batch, 6, 0)).as("a refusal at its own epoch is a failure").isEqualTo(800);
+        assertThat(waits).containsExactly(10L, 20L, 40L, 80L, 100L, 100L);
+    }
+
+    @Test
+    void testARefusalNamingTheBatchsOwnEpochIsAFailureNotACatchUp() {
+        assertThat(policy.backoffUntilMs(sentAt(6, 4), new Refusal(6, 10), 0)).isEqualTo(800);
+    }
+
+    @Test
+    void testACatchUpWaitIsAtLeastAMillisecondAndAtMostTheRetryBackoff() {
+        assertThat(policy.backoffUntilMs(sentAt(6, 1), new Refusal(5, 0), 0)).isEqualTo(1);
+        assertThat(policy.backoffUntilMs(sentAt(6, 1), new Refusal(5, 250), 0)).isEqualTo(100);
     }
 
     @Test
@@ -65,7 +81,7 @@ class RetryPolicyTest {
         ProducerBatch batch = sentAt(5, 2);
         batch.markSent(6);
 
-        assertThat(noHints.backoffUntilMs(batch, 5, 0)).isEqualTo(400);
+        assertThat(noHints.backoffUntilMs(batch, new Refusal(5, 10), 0)).isEqualTo(400);
     }
 
     @Test
@@ -73,8 +89,8 @@ class RetryPolicyTest {
         RetryPolicy low = new RetryPolicy(BACKOFF, () -> 0.0, true);
         RetryPolicy high = new RetryPolicy(BACKOFF, () -> 0.999_999, true);
 
-        assertThat(low.backoffUntilMs(sentAt(5, 1), -1, 0)).isEqualTo(80);
-        assertThat(high.backoffUntilMs(sentAt(5, 1), -1, 0)).isEqualTo(119);
+        assertThat(low.backoffUntilMs(sentAt(5, 1), Refusal.NONE, 0)).isEqualTo(80);
+        assertThat(high.backoffUntilMs(sentAt(5, 1), Refusal.NONE, 0)).isEqualTo(119);
     }
 
     @Test
