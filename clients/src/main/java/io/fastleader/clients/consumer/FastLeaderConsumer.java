@@ -172,8 +172,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     consumerMetrics, inbox, clockMs, errors);
             this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, this::usesTopic) : null;
             if (prewarm != null) {
-                // Often enough that a broker back from a restart is connected before it leads again.
-                metadata.every(settings.poolConfig().reconnectBackoffMax(), prewarm::keepWarm);
+                // As often as the pool's reconnect backoff allows, so a restarted broker is connected before it leads again.
+                metadata.every(settings.poolConfig().reconnectBackoff(), prewarm::keepWarm);
             }
             // A leader change learned from Metadata can end a partition's backoff: wake a waiting poll.
             cache.addListener((partition, previous, current) -> {

@@ -14,9 +14,10 @@ import io.fastleader.clients.network.ConnectionPool;
  * need and again whenever their leadership changes ({@code fastleader.connections.prewarm}), so a
  * leader move never waits for a TCP or TLS handshake. Register it with
  * {@link LeaderCache#addListener} to follow leadership changes, and call {@link #keepWarm}
- * periodically: a broker that stopped closed its connections, and no leadership change tells
- * the client it is back, so without it the first request to a restarted broker given its
- * leaderships back would wait for the handshakes.
+ * every {@code reconnect.backoff.ms}: a broker that stopped closed its connections, and no
+ * leadership change tells the client it is back, so without it the first request to a restarted
+ * broker given its leaderships back would wait for the handshakes. The pool's reconnect backoff
+ * keeps those attempts as rare as Kafka's own reconnects.
  */
 public final class ReplicaPrewarm implements LeaderChangeListener {
 
@@ -52,7 +53,17 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
      */
     public void keepWarm() {
         topics.removeIf(topic -> !topicInUse.test(topic));
-        topics.forEach(this::prewarmTopic);
+        Set<Integer> nodes = new HashSet<>();
+        for (String topic : topics) {
+            for (int index = 0; index < cache.partitionCount(topic); index++) {
+                PartitionLeadership leadership = cache.leadership(topic, index);
+                if (leadership != null) {
+                    nodes.addAll(brokersOf(leadership));
+                }
+            }
+        }
+        nodes.removeIf(pool::isReady);
+        nodes.forEach(pool::connect);
     }
 
     @Override
@@ -64,11 +75,15 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     }
 
     private void prewarm(PartitionLeadership leadership) {
+        // A broker that cannot be reached now is retried by keepWarm, or by the first request that needs it.
+        brokersOf(leadership).forEach(pool::connect);
+    }
+
+    private static Set<Integer> brokersOf(PartitionLeadership leadership) {
         Set<Integer> nodes = new HashSet<>(leadership.replicas());
         if (leadership.hasLeader()) {
             nodes.add(leadership.leaderId());
         }
-        // A broker that cannot be reached now is retried by the first request that needs it.
-        nodes.forEach(pool::connect);
+        return nodes;
     }
 }

@@ -156,8 +156,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
             this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, metadata::inUse) : null;
             if (prewarm != null) {
-                // Often enough that a broker back from a restart is connected before it leads again.
-                metadata.every(settings.poolConfig().reconnectBackoffMax(), prewarm::keepWarm);
+                // As often as the pool's reconnect backoff allows, so a restarted broker is connected before it leads again.
+                metadata.every(settings.poolConfig().reconnectBackoff(), prewarm::keepWarm);
             }
             if (prewarm != null) {
                 cache.addListener(prewarm);
