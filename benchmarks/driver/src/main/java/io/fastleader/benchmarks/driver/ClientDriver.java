@@ -85,6 +85,8 @@ public final class ClientDriver {
         this.producer = construct(options.producerClass(), producerConfig, Serializer.class, new ByteArraySerializer());
         Map<String, Object> consumerConfig = new HashMap<>(options.connection());
         consumerConfig.putAll(options.clientConfig());
+        // A producer setting: the consumer would log it as unknown.
+        consumerConfig.remove(SLOW_BATCH_SETTING);
         consumerConfig.put(ConsumerConfig.CLIENT_ID_CONFIG, consumerId);
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumer = construct(options.consumerClass(), consumerConfig, Deserializer.class, new ByteArrayDeserializer());
