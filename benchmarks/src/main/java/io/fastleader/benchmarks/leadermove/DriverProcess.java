@@ -24,6 +24,8 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.fastleader.clients.producer.ProducerSettings;
+
 /**
  * One variant's {@code ClientDriver} in a child JVM: started, awaited until ready, relayed line by
  * line with the variant's label in front, and stopped for its result.
@@ -35,7 +37,6 @@ final class DriverProcess implements AutoCloseable {
     private static final Duration RESULT_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration REQUESTS_TIMEOUT = Duration.ofSeconds(10);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String SLOW_BATCH_LOG = "fastleader.slow.batch.log.ms";
 
     private final Variant variant;
     private final Process process;
@@ -69,7 +70,7 @@ final class DriverProcess implements AutoCloseable {
             "--requests-from", variant.requestsFrom(options.countKafkaClientRequests())));
         Map<String, String> clientConfig = new TreeMap<>(variant.clientConfig());
         if (variant.isFastLeader()) {
-            clientConfig.put(SLOW_BATCH_LOG, String.valueOf(options.slowBatchMillis()));
+            clientConfig.put(ProducerSettings.SLOW_BATCH_LOG_MS, String.valueOf(options.slowBatchMillis()));
             clientConfig.putAll(options.fastleaderConfigs());
         }
         if (!clientConfig.isEmpty()) {

@@ -1,10 +1,13 @@
 package io.fastleader.benchmarks.leadermove;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import io.fastleader.clients.producer.BatchPhase;
 
 /**
  * Where fastleader's slowest batches waited, summed by phase over their log lines
@@ -14,7 +17,7 @@ import java.util.regex.Pattern;
 final class SlowBatchPhases {
 
     /** The phases fastleader's producer names, in the order a batch usually meets them. */
-    static final List<String> PHASES = List.of("queued", "in-flight", "behind-in-flight", "backoff", "metadata", "connecting");
+    static final List<String> PHASES = Arrays.stream(BatchPhase.values()).map(BatchPhase::label).toList();
     private static final Pattern PHASE = Pattern.compile("(?:^|, |: )(" + String.join("|", PHASES) + ")(?: node -?\\d+)?(?: epoch -?\\d+)? (\\d+) ms");
 
     private SlowBatchPhases() {

@@ -219,7 +219,7 @@ final class Fetcher<K, V> {
                     continue;
                 }
                 switch (FetchErrorKind.of(Errors.forCode(data.errorCode()))) {
-                    case NONE -> accept(fetch, asked, data, tally);
+                    case NONE -> accept(fetch, asked, data, tally, nowMs);
                     case LEADER_MOVED -> {
                         moved.put(partition, asked);
                         hints.add(new LeaderHint(partition, topicId(name),
@@ -255,7 +255,7 @@ final class Fetcher<K, V> {
                 && state.position().offset() == asked.fetchOffset();
     }
 
-    private void accept(InFlightFetch fetch, Asked asked, FetchResponseData.PartitionData data, FetchTally tally) {
+    private void accept(InFlightFetch fetch, Asked asked, FetchResponseData.PartitionData data, FetchTally tally, long nowMs) {
         PartitionState state = asked.state();
         if (asked.epochAdvanced() && fetch.version < LAST_FETCHED_EPOCH_VERSION) {
             // The broker could not check LastFetchedEpoch: validate before trusting these records.
@@ -283,7 +283,7 @@ final class Fetcher<K, V> {
         } else if (data.highWatermark() >= 0 && data.highWatermark() < asked.fetchOffset()) {
             // A broker answers at once while any partition of a Fetch is ahead of its high watermark, so
             // asking again at once would loop at round-trip speed for every partition on that leader.
-            state.aheadOfLeader(asked.leaderEpoch(), clockMs.getAsLong(), settings.retryBackoffMs());
+            state.aheadOfLeader(asked.leaderEpoch(), nowMs, settings.retryBackoffMs());
             metrics.aheadOfLeader();
         }
     }

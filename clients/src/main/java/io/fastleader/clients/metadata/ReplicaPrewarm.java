@@ -39,12 +39,7 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     /** Connects to the brokers of every partition of {@code topic} the cache knows. */
     public void prewarmTopic(String topic) {
         topics.add(topic);
-        for (int index = 0; index < cache.partitionCount(topic); index++) {
-            PartitionLeadership leadership = cache.leadership(topic, index);
-            if (leadership != null) {
-                prewarm(leadership);
-            }
-        }
+        brokersOf(topic).forEach(pool::connect);
     }
 
     /**
@@ -54,14 +49,7 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     public void keepWarm() {
         topics.removeIf(topic -> !topicInUse.test(topic));
         Set<Integer> nodes = new HashSet<>();
-        for (String topic : topics) {
-            for (int index = 0; index < cache.partitionCount(topic); index++) {
-                PartitionLeadership leadership = cache.leadership(topic, index);
-                if (leadership != null) {
-                    nodes.addAll(brokersOf(leadership));
-                }
-            }
-        }
+        topics.forEach(topic -> nodes.addAll(brokersOf(topic)));
         nodes.removeIf(pool::isReady);
         nodes.forEach(pool::connect);
     }
@@ -77,6 +65,18 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     private void prewarm(PartitionLeadership leadership) {
         // A broker that cannot be reached now is retried by keepWarm, or by the first request that needs it.
         brokersOf(leadership).forEach(pool::connect);
+    }
+
+    /** The brokers of every partition of {@code topic} the cache knows. */
+    private Set<Integer> brokersOf(String topic) {
+        Set<Integer> nodes = new HashSet<>();
+        for (int index = 0; index < cache.partitionCount(topic); index++) {
+            PartitionLeadership leadership = cache.leadership(topic, index);
+            if (leadership != null) {
+                nodes.addAll(brokersOf(leadership));
+            }
+        }
+        return nodes;
     }
 
     private static Set<Integer> brokersOf(PartitionLeadership leadership) {

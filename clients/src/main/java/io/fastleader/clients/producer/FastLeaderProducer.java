@@ -158,8 +158,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             if (prewarm != null) {
                 // As often as the pool's reconnect backoff allows, so a restarted broker is connected before it leads again.
                 metadata.every(settings.poolConfig().reconnectBackoff(), prewarm::keepWarm);
-            }
-            if (prewarm != null) {
                 cache.addListener(prewarm);
             }
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
