@@ -177,7 +177,7 @@ public final class ConsumerSettings {
     /** The metadata settings, with {@code allow.auto.create.topics}; assigned topics stay in use until unassigned. */
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS)),
-                kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG), MetadataConfig.NO_IDLE_EXPIRY);
+                kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG), MetadataConfig.NO_IDLE_EXPIRY, leaderHintsEnabled());
     }
 
     /** Kafka's rule: auto-commit needs a group; asked for explicitly without one, it is an error. */

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,6 +60,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ClusterView;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
@@ -162,28 +162,19 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             ExponentialBackoff backoff = new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER);
             this.consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
-            this.offsetLookup = new OffsetLookup(pool, metadata, backoff, clockMs);
+            EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
+            this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs);
             this.groupOffsets = settings.groupId().map(group -> new GroupOffsets(pool, metadata, group, backoff, clockMs));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
-            this.fetcher = new Fetcher<>(pool, metadata, settings, decoding, backoff, () -> ThreadLocalRandom.current().nextDouble(),
-                    consumerMetrics, inbox, clockMs, assignment, errors);
+            this.fetcher = new Fetcher<>(pool, metadata, settings, decoding, retryBackoff, consumerMetrics, inbox, clockMs,
+                    assignment, errors);
             this.positions = new PositionResolver(assignment, pool, metadata, offsetLookup, groupOffsets, settings,
                     consumerMetrics, inbox, clockMs, errors);
-            this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, this::usesTopic) : null;
-            if (prewarm != null) {
-                // As often as the pool's reconnect backoff allows, so a restarted broker is connected before it leads again.
-                metadata.every(settings.poolConfig().reconnectBackoff(), prewarm::keepWarm);
-            }
-            // A leader change learned from Metadata can end a partition's backoff: wake a waiting poll.
-            cache.addListener((partition, previous, current) -> {
-                if (usesTopic(partition.topic())) {
-                    inbox.wakeUp();
-                    if (prewarm != null) {
-                        prewarm.onLeaderChange(partition, previous, current);
-                    }
-                }
-            });
+            this.prewarm = settings.connectionsPrewarm()
+                    ? ReplicaPrewarm.start(metadata, pool, this::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
+            // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
+            cache.wakeOnChange(inbox::wakeUp);
             this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
             FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
         } catch (RuntimeException e) {
@@ -395,8 +386,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         long next = Long.MAX_VALUE;
         long nowMs = clockMs.getAsLong();
         for (PartitionState state : assignment.values()) {
-            if (state.backoffUntilMs() > nowMs) {
-                next = Math.min(next, state.backoffUntilMs());
+            if (state.backoff().untilMs() > nowMs) {
+                next = Math.min(next, state.backoff().untilMs());
             }
         }
         if (positions.retryAtMs() > nowMs) {

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,12 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
-import io.fastleader.clients.metadata.HintVerdict;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
-import io.fastleader.clients.metadata.LeaderHint;
+import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
-import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
@@ -41,7 +40,9 @@ import io.fastleader.protocol.message.FetchResponseData;
  *
  * <p>A partition refused because its leader moved goes into the next Fetch to the new leader at
  * once when the refusal's {@code CurrentLeader} advances the partition's epoch (KIP-951), and
- * after backoff otherwise. Fetches carry {@code LastFetchedEpoch}, so a log truncated under the
+ * after backoff otherwise: the answer's {@link LeaderMoves} go to
+ * {@link ClusterMetadata#onLeaderMoves}, and each refused partition waits out its
+ * {@link EpochBackoff.State}, asked against the cache when the next Fetches are built. Fetches carry {@code LastFetchedEpoch}, so a log truncated under the
  * consumer comes back as {@code DivergingEpoch} in the same answer; against brokers older than
  * Fetch v12, or with {@code fastleader.last.fetched.epoch.enabled=false}, a position read under an
  * older leader is validated with OffsetsForLeaderEpoch first.
@@ -57,8 +58,7 @@ final class Fetcher<K, V> {
     private final LeaderCache cache;
     private final ConsumerSettings settings;
     private final RecordDecoding<K, V> decoding;
-    private final ExponentialBackoff backoff;
-    private final DoubleSupplier random;
+    private final EpochBackoff retryBackoff;
     private final ConsumerMetrics metrics;
     private final Executor inbox;
     private final LongSupplier clockMs;
@@ -73,15 +73,14 @@ final class Fetcher<K, V> {
      * @param inbox      runs Fetch answers on the consumer's thread
      */
     Fetcher(ConnectionPool pool, ClusterMetadata metadata, ConsumerSettings settings, RecordDecoding<K, V> decoding,
-            ExponentialBackoff backoff, DoubleSupplier random, ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs,
+            EpochBackoff retryBackoff, ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs,
             Map<TopicPartition, PartitionState> assignment, PendingErrors errors) {
         this.pool = pool;
         this.metadata = metadata;
         this.cache = metadata.cache();
         this.settings = settings;
         this.decoding = decoding;
-        this.backoff = backoff;
-        this.random = random;
+        this.retryBackoff = retryBackoff;
         this.metrics = metrics;
         this.inbox = inbox;
         this.clockMs = clockMs;
@@ -137,7 +136,7 @@ final class Fetcher<K, V> {
                     || inFlight.containsKey(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
                 continue;
             }
-            if (state.failures() > 0 && nowMs < state.backoffUntilMs()) {
+            if (state.backoff().isCutShort(leadership.leaderEpoch(), nowMs)) {
                 metrics.backoffSkipped();
             }
             boolean advanced = state.leaderEpochAdvanced(leadership.leaderEpoch());
@@ -196,7 +195,7 @@ final class Fetcher<K, V> {
                     failure != null ? failure.toString() : Errors.forCode(fetched.errorCode()));
             Set<String> topics = new HashSet<>();
             fetch.partitions.forEach((partition, asked) -> {
-                refuse(asked, nowMs);
+                refuse(asked, Refusal.NONE, nowMs);
                 topics.add(partition.topic());
             });
             metadata.onLeaderError(topics);
@@ -207,9 +206,9 @@ final class Fetcher<K, V> {
         fetched.responses().forEach(topic -> topicsAnswered.add(
                 topic.topic().isEmpty() ? fetch.topicNames.get(topic.topicId()) : topic.topic()));
         FetchTally tally = new FetchTally(metrics, topicsAnswered);
-        List<LeaderHint> hints = new ArrayList<>();
-        Map<TopicPartition, Asked> moved = new HashMap<>();
-        Set<String> stale = new HashSet<>();
+        LeaderMoves moves = LeaderMoves.of(fetched, fetch.topicNames);
+        // Routed before the refused partitions back off, so a hint's new epoch is known when the next Fetches are built.
+        metadata.onLeaderMoves(moves);
         for (FetchResponseData.FetchableTopicResponse topic : fetched.responses()) {
             String name = topic.topic().isEmpty() ? fetch.topicNames.get(topic.topicId()) : topic.topic();
             for (FetchResponseData.PartitionData data : topic.partitions()) {
@@ -220,16 +219,8 @@ final class Fetcher<K, V> {
                 }
                 switch (FetchErrorKind.of(Errors.forCode(data.errorCode()))) {
                     case NONE -> accept(fetch, asked, data, tally, nowMs);
-                    case LEADER_MOVED -> {
-                        moved.put(partition, asked);
-                        hints.add(new LeaderHint(partition, topicId(name),
-                                data.currentLeader().leaderId(), data.currentLeader().leaderEpoch()));
-                    }
-                    case STALE_METADATA -> {
-                        refuse(asked, nowMs);
-                        stale.add(name);
-                    }
-                    case RETRY_LATER -> refuse(asked, nowMs);
+                    case LEADER_MOVED -> refuse(asked, moves.refusal(partition, nowMs - fetch.sentMs), nowMs);
+                    case RETRY_LATER -> refuse(asked, Refusal.NONE, nowMs);
                     case OFFSET_OUT_OF_RANGE -> errors.capture(() -> asked.state().outOfRange(asked.fetchOffset(), settings.resetStrategy()));
                     case FATAL -> errors.add(Errors.forCode(data.errorCode()).exception(
                             "Fetching " + partition + " failed: " + Errors.forCode(data.errorCode()).message()));
@@ -237,10 +228,6 @@ final class Fetcher<K, V> {
             }
         }
         tally.seal();
-        leaderMoved(moved, hints, fetched, nowMs);
-        if (!stale.isEmpty()) {
-            metadata.onLeaderError(stale);
-        }
     }
 
     /** The topic's id; zero, which no broker matches, when the client has not learned it. */
@@ -283,34 +270,14 @@ final class Fetcher<K, V> {
         } else if (data.highWatermark() >= 0 && data.highWatermark() < asked.fetchOffset()) {
             // A broker answers at once while any partition of a Fetch is ahead of its high watermark, so
             // asking again at once would loop at round-trip speed for every partition on that leader.
-            state.aheadOfLeader(asked.leaderEpoch(), nowMs, settings.retryBackoffMs());
+            state.backOff(retryBackoff.leaderBehind(state.backoff(), asked.leaderEpoch(), nowMs));
             metrics.aheadOfLeader();
         }
     }
 
-    /**
-     * Partitions refused because their leader moved: the hints they carry go to the leader cache
-     * (an accepted one advances the epoch, which makes the partition fetchable at once); without
-     * hints the topics' metadata is refreshed.
-     */
-    private void leaderMoved(Map<TopicPartition, Asked> moved, List<LeaderHint> hints, FetchResponseData response, long nowMs) {
-        if (moved.isEmpty()) {
-            return;
-        }
-        if (settings.leaderHintsEnabled()) {
-            Map<TopicPartition, HintVerdict> verdicts = metadata.onLeaderHints(hints, FetchResponseHints.endpoints(response));
-            LOG.debug("Leader hints for {}: {}", moved.keySet(), verdicts);
-        } else {
-            Set<String> topics = new HashSet<>();
-            moved.keySet().forEach(partition -> topics.add(partition.topic()));
-            metadata.onLeaderError(topics);
-        }
-        moved.values().forEach(asked -> refuse(asked, nowMs));
-    }
-
-    private void refuse(Asked asked, long nowMs) {
+    private void refuse(Asked asked, Refusal refusal, long nowMs) {
         PartitionState state = asked.state();
-        state.refused(asked.leaderEpoch(), nowMs, backoff.millis(state.failures() + 1, random.getAsDouble()));
+        state.backOff(retryBackoff.refused(state.backoff(), asked.leaderEpoch(), refusal, nowMs));
     }
 
     /**

@@ -1,8 +1,9 @@
 package io.fastleader.clients.consumer;
 
-import org.apache.kafka.common.errors.InvalidMetadataException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.Errors;
+
+import io.fastleader.clients.metadata.LeaderMoves;
 
 /**
  * What {@link OffsetLookup} does with a partition's answer to a ListOffsets request. Every error
@@ -17,9 +18,8 @@ enum ListOffsetsErrorKind {
      */
     NOT_FOUND,
     /**
-     * The broker asked is not the leader at the epoch we sent, or our metadata for the partition
-     * is out of date (not leader, fenced epoch, no leader, unknown partition, offline log
-     * directory, replica not available): refresh the topic, then retry after backoff.
+     * The client's view of the partition's leadership is wrong ({@link LeaderMoves#isLeadershipError}):
+     * refresh the topic, then retry after backoff.
      */
     LEADER_MOVED,
     /**
@@ -38,10 +38,9 @@ enum ListOffsetsErrorKind {
         if (error == Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT) {
             return NOT_FOUND;
         }
-        Exception exception = error.exception();
-        if (exception instanceof InvalidMetadataException) {
+        if (LeaderMoves.isLeadershipError(error)) {
             return LEADER_MOVED;
         }
-        return exception instanceof RetriableException ? RETRIABLE : FATAL;
+        return error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
     }
 }

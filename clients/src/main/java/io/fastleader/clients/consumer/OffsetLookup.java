@@ -2,6 +2,7 @@ package io.fastleader.clients.consumer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +12,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.common.IsolationLevel;
@@ -30,11 +29,10 @@ import org.slf4j.LoggerFactory;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Plan;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Target;
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
-import io.fastleader.clients.metadata.LeaderChangeListener;
-import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
-import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.ListOffsetsResponseData;
 import io.fastleader.protocol.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
@@ -47,10 +45,11 @@ import io.fastleader.protocol.message.ListOffsetsResponseData.ListOffsetsPartiti
  * <p>Each lookup asks every partition's leader, one request per leader, with the leader epoch the
  * cache knows ({@code CurrentLeaderEpoch}) so that a broker behind or ahead of it refuses instead
  * of answering from a stale log. A partition refused for a leadership reason, or whose request
- * failed in transit, has its topic refreshed and is retried alone after an exponential backoff;
- * the backoff ends early when the cache learns a newer leader epoch for the partition, so a lookup
- * across a leader move waits for the move to be known, not for a guessed time. Topics the cache
- * does not know yet are awaited first. Everything ends by the caller's deadline.
+ * failed in transit, has its topic refreshed and is retried alone as {@link EpochBackoff} says:
+ * after an exponential backoff that ends early once the cache knows a newer leader epoch for the
+ * partition, so a lookup across a leader move waits for the move to be known, not for a guessed
+ * time. Topics the cache does not know yet are awaited first. Everything ends by the caller's
+ * deadline.
  *
  * <p>Thread-safe; nothing blocks. Answers are handled on the transport's threads, retries on the
  * JDK's delay thread, so the returned futures complete there: callers that do real work on
@@ -63,26 +62,19 @@ public final class OffsetLookup {
     private final ConnectionPool pool;
     private final ClusterMetadata metadata;
     private final LeaderCache cache;
-    private final ExponentialBackoff retryBackoff;
+    private final EpochBackoff retryBackoff;
     private final LongSupplier clockMs;
-    private final DoubleSupplier random;
 
     /**
-     * @param retryBackoff {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, between attempts of a partition
+     * @param retryBackoff between attempts of a partition
      * @param clockMs      monotonic milliseconds, the clock deadlines are given in
      */
-    public OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, ExponentialBackoff retryBackoff, LongSupplier clockMs) {
-        this(pool, metadata, retryBackoff, clockMs, () -> ThreadLocalRandom.current().nextDouble());
-    }
-
-    OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, ExponentialBackoff retryBackoff, LongSupplier clockMs,
-                 DoubleSupplier random) {
+    public OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, EpochBackoff retryBackoff, LongSupplier clockMs) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.cache = metadata.cache();
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
-        this.random = Objects.requireNonNull(random, "random");
     }
 
     /**
@@ -111,18 +103,8 @@ public final class OffsetLookup {
         return lookup.result;
     }
 
-    /**
-     * When a partition waiting to be sent may go.
-     *
-     * @param retryAtMs      when its backoff ends
-     * @param refusedAtEpoch the leader epoch it failed at: a newer one known ends the backoff at once
-     */
-    private record Retry(long retryAtMs, int refusedAtEpoch) {
-        static final Retry NOW = new Retry(Long.MIN_VALUE, Integer.MAX_VALUE);
-    }
-
-    /** One call of {@link #offsets}; each of its partitions is waiting to be sent, in flight (in neither map) or found. */
-    private final class Lookup implements LeaderChangeListener {
+    /** One call of {@link #offsets}; each of its partitions is waiting to be sent, in flight (in neither) or found. */
+    private final class Lookup {
 
         private final Map<TopicPartition, Long> timestamps;
         private final IsolationLevel isolation;
@@ -130,9 +112,11 @@ public final class OffsetLookup {
         private final CompletableFuture<Map<TopicPartition, ListedOffset>> result = new CompletableFuture<>();
         /** Guarded by {@code this}, as is everything below. */
         private final Map<TopicPartition, ListedOffset> found = new HashMap<>();
-        private final Map<TopicPartition, Retry> waiting = new HashMap<>();
-        /** Failed attempts per partition, for the backoff's exponent. */
-        private final Map<TopicPartition, Integer> failures = new HashMap<>();
+        private final Set<TopicPartition> waiting = new HashSet<>();
+        /** Each partition's backoff since its last failed attempt; absent before the first. */
+        private final Map<TopicPartition, EpochBackoff.State> backoffs = new HashMap<>();
+        /** Looks again on the delay thread when the cache learns a leader change: it may end a backoff. */
+        private final Runnable lookAgain = () -> Retries.after(0, this::sendDue);
         private long wakeAtMs = Long.MAX_VALUE;
         private RuntimeException lastError;
         /** Topics the metadata did not know when the lookup started, until it does. */
@@ -142,13 +126,13 @@ public final class OffsetLookup {
             this.timestamps = timestamps;
             this.isolation = isolation;
             this.deadlineMs = deadlineMs;
-            timestamps.keySet().forEach(partition -> waiting.put(partition, Retry.NOW));
+            waiting.addAll(timestamps.keySet());
         }
 
         void start() {
             Retries.failAtDeadline(result, deadlineMs, clockMs, this::timedOut);
-            cache.addListener(this);
-            result.whenComplete((offsets, error) -> cache.removeListener(this));
+            cache.wakeOnChange(lookAgain);
+            result.whenComplete((offsets, error) -> cache.stopWaking(lookAgain));
             Set<String> unknown = new TreeSet<>();
             timestamps.keySet().forEach(partition -> {
                 if (cache.partitionCount(partition.topic()) == 0) {
@@ -186,14 +170,15 @@ public final class OffsetLookup {
                 }
                 long nowMs = clockMs.getAsLong();
                 Map<TopicPartition, Long> due = new LinkedHashMap<>();
-                waiting.forEach((partition, retry) -> {
-                    if (retry.retryAtMs() <= nowMs) {
+                for (TopicPartition partition : waiting) {
+                    if (backoffOf(partition).isOver(cache.leaderEpoch(partition), nowMs)) {
                         due.put(partition, timestamps.get(partition));
                     }
-                });
+                }
                 Plan plan = ListOffsetsRequests.plan(due, cache::leadership, node -> cache.node(node) != null);
                 for (TopicPartition partition : plan.withoutLeader()) {
-                    backOffLocked(partition, epochOf(partition), new LeaderNotAvailableException("no leader is known for " + partition), nowMs);
+                    backOffLocked(partition, cache.leaderEpoch(partition),
+                            new LeaderNotAvailableException("no leader is known for " + partition), nowMs);
                     refresh.add(partition.topic());
                 }
                 plan.byLeader().values().forEach(targets -> targets.forEach(target -> waiting.remove(target.partition())));
@@ -284,17 +269,22 @@ public final class OffsetLookup {
         }
 
         private void backOffLocked(TopicPartition partition, int refusedAtEpoch, RuntimeException error, long nowMs) {
-            int failed = failures.merge(partition, 1, Integer::sum);
-            waiting.put(partition, new Retry(nowMs + retryBackoff.millis(failed, random.getAsDouble()), refusedAtEpoch));
+            EpochBackoff.State backoff = retryBackoff.refused(backoffOf(partition), refusedAtEpoch, Refusal.NONE, nowMs);
+            backoffs.put(partition, backoff);
+            waiting.add(partition);
             lastError = error;
-            LOG.debug("No offset yet for {} after {} attempt(s): {}", partition, failed, error.toString());
+            LOG.debug("No offset yet for {} after {} attempt(s): {}", partition, backoff.failures(), error.toString());
+        }
+
+        private EpochBackoff.State backoffOf(TopicPartition partition) {
+            return backoffs.getOrDefault(partition, EpochBackoff.State.NONE);
         }
 
         /** Sets a wakeup for the earliest end of a backoff, unless one as early is set. */
         private void wakeLocked(long nowMs) {
             long nextMs = Long.MAX_VALUE;
-            for (Retry retry : waiting.values()) {
-                nextMs = Math.min(nextMs, retry.retryAtMs());
+            for (TopicPartition partition : waiting) {
+                nextMs = Math.min(nextMs, Math.max(nowMs, backoffOf(partition).untilMs()));
             }
             if (nextMs < wakeAtMs) {
                 wakeAtMs = nextMs;
@@ -309,33 +299,12 @@ public final class OffsetLookup {
             sendDue();
         }
 
-        /** A newer leader epoch for a partition backing off since an older one: it goes at once. */
-        @Override
-        public void onLeaderChange(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
-            if (!timestamps.containsKey(partition)) {
-                return;
-            }
-            synchronized (this) {
-                Retry retry = waiting.get(partition);
-                if (retry == null || current.leaderEpoch() <= retry.refusedAtEpoch() || !current.hasLeader()) {
-                    return;
-                }
-                waiting.put(partition, Retry.NOW);
-            }
-            sendDue();
-        }
-
         private synchronized TimeoutException timedOut() {
             List<TopicPartition> missing = new ArrayList<>(timestamps.keySet());
             missing.removeAll(found.keySet());
             String why = !awaitedTopics.isEmpty() ? "; the metadata of " + awaitedTopics + " is not known"
                     : lastError != null ? "; last error: " + lastError : "";
             return new TimeoutException("Timed out looking up the offsets of " + missing + why, lastError);
-        }
-
-        private int epochOf(TopicPartition partition) {
-            PartitionLeadership leadership = cache.leadership(partition);
-            return leadership == null ? -1 : leadership.leaderEpoch();
         }
     }
 

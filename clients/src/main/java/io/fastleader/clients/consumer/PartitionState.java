@@ -11,6 +11,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.EpochBackoff;
+
 /**
  * One assigned partition's consumption state, a small state machine driven by the consumer's
  * thread with the clock passed in:
@@ -22,10 +24,9 @@ import org.slf4j.LoggerFactory;
  *  FETCHING --out of range / truncated, auto.offset.reset=none--> STOPPED --seek--> FETCHING
  * </pre>
  *
- * A partition refused for a leadership reason backs off, and becomes fetchable again at once
- * when the leader epoch it was refused at is superseded (an accepted hint or a Metadata refresh),
- * or when the backoff ends: the first retry after an epoch advance never waits, later ones at the
- * same epoch do.
+ * A partition refused for a leadership reason backs off as {@link EpochBackoff} says, and is
+ * fetchable again when that backoff is over: by time, or at once when the leader epoch it was
+ * refused at is superseded (an accepted hint or a Metadata refresh; hints enabled).
  */
 final class PartitionState {
 
@@ -51,9 +52,7 @@ final class PartitionState {
     private FetchPosition position;
     private boolean paused;
     private int leaderEpochSeen = NO_EPOCH;
-    private int refusedAtEpoch = NO_EPOCH;
-    private long backoffUntilMs;
-    private int failures;
+    private EpochBackoff.State backoff = EpochBackoff.State.NONE;
     private long highWatermark = -1;
     private long lastStableOffset = -1;
     private long logStartOffset = -1;
@@ -129,12 +128,20 @@ final class PartitionState {
      * @param leaderEpoch the partition's leader epoch as the client knows it now
      */
     boolean isFetchable(int leaderEpoch, long nowMs) {
-        return phase == Phase.FETCHING && !paused && (leaderEpoch > refusedAtEpoch || nowMs >= backoffUntilMs);
+        return phase == Phase.FETCHING && !paused && backoff.isOver(leaderEpoch, nowMs);
     }
 
-    /** When a backing-off partition becomes fetchable without an epoch advance; 0 when it is not backing off. */
-    long backoffUntilMs() {
-        return backoffUntilMs;
+    /** Its backoff since the leader last refused it or answered from behind; {@link EpochBackoff.State#NONE} if none. */
+    EpochBackoff.State backoff() {
+        return backoff;
+    }
+
+    /**
+     * Holds the partition back as {@code state}: the leader refused it (not the leader, epoch fenced
+     * or unknown, replica not available, broken connection), or answered from behind the position.
+     */
+    void backOff(EpochBackoff.State state) {
+        backoff = state;
     }
 
     /**
@@ -182,34 +189,6 @@ final class PartitionState {
         if (phase == Phase.FETCHING) {
             position = next;
         }
-    }
-
-    /**
-     * The leader refused the partition (not the leader, epoch fenced or unknown, replica not
-     * available, broken connection) while the client knew leader epoch {@code epoch}.
-     *
-     * @param backoffMs the wait for this many consecutive failures, unless the epoch advances first
-     */
-    void refused(int epoch, long nowMs, long backoffMs) {
-        refusedAtEpoch = epoch;
-        backoffUntilMs = nowMs + backoffMs;
-        failures++;
-    }
-
-    /**
-     * The leader answered with a high watermark below the position: a new leader that has not yet
-     * learned what its predecessor let the consumer read. Until it catches up it answers every
-     * Fetch at once with nothing, so the partition sits out {@code waitMs} unless the epoch advances
-     * first. Not a failure: the wait does not grow.
-     */
-    void aheadOfLeader(int epoch, long nowMs, long waitMs) {
-        refusedAtEpoch = epoch;
-        backoffUntilMs = nowMs + waitMs;
-    }
-
-    /** Consecutive refusals since the last good answer, for the backoff. */
-    int failures() {
-        return failures;
     }
 
     /**
@@ -285,8 +264,6 @@ final class PartitionState {
     }
 
     private void clearBackoff() {
-        refusedAtEpoch = NO_EPOCH;
-        backoffUntilMs = 0;
-        failures = 0;
+        backoff = EpochBackoff.State.NONE;
     }
 }

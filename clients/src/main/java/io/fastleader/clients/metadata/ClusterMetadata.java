@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -41,7 +42,8 @@ import io.fastleader.protocol.message.MetadataResponseData;
 
 /**
  * Keeps a {@link LeaderCache} current: sends Metadata requests as a {@link RefreshSchedule} decides,
- * and turns what the producer and consumer learn from refused requests into hints or refreshes.
+ * and turns what the producer and consumer learn from refused requests ({@link LeaderMoves}) into
+ * hints or refreshes ({@link #onLeaderMoves}).
  *
  * <p>The topics in use are refreshed every {@code metadata.max.age.ms}. A topic a producer has not
  * used for {@code metadata.max.idle.ms} drops out of use before the next request is planned, as
@@ -84,7 +86,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private long lastView;
     private boolean closed;
     private Map<Integer, BrokerEndpoint> nodesInPool = Map.of();
-    /** Touched only on {@code thread}. */
+    /** Written on {@code thread}; volatile because {@link #describeAllTopics} reads it on its caller's. */
     private volatile int metadataNode = Integer.MIN_VALUE;
 
     /** Metadata for a client whose brokers are first reached through {@code bootstrapServers}. */
@@ -109,8 +111,6 @@ public final class ClusterMetadata implements AutoCloseable {
             bootstrap.put(-1 - i, bootstrapServers.get(i));
         }
         this.cache = new LeaderCache(metrics);
-        // Registered first, so the pool can reach a new leader before any other listener acts on it.
-        cache.addListener((partition, previous, current) -> syncPoolNodes());
         this.topicUse = new TopicUse(config.metadataMaxIdle());
         this.schedule = new RefreshSchedule(config, random);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
@@ -127,6 +127,15 @@ public final class ClusterMetadata implements AutoCloseable {
     public void every(Duration period, Runnable task) {
         long millis = Math.max(1, period.toMillis());
         thread.scheduleWithFixedDelay(task, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Runs tasks on the metadata thread, in order, after whatever it is doing; after {@link #close}
+     * it refuses them. For work that must not run on a caller's thread, such as a
+     * {@link LeaderChangeListener} that connects to brokers.
+     */
+    public Executor executor() {
+        return thread;
     }
 
     /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */
@@ -219,31 +228,42 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     /**
-     * Takes the hints of a response that refused partitions for leadership reasons. Accepted hints
-     * update the cache at once and schedule a confirming refresh; any hint that cannot be used asks
-     * for a refresh of its topic at once (within the refresh backoff).
-     *
-     * @param endpoints the response's {@code NodeEndpoints}
-     * @return the verdict on each hint; the caller retries an {@link HintVerdict#ACCEPTED} partition
-     *         at once
+     * Acts on the partitions a Produce or Fetch response refused for leadership reasons: the one
+     * place that decides between a hint and a refresh, for both clients. With
+     * {@code fastleader.leader.hints.enabled}, each {@code CurrentLeader} is judged by the cache: an
+     * accepted one moves the partition at once (its next attempt goes to the new leader as soon as
+     * its sender next checks readiness) and has its topic refreshed after the confirmation delay;
+     * one that cannot be used has its topic refreshed now (within the refresh backoff), as do
+     * refusals that name no leader. With hints disabled, every refused topic is refreshed now, as
+     * clients did before KIP-951.
      */
-    public Map<TopicPartition, HintVerdict> onLeaderHints(Collection<LeaderHint> hints, Collection<BrokerEndpoint> endpoints) {
-        Map<TopicPartition, HintVerdict> verdicts = cache.applyHints(hints, endpoints);
+    public void onLeaderMoves(LeaderMoves moves) {
+        if (moves.isEmpty()) {
+            return;
+        }
         Set<String> confirm = new HashSet<>();
-        Set<String> refresh = new HashSet<>();
-        verdicts.forEach((partition, verdict) -> (verdict.isAccepted() ? confirm : refresh).add(partition.topic()));
+        Set<String> rejected = new HashSet<>();
+        Set<String> unhinted = new HashSet<>(moves.unhintedTopics());
+        if (config.leaderHintsEnabled()) {
+            cache.applyHints(moves.hints(), moves.endpoints())
+                    .forEach((partition, verdict) -> (verdict.isAccepted() ? confirm : rejected).add(partition.topic()));
+        } else {
+            moves.hints().forEach(hint -> unhinted.add(hint.partition().topic()));
+        }
         if (!confirm.isEmpty()) {
-            // The caller retries at once, perhaps to a broker only this response's NodeEndpoints named.
+            // The sender retries at once, perhaps to a broker only this response's NodeEndpoints named.
             syncPoolNodes();
         }
         synchronized (lock) {
             schedule.confirmLater(confirm, clockMs.getAsLong());
-            if (!refresh.isEmpty()) {
-                schedule.refreshNow(RefreshCause.REJECTED_HINT, refresh);
+            if (!rejected.isEmpty()) {
+                schedule.refreshNow(RefreshCause.REJECTED_HINT, rejected);
+            }
+            if (!unhinted.isEmpty()) {
+                schedule.refreshNow(RefreshCause.LEADER_ERROR, unhinted);
             }
         }
         poke();
-        return verdicts;
     }
 
     /**
@@ -298,7 +318,11 @@ public final class ClusterMetadata implements AutoCloseable {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
-    /** A broker refused requests for the topics for leadership reasons without a hint: refresh them. */
+    /**
+     * The client found no leader for partitions of the topics, or lost a request to their leader in
+     * transit: refresh them now (within the refresh backoff). Refusals in an answer go to
+     * {@link #onLeaderMoves} instead.
+     */
     public void onLeaderError(Collection<String> topics) {
         synchronized (lock) {
             schedule.refreshNow(RefreshCause.LEADER_ERROR, topics);

@@ -11,13 +11,14 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
-import io.fastleader.clients.metadata.PartitionLeadership.Source;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
@@ -42,17 +43,18 @@ import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic
  *       endpoint is kept provisionally until a Metadata response lists that broker.</li>
  *   <li>A topic seen under a new topic id was deleted and recreated: its old epochs are dropped.</li>
  * </ul>
- * Listeners are told of changes after the lock is released, on the writing thread.
+ * Listeners are told of changes after the lock is released, each on the executor it was registered
+ * with; wakeups ({@link #wakeOnChange}) run on the writing thread.
  */
 public final class LeaderCache {
 
     private final ConcurrentMap<String, AtomicReferenceArray<PartitionLeadership>> partitionsByTopic;
     private final ConcurrentMap<String, TopicState> topics = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Uuid, String> topicNames = new ConcurrentHashMap<>();
     /** Serialises writers; readers never take it. */
     private final Object writeLock = new Object();
     private volatile Map<Integer, BrokerEndpoint> nodes = Map.of();
-    private final List<LeaderChangeListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> wakeups = new CopyOnWriteArrayList<>();
     private final MetadataMetrics metrics;
 
     /** An empty cache that counts hint verdicts in {@code metrics}. */
@@ -80,6 +82,12 @@ public final class LeaderCache {
         return slots == null || index < 0 || index >= slots.length() ? null : slots.get(index);
     }
 
+    /** The partition's leader epoch as last learned, -1 if the partition is not tracked or the broker did not say. */
+    public int leaderEpoch(TopicPartition partition) {
+        PartitionLeadership leadership = leadership(partition);
+        return leadership == null ? -1 : leadership.leaderEpoch();
+    }
+
     /** Where broker {@code nodeId} is reached, or null if it is unknown. */
     public BrokerEndpoint node(int nodeId) {
         return nodes.get(nodeId);
@@ -102,25 +110,38 @@ public final class LeaderCache {
         return state == null || state.id.equals(Uuid.ZERO_UUID) ? Optional.empty() : Optional.of(state.id);
     }
 
-    /** The name of the topic with id {@code topicId}, or null if unknown. */
-    public String topicName(Uuid topicId) {
-        return topicNames.get(topicId);
-    }
-
     /** The error the last Metadata response gave for the topic, {@link Errors#NONE} if none. */
     public Errors topicError(String topic) {
         TopicState state = topics.get(topic);
         return state == null ? Errors.NONE : state.error;
     }
 
-    /** Registers a listener for every later leader or epoch change. */
-    public void addListener(LeaderChangeListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+    /**
+     * Registers a listener for every later leader or epoch change, told on {@code executor}: the
+     * changes of one write in one task, after they are visible to readers. An executor that refuses
+     * the task (shut down) loses it.
+     */
+    public void addListener(LeaderChangeListener listener, Executor executor) {
+        listeners.add(new Listener(Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor")));
     }
 
     /** Unregisters a listener added with {@link #addListener}. */
     public void removeListener(LeaderChangeListener listener) {
-        listeners.remove(listener);
+        listeners.removeIf(registered -> registered.listener() == listener);
+    }
+
+    /**
+     * Runs {@code wakeup} on the writing thread after every write that changed a leader or epoch,
+     * for a loop that then reads the cache itself (as a sender checks readiness): it must only wake
+     * that loop, never do the loop's work.
+     */
+    public void wakeOnChange(Runnable wakeup) {
+        wakeups.add(Objects.requireNonNull(wakeup, "wakeup"));
+    }
+
+    /** Stops running a {@code wakeup} given to {@link #wakeOnChange}. */
+    public void stopWaking(Runnable wakeup) {
+        wakeups.remove(wakeup);
     }
 
     /**
@@ -166,15 +187,6 @@ public final class LeaderCache {
         notifyListeners(changes);
         metrics.record(verdicts.values());
         return verdicts;
-    }
-
-    /**
-     * Applies one hint.
-     *
-     * @param endpoints the response's {@code NodeEndpoints}
-     */
-    public HintVerdict applyHint(LeaderHint hint, Collection<BrokerEndpoint> endpoints) {
-        return applyHints(List.of(hint), endpoints).get(hint.partition());
     }
 
     /** The verdict on one hint, applying it if accepted. Called holding {@code writeLock}. */
@@ -232,7 +244,7 @@ public final class LeaderCache {
                 continue;
             }
             PartitionLeadership candidate = new PartitionLeadership(id, partition.leaderId(), partition.leaderEpoch(),
-                    partition.replicaNodes(), partition.isrNodes(), partition.offlineReplicas(), Source.METADATA, view);
+                    partition.replicaNodes(), partition.isrNodes(), partition.offlineReplicas(), view);
             PartitionLeadership current = slots.get(partition.partitionIndex());
             if (supersedes(candidate, current)) {
                 slots.set(partition.partitionIndex(), candidate);
@@ -242,14 +254,8 @@ public final class LeaderCache {
                 }
             }
         }
-        if (recreated) {
-            topicNames.remove(known.id);
-        }
         Uuid keptId = id.equals(Uuid.ZERO_UUID) && known != null ? known.id : id;
         topics.put(name, new TopicState(keptId, Errors.NONE));
-        if (!keptId.equals(Uuid.ZERO_UUID)) {
-            topicNames.put(keptId, name);
-        }
     }
 
     /**
@@ -304,11 +310,22 @@ public final class LeaderCache {
     }
 
     private void notifyListeners(List<Change> changes) {
-        for (Change change : changes) {
-            for (LeaderChangeListener listener : listeners) {
-                listener.onLeaderChange(change.partition, change.previous, change.current);
+        if (changes.isEmpty()) {
+            return;
+        }
+        for (Listener registered : listeners) {
+            try {
+                registered.executor().execute(() -> changes.forEach(change ->
+                        registered.listener().onLeaderChange(change.partition, change.previous, change.current)));
+            } catch (RejectedExecutionException closed) {
+                // The subscriber's thread is gone: it no longer cares.
             }
         }
+        wakeups.forEach(Runnable::run);
+    }
+
+    /** A listener and the executor it is told on. */
+    private record Listener(LeaderChangeListener listener, Executor executor) {
     }
 
     /** A change to tell listeners of once the lock is released. */

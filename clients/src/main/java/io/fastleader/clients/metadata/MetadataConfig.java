@@ -23,9 +23,12 @@ import io.fastleader.clients.network.ExponentialBackoff;
  * @param metadataMaxIdle        {@code metadata.max.idle.ms} (producers): a topic not used for this long is no
  *                               longer refreshed, and its next use waits for its metadata as a new topic's
  *                               does; {@link #NO_IDLE_EXPIRY} keeps every topic until the client drops it
+ * @param leaderHintsEnabled     {@code fastleader.leader.hints.enabled}: whether a refusal's {@code CurrentLeader}
+ *                               may move a partition before a Metadata refresh confirms it
  */
 public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Duration retryBackoffMax,
-                             Duration hintConfirmationDelay, boolean allowAutoTopicCreation, Duration metadataMaxIdle) {
+                             Duration hintConfirmationDelay, boolean allowAutoTopicCreation, Duration metadataMaxIdle,
+                             boolean leaderHintsEnabled) {
 
     /** The default of {@code fastleader.leader.hint.confirmation.delay.ms}. */
     public static final Duration DEFAULT_HINT_CONFIRMATION_DELAY = Duration.ofMillis(300);
@@ -33,10 +36,10 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
     /** A {@code metadataMaxIdle} that never expires a topic: consumers drop their topics themselves. */
     public static final Duration NO_IDLE_EXPIRY = Duration.ofMillis(Long.MAX_VALUE);
 
-    /** Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s; topics kept until dropped. */
+    /** Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s; topics kept until dropped; hints followed. */
     public static MetadataConfig defaults() {
         return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
-                DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY);
+                DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY, true);
     }
 
     /**
@@ -45,13 +48,14 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
      * @param hintConfirmationDelay  {@code fastleader.leader.hint.confirmation.delay.ms}
      * @param allowAutoTopicCreation whether Metadata requests may create missing topics
      * @param metadataMaxIdle        {@code metadata.max.idle.ms} for a producer, {@link #NO_IDLE_EXPIRY} for a consumer
+     * @param leaderHintsEnabled     {@code fastleader.leader.hints.enabled}
      */
     public static MetadataConfig from(AbstractConfig kafka, Duration hintConfirmationDelay, boolean allowAutoTopicCreation,
-                                      Duration metadataMaxIdle) {
+                                      Duration metadataMaxIdle, boolean leaderHintsEnabled) {
         return new MetadataConfig(Duration.ofMillis(kafka.getLong(CommonClientConfigs.METADATA_MAX_AGE_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
-                hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle);
+                hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle, leaderHintsEnabled);
     }
 
     public MetadataConfig {

@@ -15,27 +15,17 @@ import org.apache.kafka.common.Uuid;
  * @param replicas        ids of the brokers holding a replica
  * @param isr             ids of the in-sync replicas
  * @param offlineReplicas ids of the replicas that are offline
- * @param source          where the leader and epoch were last learned
  * @param view            the sequence number of the Metadata request whose answer last set the
  *                        replicas and ISR (a hint keeps the view it replaced)
  */
 public record PartitionLeadership(Uuid topicId, int leaderId, int leaderEpoch, List<Integer> replicas,
-                                  List<Integer> isr, List<Integer> offlineReplicas, Source source, long view) {
-
-    /** Where a leadership was learned. */
-    public enum Source {
-        /** A Metadata response: authoritative. */
-        METADATA,
-        /** A {@code CurrentLeader} hint in a Produce or Fetch response: to be confirmed by a refresh. */
-        HINT
-    }
+                                  List<Integer> isr, List<Integer> offlineReplicas, long view) {
 
     public PartitionLeadership {
         Objects.requireNonNull(topicId, "topicId");
         replicas = List.copyOf(replicas);
         isr = List.copyOf(isr);
         offlineReplicas = List.copyOf(offlineReplicas);
-        Objects.requireNonNull(source, "source");
     }
 
     /** Whether a leader is known. */
@@ -45,7 +35,6 @@ public record PartitionLeadership(Uuid topicId, int leaderId, int leaderEpoch, L
 
     /** The same replicas and view, led by {@code newLeaderId} at {@code newLeaderEpoch}, as a hint said. */
     PartitionLeadership hinted(int newLeaderId, int newLeaderEpoch) {
-        return new PartitionLeadership(topicId, newLeaderId, newLeaderEpoch, replicas, isr, offlineReplicas,
-                Source.HINT, view);
+        return new PartitionLeadership(topicId, newLeaderId, newLeaderEpoch, replicas, isr, offlineReplicas, view);
     }
 }

@@ -62,11 +62,6 @@ final class RefreshSchedule {
         topicsInUse.removeAll(topics);
     }
 
-    /** Whether the topic is in use. */
-    boolean inUse(String topic) {
-        return topicsInUse.contains(topic);
-    }
-
     /** Asks for the topics as soon as the backoff allows. */
     void refreshNow(RefreshCause cause, Collection<String> topics) {
         urgent.computeIfAbsent(cause, c -> new HashSet<>()).addAll(topics);

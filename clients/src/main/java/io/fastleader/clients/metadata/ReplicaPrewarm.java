@@ -1,5 +1,6 @@
 package io.fastleader.clients.metadata;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,12 +13,11 @@ import io.fastleader.clients.network.ConnectionPool;
 /**
  * Opens connections to the brokers hosting replicas of the partitions a client uses, ahead of
  * need and again whenever their leadership changes ({@code fastleader.connections.prewarm}), so a
- * leader move never waits for a TCP or TLS handshake. Register it with
- * {@link LeaderCache#addListener} to follow leadership changes, and call {@link #keepWarm}
- * every {@code reconnect.backoff.ms}: a broker that stopped closed its connections, and no
- * leadership change tells the client it is back, so without it the first request to a restarted
- * broker given its leaderships back would wait for the handshakes. The pool's reconnect backoff
- * keeps those attempts as rare as Kafka's own reconnects.
+ * leader move never waits for a TCP or TLS handshake. {@link #start} follows leadership changes on
+ * the metadata thread and runs {@link #keepWarm} every {@code reconnect.backoff.ms}: a broker that
+ * stopped closed its connections, and no leadership change tells the client it is back, so without
+ * it the first request to a restarted broker given its leaderships back would wait for the
+ * handshakes. The pool's reconnect backoff keeps those attempts as rare as Kafka's own reconnects.
  */
 public final class ReplicaPrewarm implements LeaderChangeListener {
 
@@ -27,13 +27,24 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     /** The topics prewarmed so far; those no longer in use are dropped by {@link #keepWarm}. */
     private final Set<String> topics = ConcurrentHashMap.newKeySet();
 
-    /**
-     * @param topicInUse whether the client uses a topic: only its partitions' brokers are connected to
-     */
-    public ReplicaPrewarm(ConnectionPool pool, LeaderCache cache, Predicate<String> topicInUse) {
+    ReplicaPrewarm(ConnectionPool pool, LeaderCache cache, Predicate<String> topicInUse) {
         this.pool = pool;
         this.cache = cache;
         this.topicInUse = topicInUse;
+    }
+
+    /**
+     * Prewarms for a client until its metadata closes.
+     *
+     * @param topicInUse     whether the client uses a topic: only its partitions' brokers are connected to
+     * @param keepWarmPeriod how often to reconnect brokers without a connection: {@code reconnect.backoff.ms}
+     */
+    public static ReplicaPrewarm start(ClusterMetadata metadata, ConnectionPool pool, Predicate<String> topicInUse,
+                                       Duration keepWarmPeriod) {
+        ReplicaPrewarm prewarm = new ReplicaPrewarm(pool, metadata.cache(), topicInUse);
+        metadata.cache().addListener(prewarm, metadata.executor());
+        metadata.every(keepWarmPeriod, prewarm::keepWarm);
+        return prewarm;
     }
 
     /** Connects to the brokers of every partition of {@code topic} the cache knows. */

@@ -47,13 +47,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
-import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
@@ -148,18 +148,11 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             producerMetrics.watch(network::requestsInFlight, metadata::ageMs);
             this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
                     settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()),
-                    producerMetrics);
-            RetryPolicy retryPolicy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
-                    Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER),
-                    () -> ThreadLocalRandom.current().nextDouble(), settings.leaderHintsEnabled());
-            this.sender = new Sender(accumulator, metadata, pool, settings, retryPolicy, producerMetrics,
-                    new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
-            this.prewarm = settings.connectionsPrewarm() ? new ReplicaPrewarm(pool, cache, metadata::inUse) : null;
-            if (prewarm != null) {
-                // As often as the pool's reconnect backoff allows, so a restarted broker is connected before it leads again.
-                metadata.every(settings.poolConfig().reconnectBackoff(), prewarm::keepWarm);
-                cache.addListener(prewarm);
-            }
+                    producerMetrics, cache::leaderEpoch);
+            this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
+                    producerMetrics, new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
+            this.prewarm = settings.connectionsPrewarm()
+                    ? ReplicaPrewarm.start(metadata, pool, metadata::inUse, settings.poolConfig().reconnectBackoff()) : null;
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();

@@ -1,8 +1,9 @@
 package io.fastleader.clients.producer;
 
-import org.apache.kafka.common.errors.InvalidMetadataException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.Errors;
+
+import io.fastleader.clients.metadata.LeaderMoves;
 
 /**
  * What the sender does with a partition's answer to a Produce request. Every error code is
@@ -12,8 +13,8 @@ public enum ProduceErrorKind {
     /** Written: complete the batch. A duplicate sequence means an earlier attempt was written. */
     WRITTEN,
     /**
-     * The broker does not lead the partition (or knows a different leader epoch): retry, to the
-     * leader a hint names at once if it advances the epoch, else after a Metadata refresh.
+     * The client's view of the partition's leadership is wrong ({@link LeaderMoves#isLeadershipError}):
+     * retry, to the leader a hint names at once if it advances the epoch, else after a Metadata refresh.
      */
     LEADER_MOVED,
     /**
@@ -54,15 +55,9 @@ public enum ProduceErrorKind {
             default:
                 break;
         }
-        Exception exception = error.exception();
-        if (exception instanceof InvalidMetadataException) {
+        if (LeaderMoves.isLeadershipError(error)) {
             return LEADER_MOVED;
         }
-        return exception instanceof RetriableException ? RETRIABLE : FATAL;
-    }
-
-    /** Whether the response may carry a {@code CurrentLeader} hint for this error (KIP-951). */
-    public static boolean mayCarryHint(Errors error) {
-        return error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
+        return error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
     }
 }

@@ -25,6 +25,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.EpochBackoff;
+
 /**
  * The records of one partition that travel together in one Produce request, written in
  * kafka-clients' record-batch format (v2) with the configured compression.
@@ -70,8 +72,7 @@ public final class ProducerBatch {
     private int maxRecordBytes;
     private volatile int attempts;
     private volatile int lastSentLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
-    private volatile int attemptsAtLastEpoch;
-    private volatile long retryAtMs;
+    private volatile EpochBackoff.State backoff = EpochBackoff.State.NONE;
 
     /**
      * An empty batch.
@@ -238,18 +239,25 @@ public final class ProducerBatch {
      */
     public void markSent(int leaderEpoch) {
         attempts++;
-        attemptsAtLastEpoch = leaderEpoch == lastSentLeaderEpoch ? attemptsAtLastEpoch + 1 : 1;
         lastSentLeaderEpoch = leaderEpoch;
     }
 
-    /** Holds a retried batch back until {@code retryAtMs}, the end of the backoff the retry policy chose. */
-    public void retryAt(long retryAtMs) {
-        this.retryAtMs = retryAtMs;
+    /** Holds a retried batch back as {@code state}, the backoff its last refusal earned ({@link EpochBackoff}). */
+    public void backOff(EpochBackoff.State state) {
+        this.backoff = state;
     }
 
-    /** Whether this batch was sent before and its retry backoff has not run out. */
-    public boolean isBackingOff(long nowMs) {
-        return attempts > 0 && nowMs < retryAtMs;
+    /** Its backoff, {@link EpochBackoff.State#NONE} before any refusal. */
+    public EpochBackoff.State backoff() {
+        return backoff;
+    }
+
+    /**
+     * Whether the batch may go now: it was never refused, or its backoff is over by time or by the
+     * partition's leader epoch, as the client knows it now, advancing past the refused attempt's.
+     */
+    public boolean mayGo(int currentLeaderEpoch, long nowMs) {
+        return backoff.isOver(currentLeaderEpoch, nowMs);
     }
 
     /** Whether {@code delivery.timeout.ms} has passed since the batch was created. */
@@ -389,19 +397,9 @@ public final class ProducerBatch {
         return attempts > 0 || splitFrom != null;
     }
 
-    /** How many of its attempts went out at {@link #lastSentLeaderEpoch()}, 0 before the first. */
-    public int attemptsAtLastEpoch() {
-        return attemptsAtLastEpoch;
-    }
-
     /** The leader epoch of its last attempt, -1 before the first. */
     public int lastSentLeaderEpoch() {
         return lastSentLeaderEpoch;
-    }
-
-    /** When its retry backoff ends; meaningful once it was sent. */
-    public long retryAtMs() {
-        return retryAtMs;
     }
 
     /** The producer id stamped by {@link #setProducerState}, -1 without idempotence. */

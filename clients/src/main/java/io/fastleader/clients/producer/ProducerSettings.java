@@ -214,7 +214,7 @@ public final class ProducerSettings {
      */
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, hintConfirmationDelay, true,
-                Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG)));
+                Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG)), leaderHintsEnabled());
     }
 
     private void rejectTransactions() {

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToIntFunction;
 
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
@@ -39,6 +40,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 public final class RecordAccumulator {
 
     private final AccumulatorConfig config;
+    private final ToIntFunction<TopicPartition> leaderEpochs;
     private final MemoryBudget memory;
     private final Map<TopicPartition, Deque<ProducerBatch>> queues = new ConcurrentHashMap<>();
     // Batches that hold memory: queued or in flight. Flush and abort work from this.
@@ -48,9 +50,15 @@ public final class RecordAccumulator {
     /** What {@link #abortAll} failed every batch with; null until then. */
     private volatile RuntimeException abortedWith;
 
-    /** An empty accumulator; its {@code buffer.memory} is reported in {@code metrics}. */
-    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics) {
+    /**
+     * An empty accumulator; its {@code buffer.memory} is reported in {@code metrics}.
+     *
+     * @param leaderEpochs each partition's leader epoch as the client knows it now, -1 if unknown: a
+     *                     retry whose partition's epoch advanced past its refused attempt's goes at once
+     */
+    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics, ToIntFunction<TopicPartition> leaderEpochs) {
         this.config = config;
+        this.leaderEpochs = leaderEpochs;
         this.memory = new MemoryBudget(config.bufferMemory(), metrics);
         metrics.watchBuffer(memory);
     }
@@ -146,8 +154,8 @@ public final class RecordAccumulator {
     /**
      * Which partitions should send their first batch now. A partition is ready when its first batch
      * <ul>
-     *   <li>was sent before: once its retry backoff ({@link ProducerBatch#retryAt}) has ended, and
-     *       not before, whatever else holds;</li>
+     *   <li>was sent before: once its retry backoff ({@link ProducerBatch#mayGo}) has ended, by time
+     *       or by the partition's leader epoch advancing, and not before, whatever else holds;</li>
      *   <li>otherwise: when it is full or has another batch behind it, when it has lingered
      *       {@code linger.ms}, or at once while a flush is in progress, the accumulator is closed or
      *       appenders are waiting for memory (sending is the only way to free it).</li>
@@ -169,7 +177,7 @@ public final class RecordAccumulator {
                 }
                 long untilExpiryMs = first.createdMs() + config.deliveryTimeoutMs() - nowMs;
                 nextCheckDelayMs = Math.min(nextCheckDelayMs, Math.max(0, untilExpiryMs));
-                long untilReadyMs = untilReadyMs(first, sendEverything || queue.size() > 1, nowMs);
+                long untilReadyMs = untilReadyMs(entry.getKey(), first, sendEverything || queue.size() > 1, nowMs);
                 if (untilReadyMs == 0) {
                     ready.add(entry.getKey());
                 } else {
@@ -182,9 +190,10 @@ public final class RecordAccumulator {
         return new ReadyCheck(ready, nextCheckDelayMs);
     }
 
-    private long untilReadyMs(ProducerBatch first, boolean sendNow, long nowMs) {
+    private long untilReadyMs(TopicPartition partition, ProducerBatch first, boolean sendNow, long nowMs) {
         if (first.attempts() > 0) {
-            return Math.max(0, first.retryAtMs() - nowMs);
+            // A leader change wakes the sender, so only the backoff's time needs a timer.
+            return first.mayGo(leaderEpochs.applyAsInt(partition), nowMs) ? 0 : first.backoff().untilMs() - nowMs;
         }
         if (sendNow || first.isFull()) {
             return 0;
@@ -210,7 +219,7 @@ public final class RecordAccumulator {
             }
             synchronized (queue) {
                 ProducerBatch first = queue.peekFirst();
-                if (first == null || first.isBackingOff(nowMs)) {
+                if (first == null || !first.mayGo(leaderEpochs.applyAsInt(partition), nowMs)) {
                     continue;
                 }
                 if (drained.isEmpty() || requestBytes + first.estimatedSizeBytes() <= maxRequestSize) {
@@ -300,28 +309,6 @@ public final class RecordAccumulator {
         // The halves take their batch's place, the first in front of the second.
         halves.forEach(this::reenqueue);
         return halves.size();
-    }
-
-    /**
-     * The partition's queued batches whose records were sent before (retries, and the halves of a
-     * split batch), in queue order: the sender ends their backoff when the leader epoch advances.
-     */
-    public List<ProducerBatch> queuedRetries(TopicPartition partition) {
-        Deque<ProducerBatch> queue = queues.get(partition);
-        if (queue == null) {
-            return List.of();
-        }
-        List<ProducerBatch> retries = new ArrayList<>();
-        synchronized (queue) {
-            // Batches sent before are in front of every batch never sent (record order).
-            for (ProducerBatch batch : queue) {
-                if (!batch.recordsSentBefore()) {
-                    break;
-                }
-                retries.add(batch);
-            }
-        }
-        return retries;
     }
 
     /**

@@ -23,8 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.clients.metadata.PartitionLeadership;
+import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.RequestTimedOutException;
 import io.fastleader.protocol.ApiKey;
@@ -39,10 +42,12 @@ import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceRespon
  * its answer. Woken by appends ({@link #wakeup}), by answers and by leader changes.
  *
  * <p>Every piece of the sender's state is touched only by its thread: answers from the transport
- * and leader changes from the metadata thread are queued as events and handled here, in order.
- * The decisions are pure and clock-driven elsewhere: readiness ({@link RecordAccumulator#ready}),
- * routing ({@link SendPlan}), retry timing ({@link RetryDecision}, {@link RetryPolicy}), error
- * classes ({@link ProduceErrorKind}), sequence numbers ({@link ProducerIdentity}).
+ * are queued as events and handled here, in order; a leader change only wakes the loop, which
+ * then reads the cache. The decisions are pure and clock-driven elsewhere: readiness
+ * ({@link RecordAccumulator#ready}, which asks each retry's {@link EpochBackoff.State} against the
+ * leader epoch known then), routing ({@link SendPlan}), retry limits ({@link RetryLimits}), error
+ * classes ({@link ProduceErrorKind}), leader moves ({@link LeaderMoves}, routed by
+ * {@link ClusterMetadata#onLeaderMoves}), sequence numbers ({@link ProducerIdentity}).
  *
  * <p>Pipelining and order: up to {@code max.in.flight.requests.per.connection} Produce requests
  * are in flight per broker, each with at most one batch per partition, so a partition may have
@@ -73,7 +78,7 @@ public final class Sender implements Runnable {
     private final LeaderCache cache;
     private final ConnectionPool pool;
     private final ProducerSettings settings;
-    private final RetryPolicy retryPolicy;
+    private final EpochBackoff retryBackoff;
     private final ProducerMetrics metrics;
     private final SlowBatchLog slowBatches;
     private final LongSupplier clockMs;
@@ -97,17 +102,18 @@ public final class Sender implements Runnable {
     private long initRetryAtMs;
 
     /**
-     * @param slowBatches told of every batch the sender ends
-     * @param clockMs     monotonic milliseconds, the clock the accumulator's batches were created by
+     * @param retryBackoff the backoff of refused batches, and of producer id requests
+     * @param slowBatches  told of every batch the sender ends
+     * @param clockMs      monotonic milliseconds, the clock the accumulator's batches were created by
      */
     public Sender(RecordAccumulator accumulator, ClusterMetadata metadata, ConnectionPool pool, ProducerSettings settings,
-                  RetryPolicy retryPolicy, ProducerMetrics metrics, SlowBatchLog slowBatches, LongSupplier clockMs) {
+                  EpochBackoff retryBackoff, ProducerMetrics metrics, SlowBatchLog slowBatches, LongSupplier clockMs) {
         this.accumulator = accumulator;
         this.metadata = metadata;
         this.cache = metadata.cache();
         this.pool = pool;
         this.settings = settings;
-        this.retryPolicy = retryPolicy;
+        this.retryBackoff = retryBackoff;
         this.metrics = metrics;
         this.slowBatches = slowBatches;
         this.clockMs = clockMs;
@@ -115,10 +121,8 @@ public final class Sender implements Runnable {
         this.acks = settings.acks();
         this.requestTimeoutMs = settings.requestTimeoutMs();
         this.maxInFlightPerNode = settings.maxInFlightPerConnection();
-        cache.addListener((partition, previous, current) -> {
-            events.add(() -> leaderChanged(partition, current));
-            wakeup();
-        });
+        // A newer epoch may end a retry's backoff: the next readiness check sees it.
+        cache.wakeOnChange(this::wakeup);
     }
 
     /** Makes the loop look again at once: records were appended, a flush began, or the producer closes. */
@@ -245,7 +249,10 @@ public final class Sender implements Runnable {
         metrics.requestSent(batches, nowMs);
         boolean connecting = !pool.isReady(node);
         for (ProducerBatch batch : batches) {
-            int leaderEpoch = leaderEpoch(batch.topicPartition());
+            int leaderEpoch = cache.leaderEpoch(batch.topicPartition());
+            if (batch.backoff().isCutShort(leaderEpoch, nowMs)) {
+                metrics.backoffSkipped();
+            }
             batch.markSent(leaderEpoch);
             inFlight.sent(node, batch);
             if (connecting) {
@@ -299,8 +306,9 @@ public final class Sender implements Runnable {
         }
         ProduceResponseData produced = (ProduceResponseData) response;
         metrics.requestAnswered(node, nowMs - sentAtMs, produced.throttleTimeMs());
-        List<ProducerBatch> moved = new ArrayList<>();
-        Set<String> unhintedTopics = new HashSet<>();
+        LeaderMoves moves = LeaderMoves.of(produced, topicIds);
+        // Routed before the refused batches are put back, so a hint's new epoch is known at their next readiness check.
+        metadata.onLeaderMoves(moves);
         for (ProducerBatch batch : batches) {
             PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
             if (batch.isDone()) {
@@ -312,39 +320,17 @@ public final class Sender implements Runnable {
                 continue;
             }
             Errors code = Errors.forCode(answer.errorCode());
+            RuntimeException refusal = code.exception(answer.errorMessage());
             batch.timeline().answered(code.name(), nowMs);
             switch (ProduceErrorKind.of(code)) {
                 case WRITTEN -> written(batch, answer, nowMs);
-                case LEADER_MOVED -> {
-                    moved.add(batch);
-                    if (!settings.leaderHintsEnabled() || !ProduceErrorKind.mayCarryHint(code)) {
-                        unhintedTopics.add(batch.topicPartition().topic());
-                    }
-                }
-                case RETRIABLE -> retry(batch, code.exception(answer.errorMessage()), nowMs);
-                case OUT_OF_SEQUENCE -> outOfSequence(batch, code.exception(answer.errorMessage()), nowMs);
-                case SEQUENCE_LOST -> sequenceLost(batch, code.exception(answer.errorMessage()), nowMs);
+                case LEADER_MOVED -> retry(batch, refusal, moves.refusal(batch.topicPartition(), nowMs - sentAtMs), nowMs);
+                case RETRIABLE -> retry(batch, refusal, nowMs);
+                case OUT_OF_SEQUENCE -> outOfSequence(batch, refusal, nowMs);
+                case SEQUENCE_LOST -> sequenceLost(batch, refusal, nowMs);
                 case TOO_LARGE -> tooLarge(batch, answer.errorMessage(), nowMs);
-                case FATAL -> fail(batch, code.exception(answer.errorMessage()), nowMs);
+                case FATAL -> fail(batch, refusal, nowMs);
             }
-        }
-        if (moved.isEmpty()) {
-            return;
-        }
-        if (settings.leaderHintsEnabled()) {
-            // Applied before the retry decisions below, so an accepted hint's new epoch lets them go at once.
-            ProduceResponseHints hints = ProduceResponseHints.of(produced, topicIds);
-            if (!hints.hints().isEmpty()) {
-                metadata.onLeaderHints(hints.hints(), hints.endpoints());
-            }
-        }
-        if (!unhintedTopics.isEmpty()) {
-            metadata.onLeaderError(unhintedTopics);
-        }
-        for (ProducerBatch batch : moved) {
-            PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
-            retry(batch, Errors.forCode(answer.errorCode()).exception(answer.errorMessage()),
-                    new Refusal(answer.currentLeader().leaderEpoch(), nowMs - sentAtMs), nowMs);
         }
     }
 
@@ -395,8 +381,11 @@ public final class Sender implements Runnable {
     /** The broker expected another sequence: a batch in flight behind a refused one, or lost producer state. */
     private void outOfSequence(ProducerBatch batch, RuntimeException error, long nowMs) {
         if (identity != null && identity.waitsForAnEarlierBatch(batch)) {
-            putBack(batch, RetryDecision.behindEarlierBatch(settings.retries(), settings.deliveryTimeoutMs(), batch, error,
-                    nowMs), nowMs);
+            // No backoff of its own: it is queued behind that batch and goes right after it.
+            if (mayRetry(batch, error, nowMs)) {
+                batch.backOff(batch.backoff().waitOver());
+                accumulator.reenqueue(batch);
+            }
             return;
         }
         sequenceLost(batch, error, nowMs);
@@ -419,26 +408,25 @@ public final class Sender implements Runnable {
         retry(batch, error, Refusal.NONE, nowMs);
     }
 
+    /** Queues the batch again to wait out the backoff its refusal earned, or fails it if it may not be retried. */
     private void retry(ProducerBatch batch, RuntimeException error, Refusal refusal, long nowMs) {
-        putBack(batch, RetryDecision.afterFailure(retryPolicy, settings.retries(), settings.deliveryTimeoutMs(), batch,
-                leaderEpoch(batch.topicPartition()), refusal, error, nowMs), nowMs);
+        if (mayRetry(batch, error, nowMs)) {
+            batch.backOff(retryBackoff.refused(batch.backoff(), batch.lastSentLeaderEpoch(), refusal, nowMs));
+            accumulator.reenqueue(batch);
+        }
     }
 
-    /** Queues the batch again as the decision says, or fails it. */
-    private void putBack(ProducerBatch batch, RetryDecision decision, long nowMs) {
+    /** Whether the batch may go again; if not, it is failed, unless it had ended already (expired in flight, aborted). */
+    private boolean mayRetry(ProducerBatch batch, RuntimeException error, long nowMs) {
         if (batch.isDone()) {
-            // It expired in flight or was aborted: its end is already settled.
-            return;
+            return false;
         }
-        if (!decision.retry()) {
-            fail(batch, decision.failure(), nowMs);
-            return;
+        RuntimeException failure = RetryLimits.exceeded(settings.retries(), settings.deliveryTimeoutMs(), batch, error, nowMs);
+        if (failure != null) {
+            fail(batch, failure, nowMs);
+            return false;
         }
-        if (decision.backoffSkipped()) {
-            metrics.backoffSkipped();
-        }
-        batch.retryAt(decision.retryAtMs());
-        accumulator.reenqueue(batch);
+        return true;
     }
 
     private void fail(ProducerBatch batch, RuntimeException error, long nowMs) {
@@ -456,26 +444,15 @@ public final class Sender implements Runnable {
         }
     }
 
-    /** A leader change from Metadata or a hint: batches backing off since an older epoch go at once (KIP-951). */
-    private void leaderChanged(TopicPartition partition, PartitionLeadership current) {
-        long nowMs = clockMs.getAsLong();
-        for (ProducerBatch batch : accumulator.queuedRetries(partition)) {
-            if (RetryDecision.backoffEndsOnEpochAdvance(retryPolicy, batch, current.leaderEpoch(), nowMs)) {
-                batch.retryAt(nowMs);
-                metrics.backoffSkipped();
-            }
-        }
-    }
-
     private void failExpired(long nowMs) {
         long timeoutMs = settings.deliveryTimeoutMs();
         for (ProducerBatch batch : accumulator.expired(nowMs)) {
-            fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
+            fail(batch, RetryLimits.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
         }
         // In flight too: the answer may never come in time. The batch stays in flight until it does.
         for (ProducerBatch batch : inFlight.batches()) {
             if (!batch.isDone() && batch.hasReachedDeliveryTimeout(timeoutMs, nowMs)) {
-                fail(batch, RetryDecision.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
+                fail(batch, RetryLimits.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
             }
         }
     }
@@ -530,12 +507,7 @@ public final class Sender implements Runnable {
             return;
         }
         initFailures++;
-        initRetryAtMs = retryPolicy.backoffUntilMs(initFailures, clockMs.getAsLong());
+        initRetryAtMs = retryBackoff.untilMs(initFailures, clockMs.getAsLong());
         LOG.debug("InitProducerId to node {} failed; retrying", node, failure);
-    }
-
-    private int leaderEpoch(TopicPartition partition) {
-        PartitionLeadership leadership = cache.leadership(partition);
-        return leadership == null ? -1 : leadership.leaderEpoch();
     }
 }
