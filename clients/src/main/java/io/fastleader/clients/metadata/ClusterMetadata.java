@@ -85,7 +85,6 @@ public final class ClusterMetadata implements AutoCloseable {
     private long wakeupAtMs = Long.MAX_VALUE;
     private long lastView;
     private boolean closed;
-    private Map<Integer, BrokerEndpoint> nodesInPool = Map.of();
     /** Written on {@code thread}; volatile because {@link #describeAllTopics} reads it on its caller's. */
     private volatile int metadataNode = Integer.MIN_VALUE;
 
@@ -110,7 +109,8 @@ public final class ClusterMetadata implements AutoCloseable {
         for (int i = 0; i < bootstrapServers.size(); i++) {
             bootstrap.put(-1 - i, bootstrapServers.get(i));
         }
-        this.cache = new LeaderCache(metrics);
+        // The pool learns every node table before the cache shows a leadership that names it.
+        this.cache = new LeaderCache(metrics, this::useNodes);
         this.topicUse = new TopicUse(config.metadataMaxIdle());
         this.schedule = new RefreshSchedule(config, random);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
@@ -249,10 +249,6 @@ public final class ClusterMetadata implements AutoCloseable {
                     .forEach((partition, verdict) -> (verdict.isAccepted() ? confirm : rejected).add(partition.topic()));
         } else {
             moves.hints().forEach(hint -> unhinted.add(hint.partition().topic()));
-        }
-        if (!confirm.isEmpty()) {
-            // The sender retries at once, perhaps to a broker only this response's NodeEndpoints named.
-            syncPoolNodes();
         }
         synchronized (lock) {
             schedule.confirmLater(confirm, clockMs.getAsLong());
@@ -416,7 +412,6 @@ public final class ClusterMetadata implements AutoCloseable {
         cache.applyMetadata(response, view);
         lastAppliedMs = clockMs.getAsLong();
         metadataNode = node;
-        syncPoolNodes();
         List<Runnable> completions = new ArrayList<>();
         synchronized (lock) {
             schedule.succeeded(clockMs.getAsLong());
@@ -512,18 +507,11 @@ public final class ClusterMetadata implements AutoCloseable {
         return rotation;
     }
 
-    /** Gives the pool the cache's node table, if it changed since last time. */
-    private void syncPoolNodes() {
-        synchronized (lock) {
-            Map<Integer, BrokerEndpoint> nodes = cache.nodes();
-            if (nodes == nodesInPool) {
-                return;
-            }
-            Map<Integer, InetSocketAddress> addresses = new HashMap<>(bootstrap);
-            nodes.forEach((id, endpoint) -> addresses.put(id, endpoint.address()));
-            pool.updateNodes(addresses);
-            nodesInPool = nodes;
-        }
+    /** Gives the pool the cache's new node table, the bootstrap servers kept. */
+    private void useNodes(Map<Integer, BrokerEndpoint> nodes) {
+        Map<Integer, InetSocketAddress> addresses = new HashMap<>(bootstrap);
+        nodes.forEach((id, endpoint) -> addresses.put(id, endpoint.address()));
+        pool.updateNodes(addresses);
     }
 
     /** A caller waiting for an answer that gives a topic at least {@code partitions} partitions; it may cancel {@code done}. */

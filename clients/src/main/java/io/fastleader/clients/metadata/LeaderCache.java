@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -56,16 +57,31 @@ public final class LeaderCache {
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> wakeups = new CopyOnWriteArrayList<>();
     private final MetadataMetrics metrics;
+    private final Consumer<Map<Integer, BrokerEndpoint>> nodesChanged;
 
-    /** An empty cache that counts hint verdicts in {@code metrics}. */
+    /** An empty cache that counts hint verdicts in {@code metrics}, its node table followed by nobody. */
     public LeaderCache(MetadataMetrics metrics) {
-        this(new ConcurrentHashMap<>(), metrics);
+        this(metrics, nodes -> { });
+    }
+
+    /**
+     * An empty cache that counts hint verdicts in {@code metrics}.
+     *
+     * @param nodesChanged given every new node table while the write that changed it holds the
+     *                     lock, before any leadership it names is visible: a connection pool
+     *                     learns a new leader's address before anyone can route to it. It must
+     *                     be quick and must not call back into the cache.
+     */
+    public LeaderCache(MetadataMetrics metrics, Consumer<Map<Integer, BrokerEndpoint>> nodesChanged) {
+        this(new ConcurrentHashMap<>(), metrics, nodesChanged);
     }
 
     /** A cache over a given topic map, so tests can watch how a write reaches partitions. */
-    LeaderCache(ConcurrentMap<String, AtomicReferenceArray<PartitionLeadership>> partitionsByTopic, MetadataMetrics metrics) {
+    LeaderCache(ConcurrentMap<String, AtomicReferenceArray<PartitionLeadership>> partitionsByTopic, MetadataMetrics metrics,
+                Consumer<Map<Integer, BrokerEndpoint>> nodesChanged) {
         this.partitionsByTopic = Objects.requireNonNull(partitionsByTopic, "partitionsByTopic");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.nodesChanged = Objects.requireNonNull(nodesChanged, "nodesChanged");
     }
 
     /** The partition's leadership as last learned, or null if the partition is not tracked. */
@@ -298,7 +314,7 @@ public final class LeaderCache {
                 table.putIfAbsent(id, endpoint);
             }
         });
-        nodes = Map.copyOf(table);
+        replaceNodes(table);
     }
 
     /** Called holding {@code writeLock}. */
@@ -306,7 +322,15 @@ public final class LeaderCache {
         Map<Integer, BrokerEndpoint> table = new HashMap<>(nodes);
         table.put(endpoint.nodeId(), new BrokerEndpoint(endpoint.nodeId(), endpoint.host(), endpoint.port(),
                 endpoint.rack(), true));
-        nodes = Map.copyOf(table);
+        replaceNodes(table);
+    }
+
+    /** Called holding {@code writeLock}, before the write sets any partition. */
+    private void replaceNodes(Map<Integer, BrokerEndpoint> table) {
+        if (!table.equals(nodes)) {
+            nodes = Map.copyOf(table);
+            nodesChanged.accept(nodes);
+        }
     }
 
     private void notifyListeners(List<Change> changes) {

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.fastleader.clients.producer.ProduceErrorKind;
 
 class FetchErrorKindTest {
 
@@ -14,10 +18,17 @@ class FetchErrorKindTest {
     }
 
     @Test
-    void aStaleViewOfThePartitionRefreshesMetadata() {
-        assertThat(FetchErrorKind.of(Errors.UNKNOWN_TOPIC_ID)).isEqualTo(FetchErrorKind.STALE_METADATA);
-        assertThat(FetchErrorKind.of(Errors.UNKNOWN_TOPIC_OR_PARTITION)).isEqualTo(FetchErrorKind.STALE_METADATA);
-        assertThat(FetchErrorKind.of(Errors.KAFKA_STORAGE_ERROR)).isEqualTo(FetchErrorKind.STALE_METADATA);
+    void aStaleViewOfThePartitionIsALeaderMoveWithoutAHint() {
+        assertThat(FetchErrorKind.of(Errors.UNKNOWN_TOPIC_ID)).isEqualTo(FetchErrorKind.LEADER_MOVED);
+        assertThat(FetchErrorKind.of(Errors.UNKNOWN_TOPIC_OR_PARTITION)).isEqualTo(FetchErrorKind.LEADER_MOVED);
+        assertThat(FetchErrorKind.of(Errors.KAFKA_STORAGE_ERROR)).isEqualTo(FetchErrorKind.LEADER_MOVED);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Errors.class)
+    void anErrorIsALeaderMoveForTheConsumerExactlyWhenItIsOneForTheProducer(Errors error) {
+        assertThat(FetchErrorKind.of(error) == FetchErrorKind.LEADER_MOVED)
+                .isEqualTo(ProduceErrorKind.of(error) == ProduceErrorKind.LEADER_MOVED);
     }
 
     @Test

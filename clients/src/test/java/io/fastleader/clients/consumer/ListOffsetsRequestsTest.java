@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Plan;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Target;
 import io.fastleader.clients.metadata.PartitionLeadership;
-import io.fastleader.clients.metadata.PartitionLeadership.Source;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.ListOffsetsRequestData;
 import io.fastleader.protocol.message.ListOffsetsRequestData.ListOffsetsPartition;
@@ -104,6 +103,6 @@ class ListOffsetsRequestsTest {
     }
 
     private static PartitionLeadership led(int leader, int epoch) {
-        return new PartitionLeadership(Uuid.ZERO_UUID, leader, epoch, List.of(), List.of(), List.of(), Source.METADATA, 1);
+        return new PartitionLeadership(Uuid.ZERO_UUID, leader, epoch, List.of(), List.of(), List.of(), 1);
     }
 }

@@ -14,11 +14,16 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.consumer.PartitionState.Phase;
+import io.fastleader.clients.metadata.EpochBackoff;
+import io.fastleader.clients.metadata.Refusal;
+import io.fastleader.clients.network.ExponentialBackoff;
 
 class PartitionStateTest {
 
     private static final TopicPartition PARTITION = new TopicPartition("orders", 3);
-    private static final long BACKOFF_MS = 100;
+    /** retry.backoff.ms 100 to 1000, at the midpoint of the jitter: every wait is its base term. */
+    private static final EpochBackoff BACKOFF = new EpochBackoff(
+            new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), ExponentialBackoff.KAFKA_JITTER), () -> 0.5, true);
 
     private final PartitionState state = new PartitionState(PARTITION);
 
@@ -65,7 +70,7 @@ class PartitionStateTest {
     @Test
     void skipsBackoffOnFirstRetryAfterTheLeaderEpochAdvances() {
         fetchingAt(10, 4);
-        state.refused(5, 1_000, BACKOFF_MS);
+        refusedAt(5, 1_000);
 
         assertThat(state.isFetchable(5, 1_000)).isFalse();
         assertThat(state.isFetchable(6, 1_000)).isTrue();
@@ -74,32 +79,32 @@ class PartitionStateTest {
     @Test
     void backsOffARetryAtTheSameEpochUntilTheBackoffEnds() {
         fetchingAt(10, 4);
-        state.refused(5, 1_000, BACKOFF_MS);
+        refusedAt(5, 1_000);
 
         assertThat(state.isFetchable(5, 1_099)).isFalse();
         assertThat(state.isFetchable(5, 1_100)).isTrue();
-        assertThat(state.backoffUntilMs()).isEqualTo(1_100);
+        assertThat(state.backoff().untilMs()).isEqualTo(1_100);
     }
 
     @Test
     void aSecondRefusalAtTheNewEpochBacksOffAgain() {
         fetchingAt(10, 4);
-        state.refused(5, 1_000, BACKOFF_MS);
-        state.refused(6, 1_001, 2 * BACKOFF_MS);
+        refusedAt(5, 1_000);
+        refusedAt(6, 1_001);
 
         assertThat(state.isFetchable(6, 1_001)).isFalse();
-        assertThat(state.failures()).isEqualTo(2);
+        assertThat(state.backoff().failures()).isEqualTo(2);
     }
 
     @Test
     void aGoodAnswerClearsTheBackoff() {
         fetchingAt(10, 4);
-        state.refused(5, 1_000, BACKOFF_MS);
+        refusedAt(5, 1_000);
 
         state.fetched(20, 20, 0);
 
         assertThat(state.isFetchable(5, 1_000)).isTrue();
-        assertThat(state.failures()).isZero();
+        assertThat(state.backoff()).isEqualTo(EpochBackoff.State.NONE);
     }
 
     @Test
@@ -260,5 +265,10 @@ class PartitionStateTest {
         assertThat(byDuration.targetTimestamp(10_000_000)).isEqualTo(10_000_000 - Duration.ofHours(1).toMillis());
         assertThatThrownBy(() -> ResetStrategy.parse("by_duration:-PT1H"))
                 .hasMessageContaining("auto.offset.reset");
+    }
+
+    /** The leader refused a Fetch sent at {@code epoch}, naming no leader. */
+    private void refusedAt(int epoch, long nowMs) {
+        state.backOff(BACKOFF.refused(state.backoff(), epoch, Refusal.NONE, nowMs));
     }
 }

@@ -44,8 +44,8 @@ class LeaderCachePropertyTest {
                         newestSeen[input.partition] = Math.max(newestSeen[input.partition], input.epoch);
                     }
                     case TRUE_HINT -> {
-                        HintVerdict verdict = cache.applyHint(
-                                new LeaderHint(partition, TOPIC_ID, trueLeader(input.partition, input.epoch), input.epoch), List.of());
+                        HintVerdict verdict = applyHint(cache,
+                                new LeaderHint(partition, TOPIC_ID, trueLeader(input.partition, input.epoch), input.epoch));
                         if (verdict.isAccepted()) {
                             newestSeen[input.partition] = Math.max(newestSeen[input.partition], input.epoch);
                         }
@@ -53,7 +53,7 @@ class LeaderCachePropertyTest {
                     case LYING_HINT -> {
                         if (before != null) {
                             int staleEpoch = Math.max(0, before.leaderEpoch() - input.epoch % 2);
-                            cache.applyHint(new LeaderHint(partition, TOPIC_ID, (before.leaderId() + 1) % BROKERS, staleEpoch), List.of());
+                            applyHint(cache, new LeaderHint(partition, TOPIC_ID, (before.leaderId() + 1) % BROKERS, staleEpoch));
                         }
                     }
                 }
@@ -92,4 +92,9 @@ class LeaderCachePropertyTest {
     enum Kind { METADATA, TRUE_HINT, LYING_HINT }
 
     record Input(Kind kind, int partition, int epoch) { }
+
+    /** Applies one hint as a response with no {@code NodeEndpoints} would. */
+    private static HintVerdict applyHint(LeaderCache cache, LeaderHint hint) {
+        return cache.applyHints(List.of(hint), List.of()).get(hint.partition());
+    }
 }

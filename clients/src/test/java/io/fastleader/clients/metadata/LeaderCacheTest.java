@@ -8,7 +8,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 
@@ -20,7 +22,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.fastleader.clients.metadata.PartitionLeadership.Source;
 
 class LeaderCacheTest {
 
@@ -86,7 +87,6 @@ class LeaderCacheTest {
         PartitionLeadership leadership = cache.leadership(P0);
         assertThat(leadership.leaderId()).isEqualTo(2);
         assertThat(leadership.leaderEpoch()).isEqualTo(5);
-        assertThat(leadership.source()).isEqualTo(Source.HINT);
         assertThat(leadership.replicas()).containsExactly(1, 2, 3);
     }
 
@@ -134,7 +134,7 @@ class LeaderCacheTest {
     void testHintForEarlierIncarnationOfTopicIsIgnored() {
         trackOrders(4, 1);
 
-        HintVerdict verdict = cache.applyHint(new LeaderHint(P0, RECREATED_ID, 2, 9), List.of());
+        HintVerdict verdict = apply(new LeaderHint(P0, RECREATED_ID, 2, 9));
 
         assertThat(verdict).isEqualTo(HintVerdict.UNTRACKED_PARTITION);
         assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
@@ -152,7 +152,7 @@ class LeaderCacheTest {
     @Test
     void testHintTouchesOnlyHintedPartitions() {
         WatchedTopics watched = new WatchedTopics();
-        LeaderCache watchedCache = new LeaderCache(watched, new MetadataMetrics(metrics));
+        LeaderCache watchedCache = new LeaderCache(watched, new MetadataMetrics(metrics), nodes -> { });
         int[] leaders = new int[1000];
         Arrays.fill(leaders, 1);
         watchedCache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 4, leaders).build(), 1);
@@ -205,7 +205,7 @@ class LeaderCacheTest {
                 .topic("orders", TOPIC_ID, 5, 4).build(), 2);
 
         assertThat(cache.node(4)).isEqualTo(new BrokerEndpoint(4, "broker-4", 9093, null, false));
-        assertThat(cache.leadership(P0).source()).isEqualTo(Source.METADATA);
+        assertThat(cache.leadership(P0).view()).isEqualTo(2);
     }
 
     @Test
@@ -229,8 +229,6 @@ class LeaderCacheTest {
         assertThat(cache.leadership(P0).leaderEpoch()).isZero();
         assertThat(cache.leadership(P0).leaderId()).isEqualTo(2);
         assertThat(cache.topicId("orders")).contains(RECREATED_ID);
-        assertThat(cache.topicName(RECREATED_ID)).isEqualTo("orders");
-        assertThat(cache.topicName(TOPIC_ID)).isNull();
     }
 
     @Test
@@ -260,7 +258,8 @@ class LeaderCacheTest {
     void testListenerHearsLeaderChangesFromHintsAndMetadata() {
         List<String> changes = new ArrayList<>();
         cache.addListener((partition, previous, current) ->
-                changes.add(partition + ":" + (previous == null ? "none" : previous.leaderEpoch()) + "->" + current.leaderEpoch()));
+                changes.add(partition + ":" + (previous == null ? "none" : previous.leaderEpoch()) + "->" + current.leaderEpoch()),
+                Runnable::run);
 
         trackOrders(4, 1);
         hint(P0, 2, 5);
@@ -273,11 +272,54 @@ class LeaderCacheTest {
     void testListenerIsNotCalledWhenRefreshKeepsLeaderAndEpoch() {
         trackOrders(4, 1);
         List<TopicPartition> changed = new ArrayList<>();
-        cache.addListener((partition, previous, current) -> changed.add(partition));
+        cache.addListener((partition, previous, current) -> changed.add(partition), Runnable::run);
 
         cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 1, 4, List.of(1)).build(), 2);
 
         assertThat(changed).isEmpty();
+    }
+
+    @Test
+    void testANewNodeTableIsGivenOutBeforeAnyLeadershipNamingItIsVisible() {
+        List<String> seen = new ArrayList<>();
+        LeaderCache[] followed = new LeaderCache[1];
+        followed[0] = new LeaderCache(new MetadataMetrics(metrics), nodes -> {
+            PartitionLeadership p0 = followed[0].leadership(P0);
+            seen.add(new TreeSet<>(nodes.keySet()) + " while P0 is led by " + (p0 == null ? "nobody" : p0.leaderId()));
+        });
+        followed[0].applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 4, 1, 1).build(), 1);
+
+        followed[0].applyHints(List.of(new LeaderHint(P0, TOPIC_ID, 4, 5)),
+                List.of(new BrokerEndpoint(4, "broker-4", 9092, null, false)));
+
+        assertThat(seen).containsExactly("[1, 2, 3] while P0 is led by nobody", "[1, 2, 3, 4] while P0 is led by 1");
+        assertThat(followed[0].leadership(P0).leaderId()).isEqualTo(4);
+    }
+
+    @Test
+    void testListenerIsToldOnItsOwnExecutorWithOneTaskPerWrite() {
+        List<Runnable> tasks = new ArrayList<>();
+        List<TopicPartition> changed = new ArrayList<>();
+        cache.addListener((partition, previous, current) -> changed.add(partition), tasks::add);
+
+        trackOrders(4, 1);
+
+        assertThat(changed).as("nothing runs on the writing thread").isEmpty();
+        assertThat(tasks).hasSize(1);
+        tasks.get(0).run();
+        assertThat(changed).containsExactly(P0, P1);
+    }
+
+    @Test
+    void testWakeupRunsAfterAWriteThatChangedALeaderOnly() {
+        trackOrders(4, 1);
+        AtomicInteger wakeups = new AtomicInteger();
+        cache.wakeOnChange(wakeups::incrementAndGet);
+
+        trackOrders(4, 1);
+        assertThat(wakeups).hasValue(0);
+        hint(P0, 2, 5);
+        assertThat(wakeups).hasValue(1);
     }
 
     @Test
@@ -300,7 +342,12 @@ class LeaderCacheTest {
     }
 
     private HintVerdict hint(TopicPartition partition, int leaderId, int leaderEpoch) {
-        return cache.applyHint(new LeaderHint(partition, TOPIC_ID, leaderId, leaderEpoch), List.of());
+        return apply(new LeaderHint(partition, TOPIC_ID, leaderId, leaderEpoch));
+    }
+
+    /** Applies one hint as a response with no {@code NodeEndpoints} would. */
+    private HintVerdict apply(LeaderHint hint) {
+        return cache.applyHints(List.of(hint), List.of()).get(hint.partition());
     }
 
     private double count(String name, Map<String, String> tags) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class RefreshScheduleTest {
 
     private static final MetadataConfig CONFIG = new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100),
-            Duration.ofMillis(1000), Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY);
+            Duration.ofMillis(1000), Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true);
 
     /** The midpoint of the jitter range: every backoff is exactly its base term. */
     private final RefreshSchedule schedule = new RefreshSchedule(CONFIG, () -> 0.5);

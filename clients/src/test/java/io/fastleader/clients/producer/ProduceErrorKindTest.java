@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.EnumSource;
 
 class ProduceErrorKindTest {
 
@@ -33,16 +32,5 @@ class ProduceErrorKindTest {
     })
     void testClassifiesEachErrorOnce(Errors error, ProduceErrorKind kind) {
         assertThat(ProduceErrorKind.of(error)).isEqualTo(kind);
-    }
-
-    @ParameterizedTest
-    @EnumSource(Errors.class)
-    void testOnlyRefusalsForLeadershipMayCarryHints(Errors error) {
-        boolean expected = error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
-
-        assertThat(ProduceErrorKind.mayCarryHint(error)).isEqualTo(expected);
-        if (expected) {
-            assertThat(ProduceErrorKind.of(error)).isEqualTo(ProduceErrorKind.LEADER_MOVED);
-        }
     }
 }

@@ -25,6 +25,8 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.clients.metadata.EpochBackoff;
+
 class ProducerBatchTest {
 
     private static final TopicPartition TP = new TopicPartition("orders", 3);
@@ -211,14 +213,15 @@ class ProducerBatchTest {
     }
 
     @Test
-    void testRetriedBatchBacksOffUntilItsRetryTime() {
+    void testARetriedBatchMayGoWhenItsBackoffEndsOrItsPartitionsEpochAdvances() {
         ProducerBatch batch = batch(1024);
         batch.markSent(5);
 
-        batch.retryAt(1_500);
+        batch.backOff(new EpochBackoff.State(1, 1, 5, 1_500, true));
 
-        assertThat(batch.isBackingOff(1_499)).isTrue();
-        assertThat(batch.isBackingOff(1_500)).isFalse();
+        assertThat(batch.mayGo(5, 1_499)).isFalse();
+        assertThat(batch.mayGo(5, 1_500)).isTrue();
+        assertThat(batch.mayGo(6, 1_499)).isTrue();
     }
 
     @Test

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -21,6 +23,8 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.metadata.EpochBackoff;
+
 class RecordAccumulatorTest {
 
     private static final TopicPartition TP0 = new TopicPartition("orders", 0);
@@ -32,9 +36,13 @@ class RecordAccumulatorTest {
     private static final int MAX_REQUEST_SIZE = 8192;
     private static final long NO_BLOCK = 0;
 
+    /** Each partition's leader epoch as the accumulator reads it at readiness; -1 (unknown) when absent. */
+    private final Map<TopicPartition, Integer> leaderEpochs = new HashMap<>();
+
     private RecordAccumulator accumulator(long bufferMemory) {
         return new RecordAccumulator(new AccumulatorConfig(BATCH_SIZE, LINGER_MS, bufferMemory, Compression.NONE,
-                DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE), new ProducerMetrics(new Metrics()));
+                DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE), new ProducerMetrics(new Metrics()),
+                partition -> leaderEpochs.getOrDefault(partition, -1));
     }
 
     private final RecordAccumulator accumulator = accumulator(64 * 1024);
@@ -328,8 +336,9 @@ class RecordAccumulatorTest {
         append(TP0, 10, 0);
         ProducerBatch batch = drainOne(accumulator, TP0, 0);
         batch.markSent(5);
-        batch.retryAt(500);
+        batch.backOff(new EpochBackoff.State(1, 1, 5, 500, true));
         accumulator.reenqueue(batch);
+        leaderEpochs.put(TP0, 5);
 
         ReadyCheck backingOff = accumulator.ready(400);
 
@@ -337,6 +346,20 @@ class RecordAccumulatorTest {
         assertThat(backingOff.nextReadyCheckDelayMs()).isEqualTo(100);
         assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 400)).isEmpty();
         assertThat(accumulator.ready(500).readyPartitions()).containsExactly(TP0);
+    }
+
+    @Test
+    void testRetryIsReadyAtOnceWhenItsPartitionsLeaderEpochAdvancedSinceItWasRefused() throws Exception {
+        append(TP0, 10, 0);
+        ProducerBatch batch = drainOne(accumulator, TP0, 0);
+        batch.markSent(5);
+        batch.backOff(new EpochBackoff.State(1, 1, 5, 500, true));
+        accumulator.reenqueue(batch);
+
+        leaderEpochs.put(TP0, 6);
+
+        assertThat(accumulator.ready(100).readyPartitions()).containsExactly(TP0);
+        assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 100)).containsExactly(batch);
     }
 
     @Test
@@ -387,19 +410,6 @@ class RecordAccumulatorTest {
         assertThat(expired).extracting(ProducerBatch::topicPartition).containsExactly(TP0);
         assertThat(accumulator.drain(List.of(TP0, TP1), MAX_REQUEST_SIZE, DELIVERY_TIMEOUT_MS))
                 .extracting(ProducerBatch::topicPartition).containsExactly(TP1);
-    }
-
-    @Test
-    void testQueuedRetriesAreTheBatchesSentBeforeInQueueOrder() throws Exception {
-        List<ProducerBatch> sent = sendFromTP0(2);
-        append(TP0, 10, 10);
-        assertThat(accumulator.queuedRetries(TP0)).isEmpty();
-
-        accumulator.reenqueue(sent.get(1));
-        accumulator.reenqueue(sent.get(0));
-
-        assertThat(accumulator.queuedRetries(TP0)).containsExactlyElementsOf(sent);
-        assertThat(accumulator.queuedRetries(TP1)).isEmpty();
     }
 
     @Test

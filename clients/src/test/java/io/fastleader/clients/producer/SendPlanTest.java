@@ -13,7 +13,6 @@ import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.metadata.PartitionLeadership;
-import io.fastleader.clients.metadata.PartitionLeadership.Source;
 
 class SendPlanTest {
 
@@ -65,6 +64,6 @@ class SendPlanTest {
     }
 
     private static PartitionLeadership led(int leader) {
-        return new PartitionLeadership(Uuid.ZERO_UUID, leader, 3, List.of(1, 2, 3), List.of(1, 2, 3), List.of(), Source.METADATA, 1);
+        return new PartitionLeadership(Uuid.ZERO_UUID, leader, 3, List.of(1, 2, 3), List.of(1, 2, 3), List.of(), 1);
     }
 }

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ConnectionListener;
@@ -74,6 +75,7 @@ class SenderTest {
     /** Produce answers the test gives by hand ({@link #startAnsweringLater}), by request index. */
     private final List<CompletableFuture<ApiMessage>> heldAnswers = new CopyOnWriteArrayList<>();
     private final AtomicInteger answersGiven = new AtomicInteger();
+    private final AtomicLong retryReadinessChecks = new AtomicLong();
     /** For each Produce request as it reached the broker: how many held answers the test had given then. */
     private final List<Integer> answersGivenOnArrival = new CopyOnWriteArrayList<>();
     /** For each InitProducerId as the client started writing it: how many held answers the test had given then. */
@@ -334,9 +336,9 @@ class SenderTest {
         leader = 1;
         leaderEpoch = 6;
 
+        long checks = retryReadinessChecks.get();
         giveAnswer(1, hinted(1, 6));
-        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1,
-                "the first batch waits in its queue while the others are in flight to the old leader");
+        awaitRetryCheckedSince(checks, "the first batch waits in its queue while the others are in flight to the old leader");
         giveAnswer(2, hinted(1, 6));
         giveAnswer(3, hinted(1, 6));
         awaitProduceRequests(7);
@@ -360,9 +362,12 @@ class SenderTest {
         writeFirstRecord();
         List<Future<RecordMetadata>> futures = sendEach(2);
 
+        long checks = retryReadinessChecks.get();
         giveAnswer(1, refused(Errors.NOT_ENOUGH_REPLICAS));
+        awaitRetryCheckedSince(checks, "the first batch queued again");
+        checks = retryReadinessChecks.get();
         giveAnswer(2, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
-        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 2, "both batches queued again");
+        awaitRetryCheckedSince(checks, "the second batch queued again behind it");
         clock.addAndGet(10_000);
         sender.wakeup();
         awaitProduceRequests(5);
@@ -382,9 +387,11 @@ class SenderTest {
         List<Future<RecordMetadata>> futures = sendEach(2);
 
         // A broker wrote the third batch although it refused the second: the second's sequence is spent.
+        long checks = retryReadinessChecks.get();
         giveAnswer(1, refused(Errors.NOT_ENOUGH_REPLICAS));
+        awaitRetryCheckedSince(checks, "the second batch queued again");
         giveAnswer(2, written(8));
-        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the second batch queued again");
+        spinUntil(() -> futures.get(1).isDone(), "the third batch written");
         clock.addAndGet(10_000);
         sender.wakeup();
         awaitProduceRequests(4);
@@ -404,8 +411,9 @@ class SenderTest {
         writeFirstRecord();
         List<Future<RecordMetadata>> futures = sendEach(2);
 
+        long checks = retryReadinessChecks.get();
         giveAnswer(1, refused(Errors.INVALID_PRODUCER_EPOCH));
-        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the fenced batch queued again");
+        awaitRetryCheckedSince(checks, "the fenced batch queued again");
         giveAnswer(2, refused(Errors.INVALID_PRODUCER_EPOCH));
         awaitProduceRequests(4);
         giveAnswer(3, written(7));
@@ -448,9 +456,10 @@ class SenderTest {
         leader = -1;
 
         clock.addAndGet(12);
+        long checks = retryReadinessChecks.get();
         giveAnswer(0, refused(Errors.NOT_LEADER_OR_FOLLOWER));
-        awaitSenderIdleWith(() -> !metadata.cache().leadership(PARTITION).hasLeader()
-                && accumulator.queuedRetries(PARTITION).size() == 1, "the batch backing off, its partition without a leader");
+        awaitSenderIdleWith(() -> !metadata.cache().leadership(PARTITION).hasLeader() && retryReadinessChecks.get() > checks,
+                "the batch backing off, its partition without a leader");
         int refreshes = metadataRequests.get();
         clock.addAndGet(100);
         sender.wakeup();
@@ -498,8 +507,9 @@ class SenderTest {
         List<Future<RecordMetadata>> futures = sendEach(2);
 
         clock.addAndGet(5);
+        long checks = retryReadinessChecks.get();
         giveAnswer(1, hinted(1, 6));
-        awaitSenderIdleWith(() -> accumulator.queuedRetries(PARTITION).size() == 1, "the refused batch held");
+        awaitRetryCheckedSince(checks, "the refused batch held");
         clock.addAndGet(3);
         giveAnswer(2, hinted(1, 6));
         awaitSenderIdleWith(() -> produced.size() == 5, "both batches resent to the new leader");
@@ -635,8 +645,12 @@ class SenderTest {
         ProducerMetrics producerMetrics = new ProducerMetrics(metrics);
         accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
                 settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()),
-                producerMetrics);
-        RetryPolicy policy = new RetryPolicy(new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), 0.2),
+                producerMetrics, partition -> {
+                    // Asked only of a queue whose first batch is a retry: the sight of a refused batch back in its queue.
+                    retryReadinessChecks.incrementAndGet();
+                    return metadata.cache().leaderEpoch(partition);
+                });
+        EpochBackoff policy = new EpochBackoff(new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), 0.2),
                 () -> 0.5, settings.leaderHintsEnabled());
         sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics,
                 new SlowBatchLog(settings.slowBatchLogMs(), slowBatchLines::add), clock::get);
@@ -718,6 +732,11 @@ class SenderTest {
      * Waits until the sender waits for work, everything it could do done, with {@code condition}
      * true. A sender that acted on it (sent a batch the condition says is queued) never gets there.
      */
+    /** Waits for an idle sender that has checked the readiness of a queued retry since {@code checks} such checks. */
+    private void awaitRetryCheckedSince(long checks, String what) {
+        awaitSenderIdleWith(() -> retryReadinessChecks.get() > checks, what);
+    }
+
     private void awaitSenderIdleWith(BooleanSupplier condition, String what) {
         spinUntil(() -> isParkedInAwait(senderThread) && condition.getAsBoolean(), "an idle sender with " + what);
     }
@@ -758,7 +777,7 @@ class SenderTest {
             if (current.leaderEpoch() >= epoch) {
                 advanced.countDown();
             }
-        });
+        }, Runnable::run);
         if (metadata.cache().leadership(PARTITION).leaderEpoch() < epoch) {
             assertThat(advanced.await(10, TimeUnit.SECONDS)).as("epoch %d learned from Metadata", epoch).isTrue();
         }
