@@ -8,6 +8,7 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Metrics;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ConnectionConfig;
@@ -26,6 +27,9 @@ final class ClientStack implements AutoCloseable {
     /** {@code retry.backoff.ms} and {@code retry.backoff.max.ms} at Kafka's defaults. */
     static final ExponentialBackoff RETRY_BACKOFF =
             new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), ExponentialBackoff.KAFKA_JITTER);
+
+    /** The same backoff for requests a partition's leader may refuse, following leader epochs as with hints on. */
+    static final EpochBackoff LEADER_RETRY_BACKOFF = EpochBackoff.of(MetadataConfig.defaults());
 
     final Metrics metrics = new Metrics();
     final ConnectionPool pool = new ConnectionPool(ConnectionConfig.defaults("fastleader-it"), PoolConfig.defaults());

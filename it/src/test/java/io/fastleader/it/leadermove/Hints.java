@@ -12,7 +12,8 @@ import io.fastleader.clients.producer.ProducerMetrics;
 /**
  * The two ways every leader-move scenario runs: following KIP-951 leader hints, and with them
  * turned off ({@value FastLeaderConfigs#LEADER_HINTS_ENABLED}{@code =false}), which must be just as
- * correct, only slower. Each knows, from the clients' metrics, what path they took.
+ * correct, only slower, and means the same retry policy in both clients (as clients behaved before
+ * KIP-951). Each knows, from the clients' metrics, what path they took.
  */
 enum Hints {
     ON(true),
@@ -32,8 +33,8 @@ enum Hints {
     /**
      * After leaders moved under traffic: with hints on, both clients accepted hints, sent the
      * producer's retries and the consumer's fetches to the new leader without backing off, and
-     * confirmed the hints by Metadata later; with hints off, no hint was taken, no retry skipped
-     * its backoff, and leader errors drove the refreshes instead.
+     * confirmed the hints by Metadata later; with hints off, no hint was taken, neither client's
+     * retries skipped a backoff, and leader errors drove the refreshes instead.
      */
     void assertPathTaken(LeaderMoveTraffic traffic) {
         double producerHints = traffic.producerMetric(MetadataMetrics.GROUP, "leader-hints-accepted-total", Map.of());
@@ -51,7 +52,10 @@ enum Hints {
             assertThat(confirmations).as("refreshes confirming hints").isGreaterThan(0);
         } else {
             assertThat(producerHints + consumerHints).as("hints accepted").isZero();
+            // The same policy in both clients: no epoch advance, however learned, ends a backoff.
             assertThat(retriesAtOnce).as("producer retries sent without backoff").isZero();
+            assertThat(traffic.consumerMetric(ConsumerMetrics.FASTLEADER_GROUP, "fetch-backoffs-skipped-total", Map.of()))
+                    .as("fetches sent without backoff").isZero();
             assertThat(confirmations).as("refreshes confirming hints").isZero();
             assertThat(traffic.producerMetric(MetadataMetrics.GROUP, "metadata-refreshes-total", Map.of("cause", "leader-error"))
                     + traffic.consumerMetric(MetadataMetrics.GROUP, "metadata-refreshes-total", Map.of("cause", "leader-error")))

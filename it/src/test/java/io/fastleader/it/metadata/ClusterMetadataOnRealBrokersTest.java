@@ -3,7 +3,6 @@ package io.fastleader.it.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,10 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import io.fastleader.clients.metadata.BrokerEndpoint;
 import io.fastleader.clients.metadata.ClusterMetadata;
-import io.fastleader.clients.metadata.HintVerdict;
-import io.fastleader.clients.metadata.LeaderHint;
+import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.metadata.PartitionLeadership;
@@ -107,26 +104,25 @@ class ClusterMetadataOnRealBrokersTest {
                     .get(30, TimeUnit.SECONDS);
             PartitionProduceResponse answer = refused.responses().find("moving").partitionResponses().get(0);
             assertThat(answer.errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
-            LeaderHint hint = new LeaderHint(partition, created.topicId(), answer.currentLeader().leaderId(),
-                    answer.currentLeader().leaderEpoch());
+            LeaderMoves moves = LeaderMoves.of(refused, Map.of("moving", created.topicId()));
 
-            Map<TopicPartition, HintVerdict> verdicts = metadata.onLeaderHints(List.of(hint), endpoints(refused));
+            metadata.onLeaderMoves(moves);
 
-            assertThat(verdicts).containsEntry(partition, HintVerdict.ACCEPTED);
+            assertThat(metric("leader-hints-accepted-total", Map.of())).isEqualTo(1.0);
             PartitionLeadership hinted = metadata.cache().leadership(partition);
             assertThat(hinted.leaderId()).isEqualTo(newLeader);
             assertThat(hinted.leaderEpoch()).isGreaterThan(before.leaderEpoch());
-            assertThat(hinted.source()).isEqualTo(PartitionLeadership.Source.HINT);
+            assertThat(hinted.view()).as("a hint keeps the view of the answer it replaced").isEqualTo(before.view());
 
             Await.until("the hint is confirmed by Metadata", Duration.ofSeconds(30),
-                    () -> metadata.cache().leadership(partition).source() == PartitionLeadership.Source.METADATA);
+                    () -> metadata.cache().leadership(partition).view() > hinted.view());
             assertThat(metadata.cache().leadership(partition).leaderEpoch()).isEqualTo(hinted.leaderEpoch());
             assertThat(refreshes("hint-confirmation")).isEqualTo(1.0);
             assertThat(refreshes("rejected-hint")).isZero();
             assertThat(refreshes("leader-error")).isZero();
 
-            HintVerdict repeated = metadata.onLeaderHints(List.of(hint), endpoints(refused)).get(partition);
-            assertThat(repeated).isEqualTo(HintVerdict.NOT_ADVANCING);
+            metadata.onLeaderMoves(moves);
+            assertThat(metric("leader-hints-rejected-total", Map.of("reason", "not-advancing"))).isEqualTo(1.0);
             Await.until("the stale hint triggers a refresh", Duration.ofSeconds(30), () -> refreshes("rejected-hint") == 1.0);
         }
     }
@@ -143,14 +139,6 @@ class ClusterMetadataOnRealBrokersTest {
     private double metric(String name, Map<String, String> tags) {
         MetricName metricName = metrics.metricName(name, MetadataMetrics.GROUP, "", tags);
         return (double) metrics.metric(metricName).metricValue();
-    }
-
-    private static List<BrokerEndpoint> endpoints(ProduceResponseData response) {
-        List<BrokerEndpoint> endpoints = new ArrayList<>();
-        for (ProduceResponseData.NodeEndpoint endpoint : response.nodeEndpoints()) {
-            endpoints.add(new BrokerEndpoint(endpoint.nodeId(), endpoint.host(), endpoint.port(), endpoint.rack(), true));
-        }
-        return endpoints;
     }
 
     private static ProduceRequestData produce(TopicPartition partition) {
