@@ -9,7 +9,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
@@ -34,6 +33,7 @@ import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
 import io.fastleader.protocol.message.OffsetCommitResponseData;
@@ -191,7 +191,7 @@ public final class GroupOffsets {
     }
 
     private void discovered(int asked, CompletableFuture<Integer> found, ApiMessage response, Throwable error) {
-        Throwable failure = unwrap(error);
+        Throwable failure = Failures.cause(error);
         int nodeId = UNKNOWN;
         if (failure == null) {
             Coordinator answer = GroupRequests.coordinator((FindCoordinatorResponseData) response, groupId);
@@ -236,10 +236,6 @@ public final class GroupOffsets {
                 coordinator = UNKNOWN;
             }
         }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /**
@@ -329,12 +325,12 @@ public final class GroupOffsets {
             }
             coordinator().whenComplete((node, lookupError) -> {
                 if (lookupError != null) {
-                    failed(UNKNOWN, unwrap(lookupError));
+                    failed(UNKNOWN, Failures.cause(lookupError));
                     return;
                 }
                 send.apply(node).whenComplete((response, error) -> {
                     if (error != null) {
-                        failed(node, unwrap(error));
+                        failed(node, Failures.cause(error));
                     } else {
                         answered(node, response);
                     }

@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.common.IsolationLevel;
@@ -33,6 +32,7 @@ import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.ListOffsetsResponseData;
 import io.fastleader.protocol.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
@@ -150,7 +150,7 @@ public final class OffsetLookup {
                 synchronized (this) {
                     awaitedTopics = Set.of();
                 }
-                Throwable failure = unwrap(error);
+                Throwable failure = Failures.cause(error);
                 if (failure != null && !(failure instanceof RetriableException)) {
                     result.completeExceptionally(failure);
                 } else {
@@ -201,7 +201,7 @@ public final class OffsetLookup {
                     return;
                 }
                 long nowMs = clockMs.getAsLong();
-                Throwable failure = unwrap(error);
+                Throwable failure = Failures.cause(error);
                 if (failure instanceof RetriableException retriable) {
                     LOG.debug("ListOffsets to node {} failed; retrying its {} partition(s)", node, targets.size(), failure);
                     for (Target target : targets) {
@@ -306,9 +306,5 @@ public final class OffsetLookup {
                     : lastError != null ? "; last error: " + lastError : "";
             return new TimeoutException("Timed out looking up the offsets of " + missing + why, lastError);
         }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 }

@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,6 +34,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataRequestData.MetadataRequestTopic;
@@ -285,7 +285,7 @@ public final class ClusterMetadata implements AutoCloseable {
         metrics.recordRequest();
         pool.send(node, ApiKey.METADATA, new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false))
                 .whenComplete((response, error) -> {
-                    Throwable failure = error != null ? unwrap(error) : topLevelError((MetadataResponseData) response);
+                    Throwable failure = error != null ? Failures.cause(error) : topLevelError((MetadataResponseData) response);
                     if (failure == null) {
                         answer.complete((MetadataResponseData) response);
                     } else if (!(failure instanceof RetriableException)) {
@@ -308,10 +308,6 @@ public final class ClusterMetadata implements AutoCloseable {
         } catch (RejectedExecutionException closed) {
             answer.completeExceptionally(new KafkaException("the client's metadata is closed"));
         }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /**

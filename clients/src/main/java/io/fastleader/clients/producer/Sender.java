@@ -2,13 +2,11 @@ package io.fastleader.clients.producer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
 
@@ -26,9 +24,9 @@ import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.LeaderMoves;
-import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.RequestTimedOutException;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
@@ -294,7 +292,7 @@ public final class Sender implements Runnable {
         requestsPerNode.merge(node, -1, Integer::sum);
         batches.forEach(inFlight::answered);
         if (error != null) {
-            Throwable failure = error instanceof CompletionException ? error.getCause() : error;
+            Throwable failure = Failures.cause(error);
             String outcome = failure instanceof RequestTimedOutException ? BatchTimeline.TIMEOUT : BatchTimeline.DISCONNECTED;
             for (ProducerBatch batch : batches) {
                 if (!batch.isDone()) {
@@ -488,7 +486,7 @@ public final class Sender implements Runnable {
 
     private void initAnswered(int node, ApiMessage response, Throwable error) {
         initInFlight = false;
-        Throwable failure = error instanceof CompletionException ? error.getCause() : error;
+        Throwable failure = Failures.cause(error);
         if (failure == null) {
             InitProducerIdResponseData answer = (InitProducerIdResponseData) response;
             Errors code = Errors.forCode(answer.errorCode());
