@@ -42,10 +42,12 @@ import io.fastleader.protocol.message.FetchResponseData;
  * once when the refusal's {@code CurrentLeader} advances the partition's epoch (KIP-951), and
  * after backoff otherwise: the answer's {@link LeaderMoves} go to
  * {@link ClusterMetadata#onLeaderMoves}, and each refused partition waits out its
- * {@link EpochBackoff.State}, asked against the cache when the next Fetches are built. Fetches carry {@code LastFetchedEpoch}, so a log truncated under the
- * consumer comes back as {@code DivergingEpoch} in the same answer; against brokers older than
- * Fetch v12, or with {@code fastleader.last.fetched.epoch.enabled=false}, a position read under an
- * older leader is validated with OffsetsForLeaderEpoch first.
+ * {@link EpochBackoff.State}, asked against the cache when the next Fetches are built.
+ *
+ * <p>Fetches carry {@code LastFetchedEpoch}, so a log truncated under the consumer comes back as
+ * {@code DivergingEpoch} in the same answer; against brokers older than Fetch v12, or with
+ * {@code fastleader.last.fetched.epoch.enabled=false}, a position read under an older leader is
+ * validated with OffsetsForLeaderEpoch first.
  */
 final class Fetcher<K, V> {
 

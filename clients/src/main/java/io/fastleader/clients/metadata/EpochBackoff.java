@@ -116,8 +116,9 @@ public final class EpochBackoff {
      * or until the epoch advances; not a failure, so the series does not grow.
      */
     public State leaderBehind(State previous, int answeredAtEpoch, long nowMs) {
-        return new State(previous.failures(), previous.failuresAtEpoch(), answeredAtEpoch,
-                nowMs + backoff.millis(1, random.getAsDouble()), followsLeaderEpochs);
+        int failuresAtEpoch = previous.refusedAtEpoch() == answeredAtEpoch ? previous.failuresAtEpoch() : 0;
+        return new State(previous.failures(), failuresAtEpoch, answeredAtEpoch, nowMs + backoff.millis(1, random.getAsDouble()),
+                followsLeaderEpochs);
     }
 
     /** The end of the backoff after the {@code failures}-th failure in a row of something no leader refused (a producer id). */
