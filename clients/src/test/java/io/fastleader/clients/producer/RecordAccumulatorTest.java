@@ -333,11 +333,7 @@ class RecordAccumulatorTest {
 
     @Test
     void testRetriedBatchIsNotReadyUntilItsBackoffEnds() throws Exception {
-        append(TP0, 10, 0);
-        ProducerBatch batch = drainOne(accumulator, TP0, 0);
-        batch.markSent(5);
-        batch.backOff(new EpochBackoff.State(1, 1, 5, 500, true));
-        accumulator.reenqueue(batch);
+        refusedAtEpoch5BackingOffUntil500();
         leaderEpochs.put(TP0, 5);
 
         ReadyCheck backingOff = accumulator.ready(400);
@@ -350,16 +346,22 @@ class RecordAccumulatorTest {
 
     @Test
     void testRetryIsReadyAtOnceWhenItsPartitionsLeaderEpochAdvancedSinceItWasRefused() throws Exception {
-        append(TP0, 10, 0);
-        ProducerBatch batch = drainOne(accumulator, TP0, 0);
-        batch.markSent(5);
-        batch.backOff(new EpochBackoff.State(1, 1, 5, 500, true));
-        accumulator.reenqueue(batch);
+        ProducerBatch batch = refusedAtEpoch5BackingOffUntil500();
 
         leaderEpochs.put(TP0, 6);
 
         assertThat(accumulator.ready(100).readyPartitions()).containsExactly(TP0);
         assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 100)).containsExactly(batch);
+    }
+
+    /** A batch of TP0 sent at leader epoch 5, refused, and queued again to back off until 500 ms. */
+    private ProducerBatch refusedAtEpoch5BackingOffUntil500() throws InterruptedException {
+        append(TP0, 10, 0);
+        ProducerBatch batch = drainOne(accumulator, TP0, 0);
+        batch.markSent(5);
+        batch.backOff(new EpochBackoff.State(1, 1, 5, 500, true));
+        accumulator.reenqueue(batch);
+        return batch;
     }
 
     @Test
