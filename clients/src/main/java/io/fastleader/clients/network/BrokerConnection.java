@@ -361,12 +361,13 @@ public final class BrokerConnection implements AutoCloseable {
      * @param doneWriting the writer has written the frames this returned last time, and gives up the write side
      */
     private ByteBuffer[] nextToWrite(boolean doneWriting) throws InterruptedException {
+        BrokerConnectionException timedOut = null;
         lock.lock();
         try {
             if (doneWriting) {
                 writing = false;
             }
-            while (closedBy == null && !timedOutLocked(System.nanoTime())) {
+            while (closedBy == null && (timedOut = timeoutLocked(System.nanoTime())) == null) {
                 if (handedOver != null || (!writing && canWriteLocked())) {
                     writing = true;
                     List<ByteBuffer> frames = new ArrayList<>();
@@ -386,33 +387,43 @@ public final class BrokerConnection implements AutoCloseable {
                 Request oldest = inFlight.peek();
                 writerWakeup.awaitNanos(oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - System.nanoTime());
             }
-            return null;
         } finally {
             lock.unlock();
         }
+        if (timedOut != null) {
+            fail(timedOut);
+        }
+        return null;
     }
 
     /** How long the writer may wait for room in the socket before it must check the oldest request's deadline. */
     private long nanosToWaitForTheSocket() {
+        BrokerConnectionException timedOut;
+        long waitNanos;
         lock.lock();
         try {
             long now = System.nanoTime();
             Request oldest = inFlight.peek();
-            return timedOutLocked(now) || oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - now;
+            timedOut = timeoutLocked(now);
+            waitNanos = timedOut != null || oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - now;
         } finally {
             lock.unlock();
         }
+        if (timedOut != null) {
+            // Closes the socket, so the write waiting for room ends at once.
+            fail(timedOut);
+        }
+        return waitNanos;
     }
 
-    /** Fails the connection if the oldest request in flight is past its deadline. Call with the lock held. */
-    private boolean timedOutLocked(long now) {
+    /** The failure to close the connection with if the oldest request in flight is past its deadline, else null. Call with the lock held. */
+    private BrokerConnectionException timeoutLocked(long now) {
         Request oldest = inFlight.peek();
         if (oldest == null || now - oldest.deadlineNanos < 0) {
-            return false;
+            return null;
         }
-        failLocked(new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
-            + " got no response within " + config.requestTimeout().toMillis() + " ms"));
-        return true;
+        return new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
+            + " got no response within " + config.requestTimeout().toMillis() + " ms");
     }
 
     /** A request is queued and the in-flight limit leaves room for it. Call with the lock held. */
@@ -488,28 +499,29 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * First failure wins: it closes the socket and fails every request; later ones are ignored.
+     * The requests are failed once the lock is released: their callbacks may well send again, on
+     * this connection's replacement or another one.
+     */
     private void fail(BrokerConnectionException cause) {
+        List<Request> failed = new ArrayList<>();
         lock.lock();
         try {
-            failLocked(cause);
+            if (closedBy != null) {
+                return;
+            }
+            closedBy = cause;
+            wire.close();
+            listener.closed();
+            failed.addAll(inFlight);
+            failed.addAll(queued);
+            inFlight.clear();
+            queued.clear();
+            writerWakeup.signalAll();
         } finally {
             lock.unlock();
         }
-    }
-
-    /** First failure wins: it closes the socket and fails every request; later ones are ignored. */
-    private void failLocked(BrokerConnectionException cause) {
-        if (closedBy != null) {
-            return;
-        }
-        closedBy = cause;
-        wire.close();
-        listener.closed();
-        List<Request> failed = new ArrayList<>(inFlight);
-        failed.addAll(queued);
-        inFlight.clear();
-        queued.clear();
-        writerWakeup.signalAll();
         failed.forEach(request -> request.response.completeExceptionally(cause));
     }
 

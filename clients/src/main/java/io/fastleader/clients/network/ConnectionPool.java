@@ -39,7 +39,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * <p>Connections unused for {@code connections.max.idle.ms} are closed by the pool's own sweep, a
  * timer on one daemon thread per pool that fires when the connection used least recently could
  * have idled out (never while no connection is open), so idle connections close even if nobody
- * calls the pool; every call to the pool and {@link #closeIdle} close them too. Every transport
+ * calls the pool; every call to the pool closes them too. Every transport
  * failure reaches the caller as a {@link BrokerConnectionException}. Thread-safe.
  */
 public final class ConnectionPool implements AutoCloseable {
@@ -182,15 +182,6 @@ public final class ConnectionPool implements AutoCloseable {
      */
     public CompletableFuture<Void> connect(int nodeId) {
         return connection(nodeId).thenApply(connection -> null);
-    }
-
-    /** Closes every connection unused for {@code connections.max.idle.ms}. */
-    public void closeIdle() {
-        List<BrokerConnection> idle;
-        synchronized (lock) {
-            idle = takeIdleLocked(nanoClock.getAsLong());
-        }
-        idle.forEach(BrokerConnection::close);
     }
 
     /**

@@ -286,6 +286,45 @@ class BrokerConnectionTest {
     }
 
     @Test
+    void aTimedOutRequestIsFailedOutsideTheConnectionsLock() throws Exception {
+        connect(config(5, Duration.ofMillis(300)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        CompletableFuture<Boolean> askedFromItsCallback = askTheConnectionFromTheCallbackOf(response);
+        server.read();
+
+        assertThat(askedFromItsCallback.get(20, TimeUnit.SECONDS)).as("the connection, asked from another thread, is closed").isFalse();
+    }
+
+    @Test
+    void aRequestOnABrokenConnectionIsFailedOutsideTheConnectionsLock() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        CompletableFuture<Boolean> askedFromItsCallback = askTheConnectionFromTheCallbackOf(response);
+        server.read();
+
+        server.disconnect();
+
+        assertThat(askedFromItsCallback.get(20, TimeUnit.SECONDS)).as("the connection, asked from another thread, is closed").isFalse();
+    }
+
+    /**
+     * When {@code response} completes, its callback asks the connection, from another thread,
+     * whether it is open, and waits up to 5 s for the answer: a callback run under the
+     * connection's lock would wait in vain, and the returned future fail.
+     */
+    private CompletableFuture<Boolean> askTheConnectionFromTheCallbackOf(CompletableFuture<ApiMessage> response) {
+        CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        response.whenComplete((ignored, failure) -> {
+            try {
+                answer.complete(CompletableFuture.supplyAsync(connection::isOpen).get(5, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        return answer;
+    }
+
+    @Test
     void aHugeSizePrefixClosesTheConnectionBeforeAllocating() throws Exception {
         connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
         CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());

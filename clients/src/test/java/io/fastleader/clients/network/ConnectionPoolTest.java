@@ -262,7 +262,7 @@ class ConnectionPoolTest {
         BrokerConnection toTwo = connector.opened.get(1);
 
         advanceMillis(MAX_IDLE_MS - 1);
-        pool.closeIdle();
+        sweepNow();
         assertThat(toOne.isOpen()).isTrue();
         assertThat(toTwo.isOpen()).isTrue();
         roundTrip(one);
@@ -274,7 +274,7 @@ class ConnectionPoolTest {
         assertThat(toOne.isOpen()).isTrue();
 
         advanceMillis(MAX_IDLE_MS);
-        pool.closeIdle();
+        sweepNow();
         assertThat(toOne.isOpen()).isFalse();
 
         FrameServer again = broker();
@@ -418,6 +418,11 @@ class ConnectionPoolTest {
         CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
         broker.respond(broker.read(), new MetadataResponseData());
         response.get(10, TimeUnit.SECONDS);
+    }
+
+    /** Runs the pool's idle sweep now, as its timer would when it fires. */
+    private void sweepNow() {
+        sweeps.get(sweeps.size() - 1).task().run();
     }
 
     private void advanceMillis(long millis) {
