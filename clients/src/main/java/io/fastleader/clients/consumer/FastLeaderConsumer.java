@@ -6,8 +6,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.ConcurrentModificationException;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,7 +13,6 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -66,6 +63,7 @@ import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
@@ -95,7 +93,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final ConsumerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final Map<TopicPartition, PartitionState> assignment = new LinkedHashMap<>();
+    private final SubscriptionState subscriptions = new SubscriptionState();
     private final EventInbox inbox = new EventInbox();
     private final PendingErrors errors = new PendingErrors();
     private final AtomicLong owner = new AtomicLong(NO_OWNER);
@@ -114,7 +112,6 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final Fetcher<K, V> fetcher;
     private final PositionResolver positions;
     private final ReplicaPrewarm prewarm;
-    private volatile Set<String> assignedTopics = Set.of();
     private long nextAutoCommitMs;
     private boolean closed;
 
@@ -168,11 +165,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
             this.fetcher = new Fetcher<>(pool, metadata, settings, decoding, retryBackoff, consumerMetrics, inbox, clockMs,
-                    assignment, errors);
-            this.positions = new PositionResolver(assignment, pool, metadata, offsetLookup, groupOffsets, settings,
+                    subscriptions, errors);
+            this.positions = new PositionResolver(subscriptions, pool, metadata, offsetLookup, groupOffsets, settings,
                     consumerMetrics, inbox, clockMs, errors);
             this.prewarm = settings.connectionsPrewarm()
-                    ? ReplicaPrewarm.start(metadata, pool, this::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
+                    ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
             cache.wakeOnChange(inbox::wakeUp);
             this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
@@ -196,11 +193,6 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         return resource;
     }
 
-    /** Whether a topic has an assigned partition; metadata threads ask, so it reads an immutable snapshot. */
-    private boolean usesTopic(String topic) {
-        return assignedTopics.contains(topic);
-    }
-
     // ---------------------------------------------------------------- assignment
 
     /**
@@ -212,8 +204,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void assign(Collection<TopicPartition> partitions) {
-        acquire();
-        try {
+        runOwned(() -> {
             if (partitions == null) {
                 throw new IllegalArgumentException("Topic partitions collection to assign to cannot be null");
             }
@@ -222,41 +213,21 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     throw new IllegalArgumentException("Topic partitions to assign to cannot have null or empty topic");
                 }
             }
-            if (settings.autoCommit() && !assignment.isEmpty()) {
-                commitAsync(currentPositions(), this::logAutoCommitFailure);
+            if (settings.autoCommit() && !subscriptions.isEmpty()) {
+                commitAsync(subscriptions.positionsToCommit(), this::logAutoCommitFailure);
             }
-            Set<TopicPartition> wanted = new HashSet<>(partitions);
-            assignment.keySet().removeIf(partition -> {
-                if (wanted.contains(partition)) {
-                    return false;
-                }
-                fetcher.forget(partition);
-                consumerMetrics.unassigned(partition);
-                return true;
-            });
-            for (TopicPartition partition : partitions) {
-                if (!assignment.containsKey(partition)) {
-                    assignment.put(partition, new PartitionState(partition));
-                    consumerMetrics.assigned(partition);
-                }
-            }
-            useTopics();
-        } finally {
-            release();
-        }
+            SubscriptionState.Change change = subscriptions.assign(partitions);
+            change.removed().forEach(consumerMetrics::unassigned);
+            change.added().forEach(consumerMetrics::assigned);
+            useTopics(change);
+        });
     }
 
-    private void useTopics() {
-        Set<String> topics = new HashSet<>();
-        assignment.keySet().forEach(partition -> topics.add(partition.topic()));
-        Set<String> dropped = new HashSet<>(assignedTopics);
-        dropped.removeAll(topics);
-        Set<String> added = new HashSet<>(topics);
-        added.removeAll(assignedTopics);
-        assignedTopics = Set.copyOf(topics);
-        if (!dropped.isEmpty()) {
-            metadata.removeTopics(dropped);
+    private void useTopics(SubscriptionState.Change change) {
+        if (!change.topicsDropped().isEmpty()) {
+            metadata.removeTopics(change.topicsDropped());
         }
+        Set<String> added = change.topicsAdded();
         if (!added.isEmpty()) {
             metadata.awaitTopics(added).thenRun(() -> {
                 inbox.wakeUp();
@@ -269,12 +240,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     @Override
     public Set<TopicPartition> assignment() {
-        acquire();
-        try {
-            return Collections.unmodifiableSet(new HashSet<>(assignment.keySet()));
-        } finally {
-            release();
-        }
+        return callOwned(() -> Collections.unmodifiableSet(subscriptions.partitions()));
     }
 
     /** {@inheritDoc} Always empty: group subscription is not supported yet. */
@@ -350,42 +316,42 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public ConsumerRecords<K, V> poll(Duration timeout) {
-        acquire();
-        consumerMetrics.pollStarted();
-        try {
-            if (assignment.isEmpty()) {
-                throw new IllegalStateException("Consumer is not subscribed to any topics or assigned any partitions");
-            }
-            long deadlineMs = deadline(timeout);
-            applyPending(0);
-            while (true) {
-                maybeAutoCommit();
-                errors.throwOldest();
-                ConsumerRecords<K, V> records = fetcher.collect(settings.maxPollRecords());
-                // Sent before returning, so brokers gather the next records while the application works.
-                fetcher.sendFetches();
-                // After the fetches: building them can find positions to validate.
-                positions.resolve();
-                if (!records.isEmpty()) {
-                    return interceptors.onConsume(records);
+        return callOwned(() -> {
+            consumerMetrics.pollStarted();
+            try {
+                if (subscriptions.isEmpty()) {
+                    throw new IllegalStateException("Consumer is not subscribed to any topics or assigned any partitions");
                 }
-                long nowMs = clockMs.getAsLong();
-                if (nowMs >= deadlineMs) {
-                    return ConsumerRecords.empty();
+                long deadlineMs = deadline(timeout);
+                applyPending(0);
+                while (true) {
+                    maybeAutoCommit();
+                    errors.throwOldest();
+                    ConsumerRecords<K, V> records = fetcher.collect(settings.maxPollRecords());
+                    // Sent before returning, so brokers gather the next records while the application works.
+                    fetcher.sendFetches();
+                    // After the fetches: building them can find positions to validate.
+                    positions.resolve();
+                    if (!records.isEmpty()) {
+                        return interceptors.onConsume(records);
+                    }
+                    long nowMs = clockMs.getAsLong();
+                    if (nowMs >= deadlineMs) {
+                        return ConsumerRecords.empty();
+                    }
+                    applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
                 }
-                applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
+            } finally {
+                consumerMetrics.pollEnded();
             }
-        } finally {
-            consumerMetrics.pollEnded();
-            release();
-        }
+        });
     }
 
     /** The earliest time something other than an answer needs the consumer's thread. */
     private long nextTimerMs() {
         long next = Long.MAX_VALUE;
         long nowMs = clockMs.getAsLong();
-        for (PartitionState state : assignment.values()) {
+        for (PartitionState state : subscriptions.states()) {
             if (state.backoff().untilMs() > nowMs) {
                 next = Math.min(next, state.backoff().untilMs());
             }
@@ -437,13 +403,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     private void seekTo(TopicPartition partition, FetchPosition position) {
-        acquire();
-        try {
-            assigned(partition).seek(position);
-            fetcher.forget(partition);
-        } finally {
-            release();
-        }
+        runOwned(() -> {
+            subscriptions.assigned(partition).seek(position);
+        });
     }
 
     /** {@inheritDoc} An empty collection means every assigned partition. */
@@ -462,15 +424,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         if (partitions == null) {
             throw new IllegalArgumentException("Partitions collection cannot be null");
         }
-        acquire();
-        try {
-            for (TopicPartition partition : partitions.isEmpty() ? List.copyOf(assignment.keySet()) : partitions) {
-                assigned(partition).requestReset(strategy);
-                fetcher.forget(partition);
+        runOwned(() -> {
+            for (TopicPartition partition : partitions.isEmpty() ? subscriptions.partitions() : partitions) {
+                subscriptions.assigned(partition).requestReset(strategy);
             }
-        } finally {
-            release();
-        }
+        });
     }
 
     @Override
@@ -485,9 +443,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public long position(TopicPartition partition, Duration timeout) {
-        acquire();
-        try {
-            PartitionState state = assigned(partition);
+        return callOwned(() -> {
+            PartitionState state = subscriptions.assigned(partition);
             long deadlineMs = deadline(timeout);
             while (state.phase() != PartitionState.Phase.FETCHING) {
                 errors.throwOldest();
@@ -500,61 +457,35 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 applyPending(Math.min(deadlineMs, nextTimerMs()) - nowMs);
             }
             return state.position().offset();
-        } finally {
-            release();
-        }
+        });
     }
 
     @Override
     public Set<TopicPartition> paused() {
-        acquire();
-        try {
-            Set<TopicPartition> paused = new HashSet<>();
-            assignment.values().stream().filter(PartitionState::isPaused).forEach(state -> paused.add(state.partition()));
-            return Collections.unmodifiableSet(paused);
-        } finally {
-            release();
-        }
+        return callOwned(() -> Collections.unmodifiableSet(subscriptions.paused()));
     }
 
     @Override
     public void pause(Collection<TopicPartition> partitions) {
-        acquire();
-        try {
-            partitions.forEach(partition -> assigned(partition).pause());
-        } finally {
-            release();
-        }
+        runOwned(() -> {
+            partitions.forEach(partition -> subscriptions.assigned(partition).pause());
+        });
     }
 
     @Override
     public void resume(Collection<TopicPartition> partitions) {
-        acquire();
-        try {
-            partitions.forEach(partition -> assigned(partition).resume());
-        } finally {
-            release();
-        }
+        runOwned(() -> {
+            partitions.forEach(partition -> subscriptions.assigned(partition).resume());
+        });
     }
 
     /** {@inheritDoc} From the high watermark (or last stable offset) of the partition's latest Fetch. */
     @Override
     public OptionalLong currentLag(TopicPartition partition) {
-        acquire();
-        try {
-            Optional<Long> lag = assigned(partition).lag(settings.isolationLevel() == IsolationLevel.READ_COMMITTED);
+        return callOwned(() -> {
+            Optional<Long> lag = subscriptions.assigned(partition).lag(settings.isolationLevel() == IsolationLevel.READ_COMMITTED);
             return lag.map(OptionalLong::of).orElseGet(OptionalLong::empty);
-        } finally {
-            release();
-        }
-    }
-
-    private PartitionState assigned(TopicPartition partition) {
-        PartitionState state = assignment.get(partition);
-        if (state == null) {
-            throw new IllegalStateException("No current assignment for partition " + partition);
-        }
-        return state;
+        });
     }
 
     // ---------------------------------------------------------------- commits
@@ -566,12 +497,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     @Override
     public void commitSync(Duration timeout) {
-        acquire();
-        try {
-            commitSync(currentPositions(), timeout);
-        } finally {
-            release();
-        }
+        runOwned(() -> {
+            commitSync(subscriptions.positionsToCommit(), timeout);
+        });
     }
 
     @Override
@@ -587,17 +515,17 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
-        acquire();
-        long startNanos = System.nanoTime();
-        try {
-            Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
-            await(group().commit(copy, deadline(timeout)), deadline(timeout),
-                    () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
-            interceptors.onCommit(copy);
-        } finally {
-            consumerMetrics.commitSyncTook(System.nanoTime() - startNanos);
-            release();
-        }
+        runOwned(() -> {
+            long startNanos = System.nanoTime();
+            try {
+                Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
+                await(group().commit(copy, deadline(timeout)), deadline(timeout),
+                        () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
+                interceptors.onCommit(copy);
+            } finally {
+                consumerMetrics.commitSyncTook(System.nanoTime() - startNanos);
+            }
+        });
     }
 
     @Override
@@ -607,12 +535,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     @Override
     public void commitAsync(OffsetCommitCallback callback) {
-        acquire();
-        try {
-            commitAsync(currentPositions(), callback);
-        } finally {
-            release();
-        }
+        runOwned(() -> {
+            commitAsync(subscriptions.positionsToCommit(), callback);
+        });
     }
 
     /**
@@ -623,8 +548,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
-        acquire();
-        try {
+        runOwned(() -> {
             Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
             OffsetCommitCallback effective = callback != null ? callback : this::logCommitFailure;
             group().commit(copy, deadline(settings.defaultApiTimeout()))
@@ -634,9 +558,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                         }
                         effective.onComplete(copy, failure == null ? null : unwrap(failure));
                     }));
-        } finally {
-            release();
-        }
+        });
     }
 
     @Override
@@ -651,21 +573,21 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
-        acquire();
-        long startNanos = System.nanoTime();
-        try {
-            Map<TopicPartition, OffsetAndMetadata> found = await(
-                    group().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
-                            deadline(timeout)),
-                    deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
-                            + "for partitions " + partitions + " could be determined");
-            Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
-            partitions.forEach(partition -> result.put(partition, found.get(partition)));
-            return result;
-        } finally {
-            consumerMetrics.committedTook(System.nanoTime() - startNanos);
-            release();
-        }
+        return callOwned(() -> {
+            long startNanos = System.nanoTime();
+            try {
+                Map<TopicPartition, OffsetAndMetadata> found = await(
+                        group().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
+                                deadline(timeout)),
+                        deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
+                                + "for partitions " + partitions + " could be determined");
+                Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
+                partitions.forEach(partition -> result.put(partition, found.get(partition)));
+                return result;
+            } finally {
+                consumerMetrics.committedTook(System.nanoTime() - startNanos);
+            }
+        });
     }
 
     /** The group's id, without membership: no generation, no member id. */
@@ -682,22 +604,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 "To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration."));
     }
 
-    private Map<TopicPartition, OffsetAndMetadata> currentPositions() {
-        Map<TopicPartition, OffsetAndMetadata> positionsNow = new HashMap<>();
-        for (PartitionState state : assignment.values()) {
-            if (state.phase() == PartitionState.Phase.FETCHING) {
-                FetchPosition position = state.position();
-                positionsNow.put(state.partition(), new OffsetAndMetadata(position.offset(), position.offsetEpoch(), ""));
-            }
-        }
-        return positionsNow;
-    }
-
     private void maybeAutoCommit() {
         long nowMs = clockMs.getAsLong();
         if (settings.autoCommit() && nowMs >= nextAutoCommitMs) {
             nextAutoCommitMs = nowMs + settings.autoCommitIntervalMs();
-            Map<TopicPartition, OffsetAndMetadata> offsets = currentPositions();
+            Map<TopicPartition, OffsetAndMetadata> offsets = subscriptions.positionsToCommit();
             if (!offsets.isEmpty()) {
                 commitAsync(offsets, this::logAutoCommitFailure);
             }
@@ -762,19 +673,16 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
         boolean readCommitted = settings.isolationLevel() == IsolationLevel.READ_COMMITTED;
-        acquire();
-        try {
+        return callOwned(() -> {
             Map<TopicPartition, Long> ends = offsetsAt(partitions, ListOffsetsRequest.LATEST_TIMESTAMP, timeout, "end offsets");
             ends.forEach((partition, end) -> {
-                PartitionState state = assignment.get(partition);
+                PartitionState state = subscriptions.state(partition);
                 if (state != null) {
                     state.endListed(end, readCommitted);
                 }
             });
             return ends;
-        } finally {
-            release();
-        }
+        });
     }
 
     private Map<TopicPartition, Long> offsetsAt(Collection<TopicPartition> partitions, long timestamp, Duration timeout, String what) {
@@ -786,17 +694,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     private Map<TopicPartition, ListedOffset> listOffsets(Map<TopicPartition, Long> timestamps, Duration timeout, String what) {
-        acquire();
-        try {
+        return callOwned(() -> {
             if (timestamps.isEmpty()) {
                 return Map.of();
             }
             long deadlineMs = deadline(timeout);
             return await(offsetLookup.offsets(Map.copyOf(timestamps), settings.isolationLevel(), deadlineMs), deadlineMs,
                     () -> "Failed to get " + what + " of " + timestamps.keySet() + " in " + timeout.toMillis() + "ms");
-        } finally {
-            release();
-        }
+        });
     }
 
     @Override
@@ -807,17 +712,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     /** {@inheritDoc} Empty when the topic does not exist. */
     @Override
     public List<PartitionInfo> partitionsFor(String topic, Duration timeout) {
-        acquire();
-        try {
+        return callOwned(() -> {
             if (cache.partitionCount(topic) > 0) {
                 return ClusterView.partitions(cache, topic);
             }
             long deadlineMs = deadline(timeout);
             List<PartitionInfo> found = listTopics(deadlineMs).get(topic);
             return found == null ? List.of() : found;
-        } finally {
-            release();
-        }
+        });
     }
 
     @Override
@@ -827,12 +729,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     @Override
     public Map<String, List<PartitionInfo>> listTopics(Duration timeout) {
-        acquire();
-        try {
+        return callOwned(() -> {
             return listTopics(deadline(timeout));
-        } finally {
-            release();
-        }
+        });
     }
 
     /** Every topic, as one broker describes it; {@code TimeoutException} with KafkaConsumer's message past {@code deadlineMs}. */
@@ -892,12 +791,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         if (closed) {
             return;
         }
-        acquire();
-        try {
+        runOwned(() -> {
             Duration timeout = options.timeout().orElse(Duration.ofMillis(30_000));
             if (settings.autoCommit()) {
                 try {
-                    commitSync(currentPositions(), timeout);
+                    commitSync(subscriptions.positionsToCommit(), timeout);
                 } catch (RuntimeException e) {
                     LOG.warn("Failed to commit offsets on close", e);
                 }
@@ -909,9 +807,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             }
             closed = true;
             releaseResources();
-        } finally {
-            release();
-        }
+        });
     }
 
     private void releaseResources() {
@@ -944,7 +840,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     private static KafkaException unwrap(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause = Failures.cause(failure);
         if (cause instanceof KafkaException kafka) {
             return kafka;
         }
@@ -955,6 +851,24 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         long nowMs = clockMs.getAsLong();
         long timeoutMs = timeout.toMillis();
         return timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
+    }
+
+    /** Runs a call of the API as the consumer's one user ({@link #acquire}) and returns its result. */
+    private <T> T callOwned(Supplier<T> call) {
+        acquire();
+        try {
+            return call.get();
+        } finally {
+            release();
+        }
+    }
+
+    /** Runs a call of the API that returns nothing as the consumer's one user ({@link #acquire}). */
+    private void runOwned(Runnable call) {
+        callOwned(() -> {
+            call.run();
+            return null;
+        });
     }
 
     /** Enters a call; as in {@code KafkaConsumer}, a second thread is refused rather than served. */

@@ -64,19 +64,19 @@ final class Fetcher<K, V> {
     private final ConsumerMetrics metrics;
     private final Executor inbox;
     private final LongSupplier clockMs;
-    private final Map<TopicPartition, PartitionState> assignment;
+    private final SubscriptionState subscriptions;
     private final PendingErrors errors;
 
     private final Map<Integer, InFlightFetch> inFlight = new HashMap<>();
     private final ArrayDeque<Buffered<K, V>> buffered = new ArrayDeque<>();
 
     /**
-     * @param assignment the consumer's assigned partitions, read and written on the consumer's thread only
+     * @param subscriptions the consumer's assigned partitions, asked on the consumer's thread only
      * @param inbox      runs Fetch answers on the consumer's thread
      */
     Fetcher(ConnectionPool pool, ClusterMetadata metadata, ConsumerSettings settings, RecordDecoding<K, V> decoding,
             EpochBackoff retryBackoff, ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs,
-            Map<TopicPartition, PartitionState> assignment, PendingErrors errors) {
+            SubscriptionState subscriptions, PendingErrors errors) {
         this.pool = pool;
         this.metadata = metadata;
         this.cache = metadata.cache();
@@ -86,16 +86,30 @@ final class Fetcher<K, V> {
         this.metrics = metrics;
         this.inbox = inbox;
         this.clockMs = clockMs;
-        this.assignment = assignment;
+        this.subscriptions = subscriptions;
         this.errors = errors;
     }
 
-    /** A partition's records waiting for {@code poll}, and the tally of the response they came in. */
-    private record Buffered<K, V>(PartitionRecords<K, V> records, FetchTally tally) {
+    /**
+     * A partition's records waiting for {@code poll}, and the tally of the response they came in.
+     *
+     * @param state the partition's state when they were fetched
+     * @param moves its {@link PartitionState#moves} then
+     */
+    private record Buffered<K, V>(PartitionRecords<K, V> records, FetchTally tally, PartitionState state, int moves) {
 
         /** Done with, taken or dropped. */
         void drop() {
             tally.taken(records);
+        }
+
+        /**
+         * Whether they still continue their partition's position: it is assigned, fetching, not
+         * moved by a seek or reset since (even to the same offset), and where they start.
+         */
+        boolean continuesPosition(SubscriptionState subscriptions) {
+            return subscriptions.isCurrent(state) && state.phase() == PartitionState.Phase.FETCHING
+                    && state.moves() == moves && state.position().offset() == records.nextOffset();
         }
     }
 
@@ -124,11 +138,12 @@ final class Fetcher<K, V> {
      */
     void sendFetches() {
         long nowMs = clockMs.getAsLong();
+        dropStale();
         Set<TopicPartition> withRecords = new HashSet<>();
         buffered.forEach(entry -> withRecords.add(entry.records().partition()));
         Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
         Set<String> leaderless = new HashSet<>();
-        for (PartitionState state : assignment.values()) {
+        for (PartitionState state : subscriptions.states()) {
             TopicPartition partition = state.partition();
             PartitionLeadership leadership = cache.leadership(partition);
             if (leadership != null && !leadership.hasLeader()) {
@@ -240,7 +255,7 @@ final class Fetcher<K, V> {
     /** Whether the partition is still assigned and at the position the Fetch asked for. */
     private boolean stillCurrent(Asked asked) {
         PartitionState state = asked.state();
-        return assignment.get(state.partition()) == state && state.phase() == PartitionState.Phase.FETCHING
+        return subscriptions.isCurrent(state) && state.phase() == PartitionState.Phase.FETCHING
                 && state.position().offset() == asked.fetchOffset();
     }
 
@@ -267,7 +282,7 @@ final class Fetcher<K, V> {
             state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
         }
         if (!records.isDrained()) {
-            buffered.add(new Buffered<>(records, tally));
+            buffered.add(new Buffered<>(records, tally, state, state.moves()));
             tally.awaits();
         } else if (data.highWatermark() >= 0 && data.highWatermark() < asked.fetchOffset()) {
             // A broker answers at once while any partition of a Fetch is ahead of its high watermark, so
@@ -294,9 +309,8 @@ final class Fetcher<K, V> {
         for (Iterator<Buffered<K, V>> it = buffered.iterator(); it.hasNext() && budget > 0; ) {
             Buffered<K, V> entry = it.next();
             PartitionRecords<K, V> partitionRecords = entry.records();
-            PartitionState state = assignment.get(partitionRecords.partition());
-            if (state == null || state.phase() != PartitionState.Phase.FETCHING
-                    || state.position().offset() != partitionRecords.nextOffset()) {
+            PartitionState state = entry.state();
+            if (!entry.continuesPosition(subscriptions)) {
                 it.remove();
                 entry.drop();
                 continue;
@@ -332,12 +346,10 @@ final class Fetcher<K, V> {
         return new ConsumerRecords<>(records, nextOffsets);
     }
 
-
-
-    /** Drops the buffered records of a partition: unassigned, or moved by a seek. */
-    void forget(TopicPartition partition) {
+    /** Drops the buffered records whose partition was unassigned or moved since: no Fetch waits behind them. */
+    private void dropStale() {
         buffered.removeIf(entry -> {
-            if (!entry.records().partition().equals(partition)) {
+            if (entry.continuesPosition(subscriptions)) {
                 return false;
             }
             entry.drop();

@@ -52,6 +52,7 @@ final class PartitionState {
     private FetchPosition position;
     private boolean paused;
     private int leaderEpochSeen = NO_EPOCH;
+    private int moves;
     private EpochBackoff.State backoff = EpochBackoff.State.NONE;
     private long highWatermark = -1;
     private long lastStableOffset = -1;
@@ -91,8 +92,17 @@ final class PartitionState {
         paused = false;
     }
 
+    /**
+     * How many times the position was moved other than by consuming (seeks, resets, truncation):
+     * records fetched for an older count are not to be handed out, even at the same offset.
+     */
+    int moves() {
+        return moves;
+    }
+
     /** The application moved the position; whatever was pending for the old one is moot. */
     void seek(FetchPosition newPosition) {
+        moves++;
         position = newPosition;
         phase = Phase.FETCHING;
         pendingReset = null;
@@ -101,6 +111,7 @@ final class PartitionState {
 
     /** The position is to be looked up: {@code seekToBeginning}, {@code seekToEnd}, or a reset. */
     void requestReset(ResetStrategy strategy) {
+        moves++;
         pendingReset = strategy;
         phase = Phase.AWAIT_RESET;
     }

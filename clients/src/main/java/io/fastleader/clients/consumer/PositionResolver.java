@@ -39,7 +39,7 @@ final class PositionResolver {
     /** OffsetsForLeaderEpoch's replica id for a consumer. */
     private static final int CONSUMER_REPLICA_ID = -1;
 
-    private final Map<TopicPartition, PartitionState> assignment;
+    private final SubscriptionState subscriptions;
     private final ConnectionPool pool;
     private final LeaderCache cache;
     private final OffsetLookup offsetLookup;
@@ -52,10 +52,10 @@ final class PositionResolver {
     private final Set<TopicPartition> underWay = new HashSet<>();
     private long retryAtMs;
 
-    PositionResolver(Map<TopicPartition, PartitionState> assignment, ConnectionPool pool, ClusterMetadata metadata,
+    PositionResolver(SubscriptionState subscriptions, ConnectionPool pool, ClusterMetadata metadata,
                      OffsetLookup offsetLookup, Optional<GroupOffsets> groupOffsets, ConsumerSettings settings,
                      ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs, PendingErrors errors) {
-        this.assignment = assignment;
+        this.subscriptions = subscriptions;
         this.pool = pool;
         this.cache = metadata.cache();
         this.offsetLookup = offsetLookup;
@@ -76,7 +76,7 @@ final class PositionResolver {
         Set<TopicPartition> initializing = new HashSet<>();
         Map<ResetStrategy, Map<TopicPartition, Long>> resets = new HashMap<>();
         Map<Integer, List<PartitionState>> validations = new HashMap<>();
-        for (PartitionState state : assignment.values()) {
+        for (PartitionState state : subscriptions.states()) {
             if (underWay.contains(state.partition())) {
                 continue;
             }
@@ -101,10 +101,9 @@ final class PositionResolver {
     }
 
 
-
     private void lookUpCommitted(Set<TopicPartition> partitions, long nowMs) {
         if (groupOffsets.isEmpty()) {
-            partitions.forEach(partition -> errors.capture(() -> assignment.get(partition).noCommittedOffset(settings.resetStrategy())));
+            partitions.forEach(partition -> errors.capture(() -> subscriptions.state(partition).noCommittedOffset(settings.resetStrategy())));
             return;
         }
         underWay.addAll(partitions);
@@ -117,7 +116,7 @@ final class PositionResolver {
                         return;
                     }
                     for (TopicPartition partition : partitions) {
-                        PartitionState state = assignment.get(partition);
+                        PartitionState state = subscriptions.state(partition);
                         if (state == null || state.phase() != PartitionState.Phase.INITIALIZING) {
                             continue;
                         }
@@ -141,7 +140,7 @@ final class PositionResolver {
                         return;
                     }
                     offsets.forEach((partition, listed) -> {
-                        PartitionState state = assignment.get(partition);
+                        PartitionState state = subscriptions.state(partition);
                         if (state == null || state.phase() != PartitionState.Phase.AWAIT_RESET || state.pendingReset() != strategy) {
                             return;
                         }
@@ -186,7 +185,7 @@ final class PositionResolver {
         for (OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topic : ((OffsetForLeaderEpochResponseData) response).topics()) {
             for (OffsetForLeaderEpochResponseData.EpochEndOffset result : topic.partitions()) {
                 PartitionState state = asked.get(new TopicPartition(topic.topic(), result.partition()));
-                if (state == null || assignment.get(state.partition()) != state) {
+                if (state == null || !subscriptions.isCurrent(state)) {
                     continue;
                 }
                 Errors error = Errors.forCode(result.errorCode());
@@ -213,7 +212,6 @@ final class PositionResolver {
         LOG.debug("Looking up {} failed, retrying after {} ms: {}", what, settings.retryBackoffMs(), failure.toString());
         retryAtMs = clockMs.getAsLong() + settings.retryBackoffMs();
     }
-
 
     /** When a backed-off lookup may be retried; 0 when none is backing off. */
     long retryAtMs() {
