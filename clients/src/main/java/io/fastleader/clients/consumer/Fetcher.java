@@ -145,12 +145,16 @@ final class Fetcher<K, V> {
         Set<String> leaderless = new HashSet<>();
         for (PartitionState state : subscriptions.states()) {
             TopicPartition partition = state.partition();
-            PartitionLeadership leadership = cache.leadership(partition);
-            if (leadership != null && !leadership.hasLeader()) {
-                leaderless.add(partition.topic());
+            PartitionLeadership leadership = cache.routable(partition);
+            if (leadership == null) {
+                // A topic not described yet is awaited already; any other is between leaders.
+                if (cache.partitionCount(partition.topic()) > 0) {
+                    leaderless.add(partition.topic());
+                }
+                continue;
             }
-            if (leadership == null || !leadership.hasLeader() || withRecords.contains(partition)
-                    || inFlight.containsKey(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
+            if (withRecords.contains(partition) || inFlight.containsKey(leadership.leaderId())
+                    || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
                 continue;
             }
             if (state.backoff().isCutShort(leadership.leaderEpoch(), nowMs)) {

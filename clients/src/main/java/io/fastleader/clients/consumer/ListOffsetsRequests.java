@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.IntPredicate;
 
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -45,7 +44,7 @@ final class ListOffsetsRequests {
      * Where the lookups go.
      *
      * @param byLeader      leader node id to the lookups it is asked in one request
-     * @param withoutLeader partitions whose leader, or the leader's address, is unknown
+     * @param withoutLeader partitions that cannot go to their leader now
      */
     record Plan(Map<Integer, List<Target>> byLeader, Set<TopicPartition> withoutLeader) {
     }
@@ -53,16 +52,15 @@ final class ListOffsetsRequests {
     /**
      * Groups the lookups by the leader the cache knows, with the epoch it knows it at.
      *
-     * @param leadership the partition's leadership, null when untracked
-     * @param nodeKnown  whether a node's address is known
+     * @param routable the partition's leadership, null when it cannot go to its leader now
+     *                 ({@link io.fastleader.clients.metadata.LeaderCache#routable})
      */
-    static Plan plan(Map<TopicPartition, Long> timestamps, Function<TopicPartition, PartitionLeadership> leadership,
-                     IntPredicate nodeKnown) {
+    static Plan plan(Map<TopicPartition, Long> timestamps, Function<TopicPartition, PartitionLeadership> routable) {
         Map<Integer, List<Target>> byLeader = new LinkedHashMap<>();
         Set<TopicPartition> withoutLeader = new LinkedHashSet<>();
         timestamps.forEach((partition, timestamp) -> {
-            PartitionLeadership current = leadership.apply(partition);
-            if (current == null || !current.hasLeader() || !nodeKnown.test(current.leaderId())) {
+            PartitionLeadership current = routable.apply(partition);
+            if (current == null) {
                 withoutLeader.add(partition);
             } else {
                 byLeader.computeIfAbsent(current.leaderId(), id -> new ArrayList<>())

@@ -175,7 +175,7 @@ public final class OffsetLookup {
                         due.put(partition, timestamps.get(partition));
                     }
                 }
-                Plan plan = ListOffsetsRequests.plan(due, cache::leadership, node -> cache.node(node) != null);
+                Plan plan = ListOffsetsRequests.plan(due, cache::routable);
                 for (TopicPartition partition : plan.withoutLeader()) {
                     backOffLocked(partition, cache.leaderEpoch(partition),
                             new LeaderNotAvailableException("no leader is known for " + partition), nowMs);

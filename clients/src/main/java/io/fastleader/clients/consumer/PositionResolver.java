@@ -85,8 +85,8 @@ final class PositionResolver {
                 case AWAIT_RESET -> resets.computeIfAbsent(state.pendingReset(), s -> new HashMap<>())
                         .put(state.partition(), state.pendingReset().targetTimestamp(System.currentTimeMillis()));
                 case AWAIT_VALIDATION -> {
-                    PartitionLeadership leadership = cache.leadership(state.partition());
-                    if (leadership != null && leadership.hasLeader()) {
+                    PartitionLeadership leadership = cache.routable(state.partition());
+                    if (leadership != null) {
                         validations.computeIfAbsent(leadership.leaderId(), node -> new ArrayList<>()).add(state);
                     }
                 }

@@ -98,6 +98,16 @@ public final class LeaderCache {
         return slots == null || index < 0 || index >= slots.length() ? null : slots.get(index);
     }
 
+    /**
+     * The partition's leadership if its requests can go to the leader now: a leader is known, and
+     * where it is reached. Null otherwise (untracked, no leader during an election, or a leader
+     * whose endpoint the client lacks): a Metadata refresh of its topic is the way on.
+     */
+    public PartitionLeadership routable(TopicPartition partition) {
+        PartitionLeadership leadership = leadership(partition);
+        return leadership != null && leadership.hasLeader() && nodes.containsKey(leadership.leaderId()) ? leadership : null;
+    }
+
     /** The partition's leader epoch as last learned, -1 if the partition is not tracked or the broker did not say. */
     public int leaderEpoch(TopicPartition partition) {
         PartitionLeadership leadership = leadership(partition);

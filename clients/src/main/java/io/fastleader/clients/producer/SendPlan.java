@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.IntPredicate;
 
 import org.apache.kafka.common.TopicPartition;
 
@@ -21,8 +20,9 @@ import io.fastleader.clients.metadata.PartitionLeadership;
  * Produce request per node. A pure function of the leader lookups it is given.
  *
  * @param byLeader            leader node id to its ready partitions, to be drained into one request
- * @param topicsWithoutLeader topics with a ready partition whose leader, or the leader's address, is
- *                            unknown: their partitions stay queued, and the topics want a refresh
+ * @param topicsWithoutLeader topics with a ready partition that cannot go to its leader now
+ *                            ({@link io.fastleader.clients.metadata.LeaderCache#routable}): their
+ *                            partitions stay queued, and the topics want a refresh
  * @param held                the ready partitions that stay queued, and what their batches wait for:
  *                            {@link BatchPhase#METADATA} for those without a leader, else the hold
  */
@@ -32,20 +32,20 @@ public record SendPlan(Map<Integer, List<TopicPartition>> byLeader, Set<String> 
     /**
      * Groups ready partitions by leader.
      *
-     * @param leadership   the partition's leadership, null when untracked
-     * @param nodeKnown    whether a node's address is known
+     * @param routable     the partition's leadership, null when it cannot go to its leader now
+     *                     ({@link io.fastleader.clients.metadata.LeaderCache#routable})
      * @param holdAt       why the partition's next batch may not go to its leader now (the node's
      *                     in-flight limit, batches of the partition still in flight to another
      *                     node), null when it may; one held waits for an answer, and needs no refresh
      */
-    public static SendPlan of(Collection<TopicPartition> ready, Function<TopicPartition, PartitionLeadership> leadership,
-                              IntPredicate nodeKnown, BiFunction<TopicPartition, Integer, BatchPhase> holdAt) {
+    public static SendPlan of(Collection<TopicPartition> ready, Function<TopicPartition, PartitionLeadership> routable,
+                              BiFunction<TopicPartition, Integer, BatchPhase> holdAt) {
         Map<Integer, List<TopicPartition>> byLeader = new LinkedHashMap<>();
         Set<String> withoutLeader = new HashSet<>();
         Map<TopicPartition, BatchPhase> held = new HashMap<>();
         for (TopicPartition partition : ready) {
-            PartitionLeadership current = leadership.apply(partition);
-            if (current == null || !current.hasLeader() || !nodeKnown.test(current.leaderId())) {
+            PartitionLeadership current = routable.apply(partition);
+            if (current == null) {
                 withoutLeader.add(partition.topic());
                 held.put(partition, BatchPhase.METADATA);
                 continue;

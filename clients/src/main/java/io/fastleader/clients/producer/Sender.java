@@ -199,8 +199,7 @@ public final class Sender implements Runnable {
             // A new epoch starts every sequence again: ask for it once no batch of the old one is in flight.
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
-        SendPlan plan = SendPlan.of(check.readyPartitions(), cache::leadership, node -> cache.node(node) != null,
-                this::holdAt);
+        SendPlan plan = SendPlan.of(check.readyPartitions(), cache::routable, this::holdAt);
         plan.held().forEach((partition, phase) -> accumulator.markWaiting(partition, phase, nowMs));
         if (!plan.topicsWithoutLeader().isEmpty()) {
             metadata.onLeaderError(plan.topicsWithoutLeader());
@@ -318,16 +317,16 @@ public final class Sender implements Runnable {
                 continue;
             }
             Errors code = Errors.forCode(answer.errorCode());
-            RuntimeException refusal = code.exception(answer.errorMessage());
+            RuntimeException cause = code.exception(answer.errorMessage());
             batch.timeline().answered(code.name(), nowMs);
             switch (ProduceErrorKind.of(code)) {
                 case WRITTEN -> written(batch, answer, nowMs);
-                case LEADER_MOVED -> retry(batch, refusal, moves.refusal(batch.topicPartition(), nowMs - sentAtMs), nowMs);
-                case RETRIABLE -> retry(batch, refusal, nowMs);
-                case OUT_OF_SEQUENCE -> outOfSequence(batch, refusal, nowMs);
-                case SEQUENCE_LOST -> sequenceLost(batch, refusal, nowMs);
+                case LEADER_MOVED -> retry(batch, cause, moves.refusal(batch.topicPartition(), nowMs - sentAtMs), nowMs);
+                case RETRIABLE -> retry(batch, cause, nowMs);
+                case OUT_OF_SEQUENCE -> outOfSequence(batch, cause, nowMs);
+                case SEQUENCE_LOST -> sequenceLost(batch, cause, nowMs);
                 case TOO_LARGE -> tooLarge(batch, answer.errorMessage(), nowMs);
-                case FATAL -> fail(batch, refusal, nowMs);
+                case FATAL -> fail(batch, cause, nowMs);
             }
         }
     }

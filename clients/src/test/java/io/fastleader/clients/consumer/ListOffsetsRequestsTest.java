@@ -37,7 +37,7 @@ class ListOffsetsRequestsTest {
     void testGroupsLookupsByLeaderWithTheEpochTheCacheKnows() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1, 5), A1, led(2, 7), B0, led(1, 3));
 
-        Plan plan = ListOffsetsRequests.plan(ordered(A0, -2L, A1, -1L, B0, 1000L), leaders::get, node -> true);
+        Plan plan = ListOffsetsRequests.plan(ordered(A0, -2L, A1, -1L, B0, 1000L), leaders::get);
 
         assertThat(plan.byLeader()).containsOnlyKeys(1, 2);
         assertThat(plan.byLeader().get(1)).containsExactly(new Target(A0, -2, 5), new Target(B0, 1000, 3));
@@ -46,10 +46,10 @@ class ListOffsetsRequestsTest {
     }
 
     @Test
-    void testPartitionsWithoutALeaderOrItsAddressWaitApart() {
-        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(-1, 4), B0, led(7, 2), A1, led(1, 1));
+    void testPartitionsThatCannotGoToTheirLeaderWaitApart() {
+        Map<TopicPartition, PartitionLeadership> routable = Map.of(A1, led(1, 1));
 
-        Plan plan = ListOffsetsRequests.plan(ordered(A0, -1L, B0, -1L, C0, -1L, A1, -1L), leaders::get, node -> node != 7);
+        Plan plan = ListOffsetsRequests.plan(ordered(A0, -1L, B0, -1L, C0, -1L, A1, -1L), routable::get);
 
         assertThat(plan.withoutLeader()).containsExactly(A0, B0, C0);
         assertThat(plan.byLeader()).containsOnlyKeys(1);

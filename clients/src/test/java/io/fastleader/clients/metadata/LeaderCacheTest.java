@@ -297,6 +297,18 @@ class LeaderCacheTest {
     }
 
     @Test
+    void testAPartitionIsRoutableOnlyToALeaderWhoseEndpointIsKnown() {
+        trackOrders(4, 1);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 1, -1, 5, List.of(1)).build(), 2);
+
+        assertThat(cache.routable(P0)).isSameAs(cache.leadership(P0));
+        assertThat(cache.routable(P1)).as("no leader during an election").isNull();
+        assertThat(cache.routable(new TopicPartition("payments", 0))).as("untracked").isNull();
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 9, 6, List.of(9)).build(), 3);
+        assertThat(cache.routable(P0)).as("led by a broker the node table lacks").isNull();
+    }
+
+    @Test
     void testListenerIsToldOnItsOwnExecutorWithOneTaskPerWrite() {
         List<Runnable> tasks = new ArrayList<>();
         List<TopicPartition> changed = new ArrayList<>();

@@ -25,7 +25,7 @@ class SendPlanTest {
     void testGroupsReadyPartitionsByLeaderInReadyOrder() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(1));
 
-        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true, (partition, node) -> null);
+        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, (partition, node) -> null);
 
         assertThat(plan.byLeader()).containsOnlyKeys(1, 2);
         assertThat(plan.byLeader().get(1)).containsExactly(A0, B0);
@@ -34,10 +34,10 @@ class SendPlanTest {
     }
 
     @Test
-    void testPartitionsWithoutALeaderOrItsAddressAskForTheirTopics() {
-        Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(-1), B0, led(7), A1, led(1));
+    void testPartitionsThatCannotGoToTheirLeaderAskForTheirTopics() {
+        Map<TopicPartition, PartitionLeadership> routable = Map.of(A1, led(1));
 
-        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), leaders::get, node -> node != 7, (partition, node) -> null);
+        SendPlan plan = SendPlan.of(ordered(A0, B0, C0, A1), routable::get, (partition, node) -> null);
 
         assertThat(plan.topicsWithoutLeader()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(plan.byLeader()).containsOnlyKeys(1);
@@ -50,7 +50,7 @@ class SendPlanTest {
     void testAPartitionThatMayNotGoToItsLeaderYetIsHeldForItsReasonAndNeedsNoRefresh() {
         Map<TopicPartition, PartitionLeadership> leaders = Map.of(A0, led(1), A1, led(2), B0, led(2));
 
-        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get, node -> true,
+        SendPlan plan = SendPlan.of(ordered(A0, A1, B0), leaders::get,
                 (partition, node) -> node == 1 ? BatchPhase.QUEUED : partition.equals(B0) ? BatchPhase.BEHIND_IN_FLIGHT : null);
 
         assertThat(plan.byLeader()).containsOnlyKeys(2);
