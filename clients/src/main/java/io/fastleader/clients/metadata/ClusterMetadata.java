@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -127,15 +126,6 @@ public final class ClusterMetadata implements AutoCloseable {
     public void every(Duration period, Runnable task) {
         long millis = Math.max(1, period.toMillis());
         thread.scheduleWithFixedDelay(task, millis, millis, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Runs tasks on the metadata thread, in order, after whatever it is doing; after {@link #close}
-     * it refuses them. For work that must not run on a caller's thread, such as a
-     * {@link LeaderChangeListener} that connects to brokers.
-     */
-    public Executor executor() {
-        return thread;
     }
 
     /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */

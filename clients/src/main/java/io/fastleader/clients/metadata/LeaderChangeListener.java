@@ -3,9 +3,10 @@ package io.fastleader.clients.metadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Learns of every leader or leader-epoch change the {@link LeaderCache} makes, so the producer and
- * consumer can redirect work without polling the cache. Called on the thread that made the change,
- * after the new value is visible to readers; implementations must be quick and must not block.
+ * Learns of every leader or leader-epoch change the {@link LeaderCache} makes, for work a change
+ * calls for beyond a readiness check ({@link ReplicaPrewarm} connects to the new leader). Told on
+ * the executor it was registered with ({@link LeaderCache#addListener}), after the new value is
+ * visible to readers, never on the thread that wrote it.
  */
 @FunctionalInterface
 public interface LeaderChangeListener {

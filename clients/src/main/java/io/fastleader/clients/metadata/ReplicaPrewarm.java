@@ -13,11 +13,14 @@ import io.fastleader.clients.network.ConnectionPool;
 /**
  * Opens connections to the brokers hosting replicas of the partitions a client uses, ahead of
  * need and again whenever their leadership changes ({@code fastleader.connections.prewarm}), so a
- * leader move never waits for a TCP or TLS handshake. {@link #start} follows leadership changes on
- * the metadata thread and runs {@link #keepWarm} every {@code reconnect.backoff.ms}: a broker that
- * stopped closed its connections, and no leadership change tells the client it is back, so without
- * it the first request to a restarted broker given its leaderships back would wait for the
- * handshakes. The pool's reconnect backoff keeps those attempts as rare as Kafka's own reconnects.
+ * leader move never waits for a TCP or TLS handshake. {@link #start} follows leadership changes and
+ * runs {@link #keepWarm} every {@code reconnect.backoff.ms}: a broker that stopped closed its
+ * connections, and no leadership change tells the client it is back, so without it the first
+ * request to a restarted broker given its leaderships back would wait for the handshakes. The
+ * pool's reconnect backoff keeps those attempts as rare as Kafka's own reconnects; a broker just
+ * made leader is connected to despite it ({@link ConnectionPool#connectNow}), as its election says
+ * it is up, while the backoff grown during its downtime could otherwise refuse requests to it for
+ * up to {@code reconnect.backoff.max.ms}.
  */
 public final class ReplicaPrewarm implements LeaderChangeListener {
 
@@ -42,7 +45,9 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     public static ReplicaPrewarm start(ClusterMetadata metadata, ConnectionPool pool, Predicate<String> topicInUse,
                                        Duration keepWarmPeriod) {
         ReplicaPrewarm prewarm = new ReplicaPrewarm(pool, metadata.cache(), topicInUse);
-        metadata.cache().addListener(prewarm, metadata.executor());
+        // On the writing thread: it only asks the pool, which never blocks, and the pool then starts
+        // connecting to a new leader before the sender or the consumer, woken by the same write, send to it.
+        metadata.cache().addListener(prewarm, Runnable::run);
         metadata.every(keepWarmPeriod, prewarm::keepWarm);
         return prewarm;
     }
@@ -75,7 +80,12 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
 
     private void prewarm(PartitionLeadership leadership) {
         // A broker that cannot be reached now is retried by keepWarm, or by the first request that needs it.
-        brokersOf(leadership).forEach(pool::connect);
+        Set<Integer> followers = brokersOf(leadership);
+        if (leadership.hasLeader()) {
+            followers.remove(leadership.leaderId());
+            pool.connectNow(leadership.leaderId());
+        }
+        followers.forEach(pool::connect);
     }
 
     /** The brokers of every partition of {@code topic} the cache knows. */

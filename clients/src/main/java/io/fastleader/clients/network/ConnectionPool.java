@@ -134,7 +134,7 @@ public final class ConnectionPool implements AutoCloseable {
      *         first, and as {@link BrokerConnection#send} otherwise
      */
     public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, ApiMessage body) {
-        return connection(nodeId).thenCompose(connection -> connection.send(api, body));
+        return connection(nodeId, false).thenCompose(connection -> connection.send(api, body));
     }
 
     /**
@@ -143,7 +143,7 @@ public final class ConnectionPool implements AutoCloseable {
      * @return as {@link #send(int, ApiKey, ApiMessage)}
      */
     public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, VersionedRequest body) {
-        return connection(nodeId).thenCompose(connection -> connection.send(api, body));
+        return connection(nodeId, false).thenCompose(connection -> connection.send(api, body));
     }
 
     /**
@@ -171,7 +171,7 @@ public final class ConnectionPool implements AutoCloseable {
             Node node = nodes.get(nodeId);
             open = node == null || node.attempt == null || !node.attempt.published ? null : node.attempt.connection;
         }
-        // Asked outside the pool's lock, as in connection(): a closed connection stays closed.
+        // Asked outside the pool's lock: it needs no more, as a closed connection stays closed.
         return open != null && open.isOpen();
     }
 
@@ -181,7 +181,19 @@ public final class ConnectionPool implements AutoCloseable {
      * @return completes once the connection is ready; fails as {@link #send} does
      */
     public CompletableFuture<Void> connect(int nodeId) {
-        return connection(nodeId).thenApply(connection -> null);
+        return connection(nodeId, false).thenApply(connection -> null);
+    }
+
+    /**
+     * Opens a connection to node {@code nodeId} as {@link #connect} does, even while the node backs
+     * off after failed connects: for a caller with news that the broker is up again, such as its
+     * election as a partition's leader. Its count of failed connects stays, so a broker still down
+     * backs off longer after this attempt fails too.
+     *
+     * @return as {@link #connect}
+     */
+    public CompletableFuture<Void> connectNow(int nodeId) {
+        return connection(nodeId, true).thenApply(connection -> null);
     }
 
     /**
@@ -260,16 +272,10 @@ public final class ConnectionPool implements AutoCloseable {
     /**
      * The open connection to the node, or a future of the one being opened. Callers compose on it;
      * a waiter's dependents run when it completes, so waiters completed in order send in order.
+     *
+     * @param despiteBackoff connect even if the node is backing off after failed connects
      */
-    private CompletableFuture<BrokerConnection> connection(int nodeId) {
-        BrokerConnection seen;
-        synchronized (lock) {
-            Node node = nodes.get(nodeId);
-            seen = node == null || node.attempt == null ? null : node.attempt.connection;
-        }
-        // Asked outside the pool's lock: a connection fails its requests under its own lock, and
-        // their callbacks may call the pool. A closed connection stays closed, so the answer holds.
-        BrokerConnection seenClosed = seen != null && !seen.isOpen() ? seen : null;
+    private CompletableFuture<BrokerConnection> connection(int nodeId, boolean despiteBackoff) {
         CompletableFuture<BrokerConnection> result;
         List<BrokerConnection> idle;
         synchronized (lock) {
@@ -278,20 +284,21 @@ public final class ConnectionPool implements AutoCloseable {
             }
             long now = nanoClock.getAsLong();
             idle = takeIdleLocked(now);
-            result = connectionLocked(nodeId, now, seenClosed);
+            result = connectionLocked(nodeId, now, despiteBackoff);
         }
         idle.forEach(BrokerConnection::close);
         return result;
     }
 
-    private CompletableFuture<BrokerConnection> connectionLocked(int nodeId, long now, BrokerConnection seenClosed) {
+    private CompletableFuture<BrokerConnection> connectionLocked(int nodeId, long now, boolean despiteBackoff) {
         Node node = nodes.computeIfAbsent(nodeId, id -> new Node());
         node.lastUsedNanos = now;
         Attempt current = node.attempt;
-        if (current != null && (current.connection == null || current.connection != seenClosed)) {
+        // A connection completes its requests outside its own lock, so asking it here cannot deadlock.
+        if (current != null && (current.connection == null || current.connection.isOpen())) {
             return current.published ? CompletableFuture.completedFuture(current.connection) : current.await();
         }
-        if (node.failedConnects > 0 && now - node.retryAtNanos < 0) {
+        if (!despiteBackoff && node.failedConnects > 0 && now - node.retryAtNanos < 0) {
             return CompletableFuture.failedFuture(new BrokerConnectionException("node " + nodeId + " is backing off "
                 + node.backoffMs + " ms after a failed connect, "
                 + TimeUnit.NANOSECONDS.toMillis(node.retryAtNanos - now) + " ms left", node.lastFailure));

@@ -224,6 +224,34 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void connectNowConnectsToANodeStillBackingOffAndTheSendsWaitingForItGoOut() throws Exception {
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off 50 ms");
+
+        FrameServer broker = broker();
+        CompletableFuture<Void> connected = pool.connectNow(1);
+        CompletableFuture<ApiMessage> response = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+        broker.respond(broker.read(), new MetadataResponseData().setClusterId("back"));
+
+        assertThat(clusterId(response)).isEqualTo("back");
+        assertThat(connector.calls).hasValue(2);
+    }
+
+    @Test
+    void aFailedConnectNowLeavesTheNodeBackingOffLonger() throws Exception {
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
+        connector.refuseNext();
+
+        assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off 100 ms");
+    }
+
+    @Test
     void eachBackoffIsSpreadByUpToTwentyPercent() throws Exception {
         random = 0.0;
         connector.refuseNext();
