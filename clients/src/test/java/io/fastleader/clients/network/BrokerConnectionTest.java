@@ -287,24 +287,26 @@ class BrokerConnectionTest {
 
     @Test
     void aTimedOutRequestIsFailedOutsideTheConnectionsLock() throws Exception {
-        connect(config(5, Duration.ofMillis(300)), KAFKA_4_3);
-        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
-        CompletableFuture<Boolean> askedFromItsCallback = askTheConnectionFromTheCallbackOf(response);
-        server.read();
+        CompletableFuture<Boolean> askedFromItsCallback = aReadRequestWhoseCallbackAsksTheConnection(Duration.ofMillis(300));
 
         assertThat(askedFromItsCallback.get(20, TimeUnit.SECONDS)).as("the connection, asked from another thread, is closed").isFalse();
     }
 
     @Test
     void aRequestOnABrokenConnectionIsFailedOutsideTheConnectionsLock() throws Exception {
-        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
-        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
-        CompletableFuture<Boolean> askedFromItsCallback = askTheConnectionFromTheCallbackOf(response);
-        server.read();
+        CompletableFuture<Boolean> askedFromItsCallback = aReadRequestWhoseCallbackAsksTheConnection(Duration.ofSeconds(10));
 
         server.disconnect();
 
         assertThat(askedFromItsCallback.get(20, TimeUnit.SECONDS)).as("the connection, asked from another thread, is closed").isFalse();
+    }
+
+    /** Connects with {@code requestTimeout} and sends a request the broker reads and leaves unanswered, watched as below. */
+    private CompletableFuture<Boolean> aReadRequestWhoseCallbackAsksTheConnection(Duration requestTimeout) throws Exception {
+        connect(config(5, requestTimeout), KAFKA_4_3);
+        CompletableFuture<Boolean> asked = askTheConnectionFromTheCallbackOf(connection.send(ApiKey.METADATA, new MetadataRequestData()));
+        server.read();
+        return asked;
     }
 
     /**
