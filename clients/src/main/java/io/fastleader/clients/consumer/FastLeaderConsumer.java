@@ -164,10 +164,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             this.groupOffsets = settings.groupId().map(group -> new GroupOffsets(pool, metadata, group, backoff, clockMs));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
-            this.fetcher = new Fetcher<>(pool, metadata, settings, decoding, retryBackoff, consumerMetrics, inbox, clockMs,
-                    subscriptions, errors);
-            this.positions = new PositionResolver(subscriptions, pool, metadata, offsetLookup, groupOffsets, settings,
-                    consumerMetrics, inbox, clockMs, errors);
+            PollThread thread = new PollThread(settings, consumerMetrics, inbox, clockMs, errors);
+            this.fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
+            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, groupOffsets, thread);
             this.prewarm = settings.connectionsPrewarm()
                     ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.

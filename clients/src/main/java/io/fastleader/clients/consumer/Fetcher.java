@@ -72,22 +72,21 @@ final class Fetcher<K, V> {
 
     /**
      * @param subscriptions the consumer's assigned partitions, asked on the consumer's thread only
-     * @param inbox      runs Fetch answers on the consumer's thread
+     * @param thread        where Fetch answers are applied: its inbox runs them on the consumer's thread
      */
-    Fetcher(ConnectionPool pool, ClusterMetadata metadata, ConsumerSettings settings, RecordDecoding<K, V> decoding,
-            EpochBackoff retryBackoff, ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs,
-            SubscriptionState subscriptions, PendingErrors errors) {
+    Fetcher(ConnectionPool pool, ClusterMetadata metadata, SubscriptionState subscriptions, RecordDecoding<K, V> decoding,
+            EpochBackoff retryBackoff, PollThread thread) {
         this.pool = pool;
         this.metadata = metadata;
         this.cache = metadata.cache();
-        this.settings = settings;
+        this.subscriptions = subscriptions;
         this.decoding = decoding;
         this.retryBackoff = retryBackoff;
-        this.metrics = metrics;
-        this.inbox = inbox;
-        this.clockMs = clockMs;
-        this.subscriptions = subscriptions;
-        this.errors = errors;
+        this.settings = thread.settings();
+        this.metrics = thread.metrics();
+        this.inbox = thread.inbox();
+        this.clockMs = thread.clockMs();
+        this.errors = thread.errors();
     }
 
     /**

@@ -52,19 +52,19 @@ final class PositionResolver {
     private final Set<TopicPartition> underWay = new HashSet<>();
     private long retryAtMs;
 
-    PositionResolver(SubscriptionState subscriptions, ConnectionPool pool, ClusterMetadata metadata,
-                     OffsetLookup offsetLookup, Optional<GroupOffsets> groupOffsets, ConsumerSettings settings,
-                     ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs, PendingErrors errors) {
-        this.subscriptions = subscriptions;
+    /** @param thread where lookups' answers are applied: its inbox runs them on the consumer's thread */
+    PositionResolver(ConnectionPool pool, ClusterMetadata metadata, SubscriptionState subscriptions, OffsetLookup offsetLookup,
+                     Optional<GroupOffsets> groupOffsets, PollThread thread) {
         this.pool = pool;
         this.cache = metadata.cache();
+        this.subscriptions = subscriptions;
         this.offsetLookup = offsetLookup;
         this.groupOffsets = groupOffsets;
-        this.settings = settings;
-        this.metrics = metrics;
-        this.inbox = inbox;
-        this.clockMs = clockMs;
-        this.errors = errors;
+        this.settings = thread.settings();
+        this.metrics = thread.metrics();
+        this.inbox = thread.inbox();
+        this.clockMs = thread.clockMs();
+        this.errors = thread.errors();
     }
 
     /** Starts the lookups that positions need and that are not under way or backing off. */
