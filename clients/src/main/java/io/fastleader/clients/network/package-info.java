@@ -6,7 +6,9 @@
  * Java 17, our floor, has no virtual threads, and a client talks to a handful of brokers, so two
  * threads per broker cost little; in exchange the state machine reads top to bottom and a failure
  * of either thread closes the connection and fails every request on it with one
- * {@link io.fastleader.clients.network.BrokerConnectionException}.
+ * {@link io.fastleader.clients.network.BrokerConnectionException}. A connection and the
+ * {@link io.fastleader.clients.network.ConnectionPool} complete their futures only after releasing
+ * their locks, so a callback may send again, on any connection, from wherever it runs.
  *
  * <p>Plaintext connections are a non-blocking {@link java.nio.channels.SocketChannel}. When nothing
  * is queued or being written and the in-flight limit has room, {@code send} writes the frame on the
