@@ -110,6 +110,7 @@ class ClusterMetadataTopicExpiryTest {
 
         CompletableFuture<Void> third = metadata.awaitPartition(new TopicPartition("orders", 2));
         awaitRequestFor("orders", 2);
+        awaitAnswerAppliedNow();
         assertThat(third).isNotDone();
         partitionsPerTopic = 3;
         clock.addAndGet(1_000);
@@ -127,6 +128,7 @@ class ClusterMetadataTopicExpiryTest {
         clock.addAndGet(1_000);
         CompletableFuture<Void> third = metadata.awaitPartition(new TopicPartition("orders", 2));
         awaitRequestFor("orders", 2);
+        awaitAnswerAppliedNow();
 
         third.cancel(false);
         clock.addAndGet(1_000);
@@ -176,6 +178,19 @@ class ClusterMetadataTopicExpiryTest {
         }
         assertThat(requested).hasSize(nth);
         assertThat(requested.get(nth - 1)).contains(topic);
+    }
+
+    /**
+     * Waits for the answer to the last request to be applied at the clock's current reading: its
+     * retry backoff then counts from there, and moving the clock past it lets the next request go.
+     * An answer applied after the test moved the clock would hold every later request back.
+     */
+    private void awaitAnswerAppliedNow() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (metadata.ageMs() != 0) {
+            assertThat(System.nanoTime() - deadline).as("still waiting for the answer to be applied").isNegative();
+            Thread.onSpinWait();
+        }
     }
 
     private double refreshes(RefreshCause cause) {
