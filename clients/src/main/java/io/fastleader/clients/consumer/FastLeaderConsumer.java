@@ -64,6 +64,7 @@ import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.Failures;
+import io.fastleader.clients.network.KafkaClientsRange;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
@@ -136,8 +137,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      * given here are not configured again.
      *
      * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed
+     * @throws KafkaException when the kafka-clients on the classpath is outside the supported line
+     *         ({@link KafkaClientsRange})
      */
     public FastLeaderConsumer(Map<String, Object> configs, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+        KafkaClientsRange.requireSupported();
         this.settings = ConsumerSettings.parse(configs, keyDeserializer, valueDeserializer);
         ConsumerConfig kafka = settings.kafkaConfig();
         String clientId = settings.clientId();

@@ -54,6 +54,7 @@ import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.KafkaClientsRange;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
@@ -118,8 +119,11 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      * here are not configured again.
      *
      * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed
+     * @throws KafkaException when the kafka-clients on the classpath is outside the supported line
+     *         ({@link KafkaClientsRange})
      */
     public FastLeaderProducer(Map<String, Object> configs, Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+        KafkaClientsRange.requireSupported();
         this.settings = ProducerSettings.parse(configs, keySerializer, valueSerializer);
         ProducerConfig kafka = settings.kafkaConfig();
         String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
