@@ -1,10 +1,13 @@
 package io.fastleader.clients.network;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.utils.AppInfoParser;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +29,8 @@ public final class KafkaClientsRange {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaClientsRange.class);
     private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+\\.\\d+)\\.");
+    /** Where every kafka-clients jar keeps its version; {@code AppInfoParser}, which reads it, moved in 4.4. */
+    private static final String VERSION_RESOURCE = "/kafka/kafka-version.properties";
 
     private KafkaClientsRange() {
     }
@@ -36,7 +41,21 @@ public final class KafkaClientsRange {
      * @throws KafkaException naming the version found and the range supported
      */
     public static void requireSupported() {
-        requireSupported(AppInfoParser.getVersion());
+        requireSupported(onClasspath());
+    }
+
+    /** The version of the kafka-clients jar that {@link KafkaException} was loaded from, or {@code unknown}. */
+    public static String onClasspath() {
+        try (InputStream in = KafkaException.class.getResourceAsStream(VERSION_RESOURCE)) {
+            if (in == null) {
+                return "unknown";
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version", "unknown").trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read " + VERSION_RESOURCE, e);
+        }
     }
 
     static void requireSupported(String found) {

@@ -1,9 +1,11 @@
 package io.fastleader.clients.network;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.utils.AppInfoParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,6 +15,11 @@ class KafkaClientsRangeTest {
     @Test
     void testTheKafkaClientsOnTheTestClasspathIsInTheSupportedLine() {
         assertThatCode(KafkaClientsRange::requireSupported).doesNotThrowAnyException();
+    }
+
+    @Test
+    void testReadsTheVersionOfTheKafkaClientsJarOnTheClasspath() {
+        assertThat(KafkaClientsRange.onClasspath()).isEqualTo(AppInfoParser.getVersion());
     }
 
     @ParameterizedTest
