@@ -1,0 +1,93 @@
+package io.fastleader.examples.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.fastleader.clients.metadata.MetadataMetrics;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.MessageListener;
+import org.springframework.kafka.support.TopicPartitionOffset;
+
+/** The Spring Kafka recipe against a real single-broker Kafka cluster in this JVM. */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class SpringKafkaRecipeTest {
+
+    private static final String TOPIC = "orders";
+    private static final int RECORDS = 50;
+
+    @Test
+    void testAKafkaTemplateSendsThroughFastLeaderAndAContainerGivenItsPartitionReceivesAndCommitsEveryRecord(
+            @Cluster(brokers = 1) KafkaTestCluster cluster) throws Exception {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            admin.createTopics(Set.of(new NewTopic(TOPIC, Optional.of(1), Optional.empty()))).all().get();
+        }
+
+        Map<String, Object> producerConfigs = new HashMap<>(cluster.clientConfig());
+        producerConfigs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        producerConfigs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        FastLeaderProducerFactory<String, String> producers = new FastLeaderProducerFactory<>(producerConfigs);
+        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+        for (int i = 0; i < RECORDS; i++) {
+            template.send(TOPIC, 0, "key-" + i, "order-" + i).get(30, TimeUnit.SECONDS);
+        }
+        assertThat(template.metrics().keySet()).as("the template's producer is fastleader's")
+            .anyMatch(name -> name.group().equals(MetadataMetrics.GROUP));
+        producers.destroy();
+
+        Map<String, Object> consumerConfigs = new HashMap<>(cluster.clientConfig());
+        consumerConfigs.put(ConsumerConfig.GROUP_ID_CONFIG, "order-readers");
+        consumerConfigs.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        consumerConfigs.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        ContainerProperties containerProperties = new ContainerProperties(new TopicPartitionOffset(TOPIC, 0, 0L));
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        containerProperties.setMessageListener((MessageListener<String, String>) record -> received.add(record.value()));
+        ConcurrentMessageListenerContainer<String, String> container =
+            new ConcurrentMessageListenerContainer<>(new FastLeaderConsumerFactory<>(consumerConfigs), containerProperties);
+        List<String> values = new ArrayList<>();
+        container.start();
+        try {
+            while (values.size() < RECORDS) {
+                String value = received.poll(30, TimeUnit.SECONDS);
+                assertThat(value).as("record %d of %d", values.size() + 1, RECORDS).isNotNull();
+                values.add(value);
+            }
+        } finally {
+            container.stop();
+        }
+
+        assertThat(values).hasSize(RECORDS).first().isEqualTo("order-0");
+        assertThat(values).last().isEqualTo("order-" + (RECORDS - 1));
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                admin.listConsumerGroupOffsets("order-readers").partitionsToOffsetAndMetadata().get();
+            assertThat(committed).as("offsets the container committed through fastleader's consumer")
+                .containsEntry(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(RECORDS));
+        }
+    }
+}
