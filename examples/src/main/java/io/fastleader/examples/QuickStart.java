@@ -60,7 +60,9 @@ public final class QuickStart {
         String topic = args.length > 1 ? args[1] : "fastleader-quickstart";
         int records = args.length > 2 ? Integer.parseInt(args[2]) : 100;
         Outcome outcome = run(args[0], topic, records, System.out);
-        System.exit(outcome.consumed() == outcome.produced() ? 0 : 1);
+        if (outcome.consumed() != outcome.produced()) {
+            System.exit(1);
+        }
     }
 
     /** What a run wrote and read back, and the leader-hint counts of its two clients. */
