@@ -9,6 +9,8 @@ import java.util.stream.Collectors;
 
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
@@ -52,7 +54,8 @@ public enum ApiKey {
     API_VERSIONS(3, ApiVersionsRequestData::new, ApiVersionsResponseData::new),
     INIT_PRODUCER_ID(2, InitProducerIdRequestData::new, InitProducerIdResponseData::new),
     OFFSET_FOR_LEADER_EPOCH(4, OffsetForLeaderEpochRequestData::new, OffsetForLeaderEpochResponseData::new),
-    SASL_AUTHENTICATE(2, SaslAuthenticateRequestData::new, SaslAuthenticateResponseData::new);
+    SASL_AUTHENTICATE(2, SaslAuthenticateRequestData::new, SaslAuthenticateResponseData::new),
+    CONSUMER_GROUP_HEARTBEAT(0, ConsumerGroupHeartbeatRequestData::new, ConsumerGroupHeartbeatResponseData::new);
 
     /** {@link #firstFlexibleVersion()} of an API that has no flexible version. */
     public static final short NEVER_FLEXIBLE = Short.MAX_VALUE;

@@ -34,7 +34,7 @@ class KafkaClientsOracleTest {
     private static final List<String> RPCS = List.of(
         "ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets", "InitProducerId",
         "OffsetForLeaderEpoch", "FindCoordinator", "OffsetCommit", "OffsetFetch",
-        "SaslHandshake", "SaslAuthenticate");
+        "SaslHandshake", "SaslAuthenticate", "ConsumerGroupHeartbeat");
 
     record Case(MessageSpec spec, short version, TaggedFields tagged, long seed) {
         @Override
