@@ -7,14 +7,18 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
@@ -74,6 +78,7 @@ public final class ConsumerSettings {
                                          Deserializer<?> valueDeserializer) {
         Map<String, Object> kafkaKeys = new HashMap<>(configs);
         Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FASTLEADER_KEYS);
+        refuseClassicProtocol(kafkaKeys);
         return new ConsumerSettings(new ConsumerConfig(
                 ConsumerConfig.appendDeserializerToConfig(kafkaKeys, keyDeserializer, valueDeserializer)), fastleaderKeys);
     }
@@ -96,6 +101,34 @@ public final class ConsumerSettings {
     /** {@code group.id}, if given: needed to commit and read committed offsets. */
     public Optional<String> groupId() {
         return Optional.ofNullable(kafka.getString(ConsumerConfig.GROUP_ID_CONFIG)).filter(id -> !id.isEmpty());
+    }
+
+    /** {@code group.instance.id}: a static member's id, if given. */
+    public Optional<String> groupInstanceId() {
+        return Optional.ofNullable(kafka.getString(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+    }
+
+    /** {@code client.rack}, if given: the coordinator's rack-aware assignors use it. */
+    public Optional<String> clientRack() {
+        return Optional.ofNullable(kafka.getString(ConsumerConfig.CLIENT_RACK_CONFIG)).filter(rack -> !rack.isEmpty());
+    }
+
+    /** {@code group.remote.assignor}, if given; else the coordinator picks its first configured one. */
+    public Optional<String> remoteAssignor() {
+        return Optional.ofNullable(kafka.getString(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG));
+    }
+
+    /**
+     * {@code max.poll.interval.ms}: a member that does not poll for this long leaves its group. It is
+     * also the member's rebalance timeout, as in {@code KafkaConsumer} under the consumer protocol.
+     */
+    public int maxPollIntervalMs() {
+        return kafka.getInt(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
+    }
+
+    /** {@code metadata.max.age.ms}: how often a {@code Pattern} subscription looks for new matching topics. */
+    public long metadataMaxAgeMs() {
+        return kafka.getLong(ConsumerConfig.METADATA_MAX_AGE_CONFIG);
     }
 
     /** {@code enable.auto.commit}; always false without a {@code group.id}. */
@@ -178,6 +211,30 @@ public final class ConsumerSettings {
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS)),
                 kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG), MetadataConfig.NO_IDLE_EXPIRY, leaderHintsEnabled());
+    }
+
+    /**
+     * fastleader's groups speak only the consumer group protocol (KIP-848): asked explicitly for the
+     * classic one, the constructor refuses rather than silently joining with another protocol.
+     */
+    private static void refuseClassicProtocol(Map<String, Object> configs) {
+        Object protocol = configs.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+        if (protocol != null && GroupProtocol.CLASSIC.name().equalsIgnoreCase(protocol.toString().trim())) {
+            throw new ConfigException(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol, "FastLeaderConsumer joins groups with "
+                    + "the consumer group protocol (KIP-848, Kafka 4.0+) only; the classic protocol (JoinGroup/SyncGroup, "
+                    + "client-side assignors) is not implemented. Remove the key or set it to consumer.");
+        }
+    }
+
+    /** Keys of the classic group protocol that mean nothing under the consumer protocol, where the coordinator decides. */
+    static final Set<String> CLASSIC_PROTOCOL_KEYS = Set.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
+
+    /** The classic-protocol keys the application set: ignored, and logged so by the consumer. */
+    public Set<String> classicProtocolKeysGiven() {
+        Set<String> given = new TreeSet<>(kafka.originals().keySet());
+        given.retainAll(CLASSIC_PROTOCOL_KEYS);
+        return given;
     }
 
     /** Kafka's rule: auto-commit needs a group; asked for explicitly without one, it is an error. */

@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,8 +89,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
     private static final long NO_OWNER = -1;
-    private static final String NO_GROUP_SUBSCRIPTION =
-            "FastLeaderConsumer does not support group subscription yet; assign partitions with assign()";
+    private static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
 
     private final ConsumerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
@@ -110,6 +110,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final ConsumerInterceptorChain<K, V> interceptors;
     private final OffsetLookup offsetLookup;
     private final Optional<GroupOffsets> groupOffsets;
+    /** Null without a {@code group.id}, as is {@link #group}. */
+    private final GroupMembership membership;
+    private final GroupReconciler group;
     private final Fetcher<K, V> fetcher;
     private final PositionResolver positions;
     private final ReplicaPrewarm prewarm;
@@ -165,7 +168,15 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             this.consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs);
-            this.groupOffsets = settings.groupId().map(group -> new GroupOffsets(pool, metadata, group, backoff, clockMs));
+            GroupCoordinator coordinator = settings.groupId().map(id -> new GroupCoordinator(pool, metadata, id)).orElse(null);
+            this.membership = coordinator == null ? null : new GroupMembership(coordinator.groupId(), Uuid.randomUuid().toString(),
+                    settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(),
+                    settings.maxPollIntervalMs(), backoff, () -> ThreadLocalRandom.current().nextDouble());
+            this.groupOffsets = Optional.ofNullable(coordinator).map(found -> new GroupOffsets(pool, found, membership::identity, backoff,
+                    clockMs, () -> ThreadLocalRandom.current().nextDouble()));
+            this.group = coordinator == null ? null : new GroupReconciler(membership,
+                    register(new GroupHeartbeats(pool, coordinator, membership, clockMs, inbox::wakeUp, clientId)), metadata, inbox,
+                    inbox::wakeUp, clockMs, settings.metadataMaxAgeMs(), new Reconciled());
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
             PollThread thread = new PollThread(settings, consumerMetrics, inbox, clockMs, errors);
@@ -177,6 +188,10 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             cache.wakeOnChange(inbox::wakeUp);
             this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
             FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
+            if (!settings.classicProtocolKeysGiven().isEmpty()) {
+                LOG.warn("{} belong to the classic group protocol and are ignored: under the consumer group protocol the "
+                        + "coordinator decides session timeout, heartbeat interval and assignment", settings.classicProtocolKeysGiven());
+            }
         } catch (RuntimeException e) {
             releaseResources();
             throw new KafkaException("Failed to construct the FastLeaderConsumer", e);
@@ -208,6 +223,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public void assign(Collection<TopicPartition> partitions) {
         runOwned(() -> {
+            if (isGroupSubscribed()) {
+                throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
+            }
             if (partitions == null) {
                 throw new IllegalArgumentException("Topic partitions collection to assign to cannot be null");
             }
@@ -219,11 +237,42 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             if (settings.autoCommit() && !subscriptions.isEmpty()) {
                 commitAsync(subscriptions.positionsToCommit(), this::logAutoCommitFailure);
             }
-            SubscriptionState.Change change = subscriptions.assign(partitions);
-            change.removed().forEach(consumerMetrics::unassigned);
-            change.added().forEach(consumerMetrics::assigned);
-            useTopics(change);
+            changeAssignment(partitions);
         });
+    }
+
+    private void changeAssignment(Collection<TopicPartition> partitions) {
+        SubscriptionState.Change change = subscriptions.assign(partitions);
+        change.removed().forEach(consumerMetrics::unassigned);
+        change.added().forEach(consumerMetrics::assigned);
+        useTopics(change);
+    }
+
+    /** Reconciliation's hold on the assignment: the same path as {@link #assign}, without its commit of the old one. */
+    private final class Reconciled implements GroupReconciler.Assignee {
+        @Override
+        public Set<TopicPartition> assignment() {
+            return subscriptions.partitions();
+        }
+
+        @Override
+        public void assign(Collection<TopicPartition> partitions) {
+            changeAssignment(partitions);
+        }
+
+        @Override
+        public void commitBeforeRevoking(Set<TopicPartition> partitions) {
+            if (!settings.autoCommit()) {
+                return;
+            }
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(subscriptions.positionsToCommit());
+            offsets.keySet().retainAll(partitions);
+            try {
+                commitSync(offsets, settings.defaultApiTimeout());
+            } catch (RuntimeException e) {
+                LOG.warn("Failed to commit the offsets of partitions {} before revoking them: {}", partitions, e.toString());
+            }
+        }
     }
 
     private void useTopics(SubscriptionState.Change change) {
@@ -246,64 +295,142 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         return callOwned(() -> Collections.unmodifiableSet(subscriptions.partitions()));
     }
 
-    /** {@inheritDoc} Always empty: group subscription is not supported yet. */
+    /** {@inheritDoc} For a {@code Pattern}, the topics it matched last; for a {@code SubscriptionPattern}, those assigned. */
     @Override
     public Set<String> subscription() {
-        return Set.of();
+        return callOwned(() -> group == null ? Set.of() : Collections.unmodifiableSet(group.subscription()));
     }
 
-    /** Not supported yet. @throws UnsupportedOperationException always */
+    /**
+     * {@inheritDoc} Joins the group with the consumer group protocol (KIP-848): the coordinator
+     * assigns the partitions. An empty collection unsubscribes.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
     @Override
     public void subscribe(Collection<String> topics) {
-        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+        subscribe(topics, null);
     }
 
-    /** Not supported yet. @throws UnsupportedOperationException always */
+    /**
+     * {@inheritDoc} The listener's callbacks run on the thread that calls {@code poll}.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
     @Override
     public void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
-        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+        runOwned(() -> {
+            if (topics == null) {
+                throw new IllegalArgumentException("Topic collection to subscribe to cannot be null");
+            }
+            if (topics.isEmpty()) {
+                unsubscribe();
+                return;
+            }
+            for (String topic : topics) {
+                if (Utils.isBlank(topic)) {
+                    throw new IllegalArgumentException("Topic collection to subscribe to cannot contain null or empty topic");
+                }
+            }
+            requireGroupSubscribable().subscribe(topics, callback);
+        });
     }
 
-    /** Not supported yet. @throws UnsupportedOperationException always */
+    /**
+     * {@inheritDoc} The pattern is matched here against the cluster's topics, listed every
+     * {@code metadata.max.age.ms}; the coordinator is sent the matching names.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
     @Override
     public void subscribe(Pattern pattern, ConsumerRebalanceListener callback) {
-        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+        runOwned(() -> {
+            if (pattern == null || pattern.toString().isEmpty()) {
+                throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
+            }
+            requireGroupSubscribable().subscribe(pattern, callback);
+        });
     }
 
-    /** Not supported yet. @throws UnsupportedOperationException always */
+    /** {@inheritDoc} @see #subscribe(Pattern, ConsumerRebalanceListener) */
     @Override
     public void subscribe(Pattern pattern) {
-        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+        subscribe(pattern, null);
     }
 
-    /** Not supported yet. @throws UnsupportedOperationException always */
+    /**
+     * {@inheritDoc} The coordinator matches the expression (RE2/J) against the cluster's topics;
+     * it needs ConsumerGroupHeartbeat v1 (Kafka 4.0+).
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
     @Override
     public void subscribe(SubscriptionPattern pattern, ConsumerRebalanceListener callback) {
-        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+        runOwned(() -> {
+            if (pattern == null || pattern.pattern() == null || pattern.pattern().isEmpty()) {
+                throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
+            }
+            requireGroupSubscribable().subscribe(pattern, callback);
+        });
     }
 
-    /** Not supported yet. @throws UnsupportedOperationException always */
+    /** {@inheritDoc} @see #subscribe(SubscriptionPattern, ConsumerRebalanceListener) */
     @Override
     public void subscribe(SubscriptionPattern pattern) {
-        throw new UnsupportedOperationException(NO_GROUP_SUBSCRIPTION);
+        subscribe(pattern, null);
     }
 
-    /** {@inheritDoc} Here: drops the whole assignment, as {@code assign(List.of())} does. */
+    private GroupReconciler requireGroupSubscribable() {
+        if (group == null) {
+            throw new InvalidGroupIdException("To use the group management or offset commit APIs, you must provide a valid "
+                    + "group.id in the consumer configuration.");
+        }
+        if (!group.isSubscribed() && !subscriptions.isEmpty()) {
+            throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
+        }
+        return group;
+    }
+
+    private boolean isGroupSubscribed() {
+        return group != null && group.isSubscribed();
+    }
+
+    /**
+     * {@inheritDoc} A group member commits (with auto-commit) and revokes its partitions, then
+     * leaves the group, waiting up to {@code default.api.timeout.ms} for the coordinator's answer.
+     */
     @Override
     public void unsubscribe() {
-        assign(List.of());
+        runOwned(() -> {
+            if (isGroupSubscribed()) {
+                leaveGroup(true, false, settings.defaultApiTimeout());
+            } else {
+                assign(List.of());
+            }
+        });
     }
 
-    /** Not supported: there is no group membership to rebalance. @throws IllegalStateException always */
+    /** Leaves the group, waiting for the coordinator's answer until the timeout; a late answer is logged, not raised. */
+    private void leaveGroup(boolean tellCoordinator, boolean staticRejoin, Duration timeout) {
+        CompletableFuture<Void> left = group.leave(tellCoordinator, staticRejoin);
+        try {
+            await(left, deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
+                    + settings.groupId().orElseThrow());
+        } catch (TimeoutException e) {
+            LOG.warn("{}; the coordinator will drop the member after its session timeout", e.getMessage());
+        }
+    }
+
+    /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
     @Override
     public void enforceRebalance() {
-        throw new IllegalStateException(NO_GROUP_SUBSCRIPTION);
+        enforceRebalance(null);
     }
 
-    /** Not supported: there is no group membership to rebalance. @throws IllegalStateException always */
+    /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
     @Override
     public void enforceRebalance(String reason) {
-        throw new IllegalStateException(NO_GROUP_SUBSCRIPTION);
+        LOG.warn("Operation not supported in new consumer group protocol");
     }
 
     // ---------------------------------------------------------------- poll
@@ -322,12 +449,15 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         return callOwned(() -> {
             consumerMetrics.pollStarted();
             try {
-                if (subscriptions.isEmpty()) {
+                if (subscriptions.isEmpty() && !isGroupSubscribed()) {
                     throw new IllegalStateException("Consumer is not subscribed to any topics or assigned any partitions");
                 }
                 long deadlineMs = deadline(timeout);
                 applyPending(0);
                 while (true) {
+                    if (group != null) {
+                        group.onPoll();
+                    }
                     maybeAutoCommit();
                     errors.throwOldest();
                     ConsumerRecords<K, V> records = fetcher.collect(settings.maxPollRecords());
@@ -364,6 +494,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         }
         if (settings.autoCommit()) {
             next = Math.min(next, nextAutoCommitMs);
+        }
+        if (group != null) {
+            next = Math.min(next, group.nextTimerMs());
         }
         return next;
     }
@@ -593,13 +726,18 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         });
     }
 
-    /** The group's id, without membership: no generation, no member id. */
+    /** {@inheritDoc} Outside the group (assigning partitions itself): no generation, no member id. */
     @Override
     // Kafka deprecates building it anywhere but in a consumer; this is one.
     @SuppressWarnings("removal")
     public ConsumerGroupMetadata groupMetadata() {
-        group();
-        return new ConsumerGroupMetadata(settings.groupId().orElseThrow());
+        return callOwned(() -> {
+            group();
+            MemberIdentity member = membership.identity();
+            return member.isMember()
+                    ? new ConsumerGroupMetadata(settings.groupId().orElseThrow(), member.epoch(), member.memberId(), member.instanceId())
+                    : new ConsumerGroupMetadata(settings.groupId().orElseThrow());
+        });
     }
 
     private GroupOffsets group() {
@@ -796,7 +934,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         }
         runOwned(() -> {
             Duration timeout = options.timeout().orElse(Duration.ofMillis(30_000));
-            if (settings.autoCommit()) {
+            if (isGroupSubscribed()) {
+                leaveOnClose(options.groupMembershipOperation(), timeout);
+            } else if (settings.autoCommit()) {
                 try {
                     commitSync(subscriptions.positionsToCommit(), timeout);
                 } catch (RuntimeException e) {
@@ -811,6 +951,24 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             closed = true;
             releaseResources();
         });
+    }
+
+    /**
+     * As {@code KafkaConsumer} under the consumer protocol: by default a dynamic member leaves and a
+     * static one leaves with epoch -2, keeping its partitions for its session; {@code LEAVE_GROUP}
+     * leaves for good; {@code REMAIN_IN_GROUP} tells the coordinator nothing, unless static.
+     */
+    private void leaveOnClose(CloseOptions.GroupMembershipOperation operation, Duration timeout) {
+        boolean isStatic = settings.groupInstanceId().isPresent();
+        try {
+            switch (operation) {
+                case LEAVE_GROUP -> leaveGroup(true, false, timeout);
+                case REMAIN_IN_GROUP -> leaveGroup(isStatic, true, timeout);
+                default -> leaveGroup(true, true, timeout);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Failed to leave group {} cleanly on close", settings.groupId().orElseThrow(), e);
+        }
     }
 
     private void releaseResources() {

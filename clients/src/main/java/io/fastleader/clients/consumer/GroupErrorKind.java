@@ -46,9 +46,19 @@ enum GroupErrorKind {
      * retried, as Kafka's consumer does.
      */
     static GroupErrorKind ofCommit(Errors error) {
+        return ofCommit(error, false);
+    }
+
+    /**
+     * The kind of an OffsetCommit error for a commit by a group member ({@code member}) or from
+     * outside the group. A member's commit with a stale epoch is retried: its next heartbeat may
+     * already have brought the epoch the coordinator expects, and a retry sends that one.
+     */
+    static GroupErrorKind ofCommit(Errors error, boolean member) {
         return switch (error) {
             case NONE -> NONE;
             case COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, REQUEST_TIMED_OUT -> COORDINATOR_MOVED;
+            case STALE_MEMBER_EPOCH -> member ? RETRIABLE : FATAL;
             default -> retriableOrFatal(error);
         };
     }
@@ -74,11 +84,25 @@ enum GroupErrorKind {
      */
     static RuntimeException exception(Errors error, String message, String groupId, TopicPartition partition,
                                       Set<String> unauthorized) {
+        return exception(error, message, groupId, partition, unauthorized, false);
+    }
+
+    /**
+     * As {@link #exception(Errors, String, String, TopicPartition, Set)}, for a call by a group
+     * member ({@code member}) or from outside the group: a member that is no longer one (fenced,
+     * unknown) fails its commit with {@link CommitFailedException} as {@code KafkaConsumer} does.
+     */
+    static RuntimeException exception(Errors error, String message, String groupId, TopicPartition partition,
+                                      Set<String> unauthorized, boolean member) {
         return switch (error) {
             case GROUP_AUTHORIZATION_FAILED -> GroupAuthorizationException.forGroupId(groupId);
             case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(unauthorized);
-            // A consumer outside the group (generation -1, no member id) may commit only while the group has no members.
-            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH -> new CommitFailedException(
+            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH -> member
+                    ? new CommitFailedException("Offset commit for group " + groupId + " failed with " + error.name()
+                            + ": this consumer is no longer a member of the group at the epoch it committed with; "
+                            + "its partitions may have moved to another member, which consumes them from the last committed offsets")
+                    // A consumer outside the group (generation -1, no member id) may commit only while the group has no members.
+                    : new CommitFailedException(
                     "Offset commit for group " + groupId + " failed with " + error.name() + ": the group has active members, "
                     + "and a consumer that is not one of them may commit only while the group is empty");
             case REBALANCE_IN_PROGRESS -> new RebalanceInProgressException("Group " + groupId + " is rebalancing");

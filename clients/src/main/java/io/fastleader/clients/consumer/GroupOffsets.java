@@ -1,6 +1,5 @@
 package io.fastleader.clients.consumer;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,11 +13,11 @@ import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -27,15 +26,12 @@ import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.fastleader.clients.consumer.GroupRequests.Coordinator;
 import io.fastleader.clients.consumer.GroupRequests.FetchedOffset;
 import io.fastleader.clients.metadata.ClusterMetadata;
-import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.message.FindCoordinatorResponseData;
 import io.fastleader.protocol.message.OffsetCommitResponseData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 
@@ -57,20 +53,15 @@ import io.fastleader.protocol.message.OffsetFetchResponseData;
 public final class GroupOffsets {
 
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsets.class);
-    private static final int UNKNOWN = -1;
+    private static final int UNKNOWN = GroupCoordinator.UNKNOWN;
 
     private final ConnectionPool pool;
-    private final ClusterMetadata metadata;
-    private final LeaderCache cache;
+    private final GroupCoordinator coordinator;
     private final String groupId;
+    private final Supplier<MemberIdentity> member;
     private final ExponentialBackoff retryBackoff;
     private final LongSupplier clockMs;
     private final DoubleSupplier random;
-    private final Object lock = new Object();
-    /** Guarded by {@code lock}, as is everything below. */
-    private int coordinator = UNKNOWN;
-    private CompletableFuture<Integer> discovery;
-    private int discoveryFailures;
 
     /**
      * @param groupId      {@code group.id}
@@ -79,15 +70,20 @@ public final class GroupOffsets {
      */
     public GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, ExponentialBackoff retryBackoff,
                         LongSupplier clockMs) {
-        this(pool, metadata, groupId, retryBackoff, clockMs, () -> ThreadLocalRandom.current().nextDouble());
+        this(pool, new GroupCoordinator(pool, metadata, groupId), () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff, clockMs,
+                () -> ThreadLocalRandom.current().nextDouble());
     }
 
-    GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, ExponentialBackoff retryBackoff,
+    /**
+     * Offsets committed and read as {@code member} says at the time of each attempt: a group
+     * member's commits carry its current epoch.
+     */
+    GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> member, ExponentialBackoff retryBackoff,
                  LongSupplier clockMs, DoubleSupplier random) {
         this.pool = Objects.requireNonNull(pool, "pool");
-        this.metadata = Objects.requireNonNull(metadata, "metadata");
-        this.cache = metadata.cache();
-        this.groupId = Objects.requireNonNull(groupId, "groupId");
+        this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+        this.groupId = coordinator.groupId();
+        this.member = Objects.requireNonNull(member, "member");
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.random = Objects.requireNonNull(random, "random");
@@ -117,9 +113,11 @@ public final class GroupOffsets {
             return CompletableFuture.completedFuture(null);
         }
         Map<TopicPartition, OffsetAndMetadata> committing = Map.copyOf(offsets);
-        Call<Void> call = new Call<>("committing the offsets of " + committing.keySet(),
-                node -> pool.send(node, ApiKey.OFFSET_COMMIT, GroupRequests.commit(groupId, committing)),
-                response -> committedAnswer((OffsetCommitResponseData) response));
+        Call<Void> call = new Call<>("committing the offsets of " + committing.keySet(), node -> {
+            MemberIdentity committer = member.get();
+            return new Sent<>(pool.send(node, ApiKey.OFFSET_COMMIT, GroupRequests.commit(groupId, committer, committing)),
+                    response -> committedAnswer((OffsetCommitResponseData) response, committer.isMember()));
+        });
         call.start(deadlineMs);
         return call.result;
     }
@@ -143,21 +141,21 @@ public final class GroupOffsets {
         }
         List<TopicPartition> asked = List.copyOf(partitions);
         Call<Map<TopicPartition, OffsetAndMetadata>> call = new Call<>("fetching the committed offsets of " + asked,
-                node -> pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asked, requireStable)),
-                response -> fetchedAnswer((OffsetFetchResponseData) response));
+                node -> new Sent<>(pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asked, requireStable)),
+                        response -> fetchedAnswer((OffsetFetchResponseData) response)));
         call.start(deadlineMs);
         return call.result;
     }
 
-    private Outcome<Void> committedAnswer(OffsetCommitResponseData response) {
-        ErrorTally tally = new ErrorTally();
-        GroupRequests.commitErrors(response).forEach((partition, error) -> tally.add(partition, error, GroupErrorKind.ofCommit(error)));
+    private Outcome<Void> committedAnswer(OffsetCommitResponseData response, boolean byMember) {
+        ErrorTally tally = new ErrorTally(byMember);
+        GroupRequests.commitErrors(response).forEach((partition, error) -> tally.add(partition, error, GroupErrorKind.ofCommit(error, byMember)));
         return tally.outcome(null);
     }
 
     private Outcome<Map<TopicPartition, OffsetAndMetadata>> fetchedAnswer(OffsetFetchResponseData response) {
         GroupRequests.Fetched fetched = GroupRequests.fetched(response, groupId);
-        ErrorTally tally = new ErrorTally();
+        ErrorTally tally = new ErrorTally(false);
         tally.add(null, fetched.groupError(), GroupErrorKind.ofFetch(fetched.groupError()));
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (FetchedOffset answer : fetched.partitions()) {
@@ -168,74 +166,6 @@ public final class GroupOffsets {
             }
         }
         return tally.outcome(offsets);
-    }
-
-    /** The coordinator, found first if it is not known; one FindCoordinator at a time serves every call waiting. */
-    private CompletableFuture<Integer> coordinator() {
-        CompletableFuture<Integer> found;
-        int asked;
-        synchronized (lock) {
-            if (coordinator != UNKNOWN) {
-                return CompletableFuture.completedFuture(coordinator);
-            }
-            if (discovery != null) {
-                return discovery;
-            }
-            found = new CompletableFuture<>();
-            discovery = found;
-            asked = anyBroker();
-        }
-        pool.send(asked, ApiKey.FIND_COORDINATOR, GroupRequests.findCoordinator(groupId))
-                .whenComplete((response, error) -> discovered(asked, found, response, error));
-        return found;
-    }
-
-    private void discovered(int asked, CompletableFuture<Integer> found, ApiMessage response, Throwable error) {
-        Throwable failure = Failures.cause(error);
-        int nodeId = UNKNOWN;
-        if (failure == null) {
-            Coordinator answer = GroupRequests.coordinator((FindCoordinatorResponseData) response, groupId);
-            if (GroupErrorKind.ofFindCoordinator(answer.error()) != GroupErrorKind.NONE) {
-                failure = GroupErrorKind.exception(answer.error(), answer.message(), groupId, null, Set.of());
-            } else if (cache.node(answer.nodeId()) == null) {
-                // Known only once a Metadata response lists it; a refresh of no topic still lists every broker.
-                metadata.onLeaderError(List.of());
-                failure = new CoordinatorNotAvailableException("the coordinator of group " + groupId + ", node "
-                        + answer.nodeId() + ", is not in the client's metadata yet");
-            } else {
-                nodeId = answer.nodeId();
-            }
-        }
-        synchronized (lock) {
-            discovery = null;
-            if (failure == null) {
-                coordinator = nodeId;
-                discoveryFailures = 0;
-            } else {
-                discoveryFailures++;
-            }
-        }
-        if (failure == null) {
-            LOG.debug("Group {} is coordinated by node {}", groupId, nodeId);
-            found.complete(nodeId);
-        } else {
-            LOG.debug("FindCoordinator for group {} to node {} failed", groupId, asked, failure);
-            found.completeExceptionally(failure);
-        }
-    }
-
-    /** A broker to ask for the coordinator: the known ones in turn, the first bootstrap server while none is known. */
-    private int anyBroker() {
-        List<Integer> nodes = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
-        return nodes.isEmpty() ? -1 : nodes.get(discoveryFailures % nodes.size());
-    }
-
-    private void forgetCoordinator(int nodeId) {
-        synchronized (lock) {
-            if (coordinator == nodeId) {
-                coordinator = UNKNOWN;
-            }
-        }
     }
 
     /**
@@ -253,11 +183,16 @@ public final class GroupOffsets {
      * else a retriable one retries.
      */
     private final class ErrorTally {
+        private final boolean byMember;
         private final Set<String> unauthorized = new TreeSet<>();
         private Errors fatal;
         private TopicPartition fatalPartition;
         private Errors retry;
         private GroupErrorKind retryKind = GroupErrorKind.NONE;
+
+        ErrorTally(boolean byMember) {
+            this.byMember = byMember;
+        }
 
         /** @param partition null for a group-level error */
         void add(TopicPartition partition, Errors error, GroupErrorKind kind) {
@@ -288,7 +223,7 @@ public final class GroupOffsets {
         <T> Outcome<T> outcome(T value) {
             if (fatal != null) {
                 return new Outcome<>(GroupErrorKind.FATAL, null,
-                        GroupErrorKind.exception(fatal, null, groupId, fatalPartition, unauthorized));
+                        GroupErrorKind.exception(fatal, null, groupId, fatalPartition, unauthorized, byMember));
             }
             if (retry != null) {
                 return new Outcome<>(retryKind, null, retry.exception());
@@ -297,21 +232,23 @@ public final class GroupOffsets {
         }
     }
 
+    /** One attempt's request, and how its answer is read: as the request was built (a member's commit or not). */
+    private record Sent<T>(CompletableFuture<ApiMessage> response, Function<ApiMessage, Outcome<T>> read) {
+    }
+
     /** One call of {@link #commit} or {@link #committed}: attempts at the coordinator until one ends it. */
     private final class Call<T> {
 
         private final String what;
-        private final IntFunction<CompletableFuture<ApiMessage>> send;
-        private final Function<ApiMessage, Outcome<T>> read;
+        private final IntFunction<Sent<T>> send;
         private final CompletableFuture<T> result = new CompletableFuture<>();
         /** Guarded by {@code this}. */
         private int failures;
         private Throwable lastError;
 
-        Call(String what, IntFunction<CompletableFuture<ApiMessage>> send, Function<ApiMessage, Outcome<T>> read) {
+        Call(String what, IntFunction<Sent<T>> send) {
             this.what = what;
             this.send = send;
-            this.read = read;
         }
 
         void start(long deadlineMs) {
@@ -323,22 +260,23 @@ public final class GroupOffsets {
             if (result.isDone()) {
                 return;
             }
-            coordinator().whenComplete((node, lookupError) -> {
+            coordinator.find().whenComplete((node, lookupError) -> {
                 if (lookupError != null) {
                     failed(UNKNOWN, Failures.cause(lookupError));
                     return;
                 }
-                send.apply(node).whenComplete((response, error) -> {
+                Sent<T> sent = send.apply(node);
+                sent.response().whenComplete((response, error) -> {
                     if (error != null) {
                         failed(node, Failures.cause(error));
                     } else {
-                        answered(node, response);
+                        answered(node, response, sent.read());
                     }
                 });
             });
         }
 
-        private void answered(int node, ApiMessage response) {
+        private void answered(int node, ApiMessage response, Function<ApiMessage, Outcome<T>> read) {
             Outcome<T> outcome;
             try {
                 outcome = read.apply(response);
@@ -349,7 +287,7 @@ public final class GroupOffsets {
             switch (outcome.kind()) {
                 case NONE -> result.complete(outcome.value());
                 case COORDINATOR_MOVED -> {
-                    forgetCoordinator(node);
+                    coordinator.forget(node);
                     retryLater(outcome.error());
                 }
                 case RETRIABLE -> retryLater(outcome.error());
@@ -364,7 +302,7 @@ public final class GroupOffsets {
                 return;
             }
             if (node != UNKNOWN) {
-                forgetCoordinator(node);
+                coordinator.forget(node);
             }
             retryLater(error);
         }

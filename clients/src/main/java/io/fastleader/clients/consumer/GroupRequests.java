@@ -33,10 +33,6 @@ final class GroupRequests {
 
     /** FindCoordinator's {@code KeyType} of a consumer group. */
     static final byte GROUP_KEY_TYPE = 0;
-    /** A commit from outside the group's membership: no generation ... */
-    static final int NO_GENERATION = -1;
-    /** ... and no member id. */
-    static final String NO_MEMBER_ID = "";
     /** FindCoordinator v4 batched the keys into {@code CoordinatorKeys}. */
     private static final short FIRST_BATCHED_FIND_COORDINATOR = 4;
     /** OffsetFetch v7 added {@code RequireStable}. */
@@ -87,11 +83,12 @@ final class GroupRequests {
     }
 
     /**
-     * A commit from outside the group's membership, as a consumer that assigns its own partitions
-     * makes it: generation -1, no member id, no group instance id. The layout is the same at every
-     * version we speak; fields a version lacks (the leader epoch before v6) are left out.
+     * A commit by {@code member}: a member of the group sends its id, its epoch in the generation
+     * field (the consumer group protocol reuses it, v9+) and its instance id; a consumer outside the
+     * group sends generation -1 and no ids. The layout is the same at every version we speak; fields
+     * a version lacks (the leader epoch before v6) are left out.
      */
-    static OffsetCommitRequestData commit(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    static OffsetCommitRequestData commit(String groupId, MemberIdentity member, Map<TopicPartition, OffsetAndMetadata> offsets) {
         Map<String, OffsetCommitRequestTopic> topics = new LinkedHashMap<>();
         offsets.forEach((partition, committed) -> topics
                 .computeIfAbsent(partition.topic(), name -> new OffsetCommitRequestTopic().setName(name))
@@ -102,9 +99,9 @@ final class GroupRequests {
                         .setCommittedMetadata(committed.metadata())));
         return new OffsetCommitRequestData()
                 .setGroupId(groupId)
-                .setGenerationIdOrMemberEpoch(NO_GENERATION)
-                .setMemberId(NO_MEMBER_ID)
-                .setGroupInstanceId(null)
+                .setGenerationIdOrMemberEpoch(member.epoch())
+                .setMemberId(member.memberId())
+                .setGroupInstanceId(member.instanceId().orElse(null))
                 .setTopics(new ArrayList<>(topics.values()));
     }
 

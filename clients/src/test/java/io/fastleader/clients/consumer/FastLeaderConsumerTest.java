@@ -268,12 +268,12 @@ class FastLeaderConsumerTest {
     }
 
     @Test
-    void testSubscribeIsRefusedWithAClearMessage() throws Exception {
+    void testSubscribeWithoutAGroupIdFails() throws Exception {
         start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
 
         assertThatThrownBy(() -> consumer.subscribe(List.of(TOPIC)))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("does not support group subscription");
+                .isInstanceOf(InvalidGroupIdException.class)
+                .hasMessageContaining("group.id");
     }
 
     @Test

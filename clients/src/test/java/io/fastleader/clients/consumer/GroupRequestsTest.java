@@ -73,7 +73,7 @@ class GroupRequestsTest {
         offsets.put(B0, new OffsetAndMetadata(20));
         offsets.put(A1, new OffsetAndMetadata(11, Optional.empty(), "n"));
 
-        OffsetCommitRequestData request = GroupRequests.commit("g", offsets);
+        OffsetCommitRequestData request = GroupRequests.commit("g", MemberIdentity.OUTSIDE_THE_GROUP, offsets);
 
         assertThat(request.groupId()).isEqualTo("g");
         assertThat(request.generationIdOrMemberEpoch()).isEqualTo(-1);

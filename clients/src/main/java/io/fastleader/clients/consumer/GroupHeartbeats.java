@@ -1,0 +1,120 @@
+package io.fastleader.clients.consumer;
+
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+
+import io.fastleader.clients.network.ClientThreads;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.Failures;
+import io.fastleader.clients.network.VersionedRequest;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
+
+/**
+ * Sends a member's heartbeats to its group's coordinator on a thread of its own, so the member
+ * stays in the group while the application works between polls, as {@code KafkaConsumer}'s
+ * background thread does. {@link GroupMembership} decides what to send and when; this class only
+ * finds the coordinator, sends, hands the outcome back, and wakes the consumer's thread, which may
+ * have partitions to reconcile.
+ */
+final class GroupHeartbeats implements AutoCloseable {
+
+    /** ConsumerGroupHeartbeat v1 brought {@code SubscribedTopicRegex}. */
+    private static final short FIRST_REGEX_VERSION = 1;
+    private static final long CLOSE_WAIT_MS = 5_000;
+
+    private final ConnectionPool pool;
+    private final GroupCoordinator coordinator;
+    private final GroupMembership membership;
+    private final LongSupplier clockMs;
+    private final Runnable wakeConsumer;
+    private final ClientThreads threads = new ClientThreads();
+    private final ScheduledExecutorService timer;
+    /** Touched on the timer thread only. */
+    private ScheduledFuture<?> next;
+
+    /** @param wakeConsumer makes a consumer thread waiting in {@code poll} look at the membership again */
+    GroupHeartbeats(ConnectionPool pool, GroupCoordinator coordinator, GroupMembership membership, LongSupplier clockMs,
+                    Runnable wakeConsumer, String clientId) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+        this.membership = Objects.requireNonNull(membership, "membership");
+        this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
+                threads.named("fastleader-heartbeat-" + clientId + "-"));
+        executor.setRemoveOnCancelPolicy(true);
+        this.timer = executor;
+    }
+
+    /** Looks at the membership now: sends what is due, and plans the next look. Safe on any thread. */
+    void poke() {
+        try {
+            timer.execute(this::run);
+        } catch (RejectedExecutionException closed) {
+            // Closed: nothing more is sent.
+        }
+    }
+
+    private void run() {
+        long nowMs = clockMs.getAsLong();
+        membership.nextHeartbeat(nowMs).ifPresent(this::send);
+        if (next != null) {
+            next.cancel(false);
+        }
+        long dueMs = membership.nextDueMs();
+        if (dueMs != Long.MAX_VALUE) {
+            next = timer.schedule(this::run, Retries.untilMs(dueMs, clockMs.getAsLong()), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void send(ConsumerGroupHeartbeatRequestData request) {
+        coordinator.find().whenComplete((node, lookupError) -> {
+            if (lookupError != null) {
+                answered(GroupCoordinator.UNKNOWN, null, lookupError);
+                return;
+            }
+            pool.send(node, ApiKey.CONSUMER_GROUP_HEARTBEAT, atVersion(request))
+                    .whenComplete((response, error) -> answered(node, response, error));
+        });
+    }
+
+    /** The request as sent at {@code version}: a regex subscription needs v1. */
+    private static VersionedRequest atVersion(ConsumerGroupHeartbeatRequestData request) {
+        return version -> {
+            if (request.subscribedTopicRegex() != null && version < FIRST_REGEX_VERSION) {
+                throw new UnsupportedVersionException("The group coordinator speaks ConsumerGroupHeartbeat up to v" + version
+                        + ", too old for a SubscriptionPattern (v" + FIRST_REGEX_VERSION + ", Kafka 4.0)");
+            }
+            return request;
+        };
+    }
+
+    private void answered(int node, ApiMessage response, Throwable error) {
+        long nowMs = clockMs.getAsLong();
+        HeartbeatErrorKind kind = error == null
+                ? membership.onAnswer((ConsumerGroupHeartbeatResponseData) response, nowMs)
+                : membership.onNoAnswer(Failures.cause(error), nowMs);
+        if (kind == HeartbeatErrorKind.COORDINATOR_MOVED && node != GroupCoordinator.UNKNOWN) {
+            coordinator.forget(node);
+        }
+        wakeConsumer.run();
+        poke();
+    }
+
+    /** Stops sending; the caller has left the group first if it meant to. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        threads.awaitEnd(CLOSE_WAIT_MS);
+    }
+}

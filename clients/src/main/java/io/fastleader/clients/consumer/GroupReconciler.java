@@ -1,0 +1,365 @@
+package io.fastleader.clients.consumer;
+
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.consumer.GroupMembership.Assignment;
+import io.fastleader.clients.consumer.GroupMembership.Subscription;
+import io.fastleader.clients.consumer.GroupMembership.Task;
+import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.protocol.message.MetadataResponseData;
+
+/**
+ * The consumer's side of group membership, on the consumer's thread: what the application
+ * subscribed to, and the reconciliation the consumer group protocol asks for. A target assignment
+ * arrives by topic id and is resolved to names through metadata; partitions leaving are committed
+ * (with auto-commit) and revoked first, with the listener's {@code onPartitionsRevoked}; then the
+ * new ones are assigned (positioned from their committed offset, else {@code auto.offset.reset})
+ * and handed to {@code onPartitionsAssigned}; then the next heartbeat acknowledges the assignment.
+ * A fenced member gives its partitions up with {@code onPartitionsLost} and joins again.
+ *
+ * <p>Listener callbacks run here, on the thread that calls {@code poll}, as in {@code KafkaConsumer};
+ * an exception one throws is logged and raised by {@code poll} once the reconciliation is done.
+ */
+final class GroupReconciler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupReconciler.class);
+    private static final Comparator<TopicPartition> PARTITION_ORDER =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+    private static final ConsumerRebalanceListener NO_LISTENER = new ConsumerRebalanceListener() {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        }
+    };
+
+    /** What reconciliation asks of the consumer it runs in. */
+    interface Assignee {
+        /** The partitions assigned now. */
+        Set<TopicPartition> assignment();
+
+        /** Makes exactly {@code partitions} the assignment; kept partitions keep their positions. */
+        void assign(Collection<TopicPartition> partitions);
+
+        /** Commits the positions of {@code partitions} before they are revoked, with auto-commit; failures are logged. */
+        void commitBeforeRevoking(Set<TopicPartition> partitions);
+    }
+
+    private final GroupMembership membership;
+    private final GroupHeartbeats heartbeats;
+    private final ClusterMetadata metadata;
+    private final LeaderCache cache;
+    private final Executor inbox;
+    private final Runnable wakeConsumer;
+    private final LongSupplier clockMs;
+    private final long topicListingIntervalMs;
+    private final Assignee assignee;
+    /** Topic names by id, from metadata; kept across reconciliations. */
+    private final Map<Uuid, String> topicNames = new HashMap<>();
+
+    private ConsumerRebalanceListener listener = NO_LISTENER;
+    /** Null when not subscribed. */
+    private Set<String> topics;
+    private Pattern pattern;
+    private SubscriptionPattern brokerPattern;
+    private CompletableFuture<MetadataResponseData> listing;
+    private long nextListingMs = Long.MAX_VALUE;
+
+    /**
+     * @param wakeConsumer            makes a consumer thread waiting in {@code poll} look again
+     * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
+     */
+    GroupReconciler(GroupMembership membership, GroupHeartbeats heartbeats, ClusterMetadata metadata, Executor inbox,
+                    Runnable wakeConsumer, LongSupplier clockMs, long topicListingIntervalMs, Assignee assignee) {
+        this.membership = Objects.requireNonNull(membership, "membership");
+        this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
+        this.metadata = Objects.requireNonNull(metadata, "metadata");
+        this.cache = metadata.cache();
+        this.inbox = Objects.requireNonNull(inbox, "inbox");
+        this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
+        this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        this.topicListingIntervalMs = topicListingIntervalMs;
+        this.assignee = Objects.requireNonNull(assignee, "assignee");
+    }
+
+    // ---------------------------------------------------------------- subscription
+
+    /** Subscribes to exactly these topics (not empty); the member joins, or reports the change. */
+    void subscribe(Collection<String> wanted, ConsumerRebalanceListener callback) {
+        resetSubscription(callback);
+        topics = Set.copyOf(wanted);
+        metadata.awaitTopics(topics).whenComplete((ignored, error) -> wakeConsumer.run());
+        join(Subscription.ofTopics(topics));
+    }
+
+    /** Subscribes to the topics matching {@code regex}, matched here against the cluster's topics as they come and go. */
+    void subscribe(Pattern regex, ConsumerRebalanceListener callback) {
+        resetSubscription(callback);
+        pattern = regex;
+        topics = Set.of();
+        nextListingMs = clockMs.getAsLong();
+        listTopics();
+    }
+
+    /** Subscribes to the topics the coordinator matches with {@code regex} (RE2/J). */
+    void subscribe(SubscriptionPattern regex, ConsumerRebalanceListener callback) {
+        resetSubscription(callback);
+        brokerPattern = regex;
+        topics = Set.of();
+        join(Subscription.ofRegex(regex.pattern()));
+    }
+
+    private void resetSubscription(ConsumerRebalanceListener callback) {
+        listener = callback == null ? NO_LISTENER : callback;
+        topics = null;
+        pattern = null;
+        brokerPattern = null;
+        nextListingMs = Long.MAX_VALUE;
+    }
+
+    private void join(Subscription subscription) {
+        membership.subscribe(subscription, clockMs.getAsLong());
+        heartbeats.poke();
+    }
+
+    boolean isSubscribed() {
+        return topics != null;
+    }
+
+    /**
+     * The subscription as {@code KafkaConsumer} reports it: the topics, those a {@code Pattern}
+     * matched last, or those of the assignment for a {@code SubscriptionPattern}.
+     */
+    Set<String> subscription() {
+        if (topics == null) {
+            return Set.of();
+        }
+        if (brokerPattern != null) {
+            Set<String> assigned = new TreeSet<>();
+            assignee.assignment().forEach(partition -> assigned.add(partition.topic()));
+            return assigned;
+        }
+        return topics;
+    }
+
+    // ---------------------------------------------------------------- poll
+
+    /**
+     * Does what the membership asks of the consumer's thread: raises a fatal error, releases lost
+     * partitions, reconciles a new target. Called by {@code poll} before it fetches.
+     *
+     * @throws KafkaException the membership's fatal error, or a listener's exception (wrapped unless a {@link KafkaException})
+     */
+    void onPoll() {
+        if (topics == null) {
+            return;
+        }
+        long nowMs = clockMs.getAsLong();
+        membership.polled(nowMs);
+        if (pattern != null && nowMs >= nextListingMs) {
+            listTopics();
+        }
+        Optional<Task> task = membership.task();
+        if (task.isEmpty()) {
+            return;
+        }
+        if (task.get() instanceof Task.Fail fail) {
+            throw fail.error();
+        }
+        RuntimeException callbackError = task.get() instanceof Task.Reconcile reconcile ? reconcile(reconcile.target()) : releaseLost();
+        if (callbackError != null) {
+            throw callbackError instanceof KafkaException kafka ? kafka
+                    : new KafkaException("User rebalance callback throws an error", callbackError);
+        }
+    }
+
+    /** When {@link #onPoll} next has timed work: listing the topics for a {@code Pattern}. */
+    long nextTimerMs() {
+        return nextListingMs;
+    }
+
+    private RuntimeException releaseLost() {
+        Set<TopicPartition> lost = assignee.assignment();
+        RuntimeException error = null;
+        if (!lost.isEmpty()) {
+            LOG.info("Giving up partitions {} as lost", lost);
+            error = callback("onPartitionsLost", () -> listener.onPartitionsLost(lost));
+            assignee.assign(Set.of());
+        }
+        membership.released(clockMs.getAsLong());
+        heartbeats.poke();
+        return error;
+    }
+
+    private RuntimeException reconcile(Assignment target) {
+        Set<TopicPartition> wanted = resolve(target);
+        if (wanted == null) {
+            return null;
+        }
+        Set<TopicPartition> current = assignee.assignment();
+        Set<TopicPartition> revoked = new TreeSet<>(PARTITION_ORDER);
+        revoked.addAll(current);
+        revoked.removeAll(wanted);
+        Set<TopicPartition> added = new TreeSet<>(PARTITION_ORDER);
+        added.addAll(wanted);
+        added.removeAll(current);
+        LOG.info("Reconciling the assignment of epoch {}: revoking {}, adding {}", target.epoch(), revoked, added);
+        RuntimeException error = null;
+        if (!revoked.isEmpty()) {
+            assignee.commitBeforeRevoking(revoked);
+            error = callback("onPartitionsRevoked", () -> listener.onPartitionsRevoked(revoked));
+        }
+        assignee.assign(wanted);
+        // Called even when nothing was added, as KafkaConsumer does after every rebalance.
+        RuntimeException assignError = callback("onPartitionsAssigned", () -> listener.onPartitionsAssigned(added));
+        membership.reconciled(target);
+        heartbeats.poke();
+        return error != null ? error : assignError;
+    }
+
+    /** The target's partitions by name; null while a topic id is not known yet (a listing is under way, and wakes the consumer). */
+    private Set<TopicPartition> resolve(Assignment target) {
+        for (String topic : topics) {
+            cache.topicId(topic).ifPresent(id -> topicNames.put(id, topic));
+        }
+        Set<TopicPartition> partitions = new HashSet<>();
+        for (Map.Entry<Uuid, SortedSet<Integer>> topic : target.partitions().entrySet()) {
+            String name = topicNames.get(topic.getKey());
+            if (name == null) {
+                listTopics();
+                return null;
+            }
+            topic.getValue().forEach(index -> partitions.add(new TopicPartition(name, index)));
+        }
+        return partitions;
+    }
+
+    /** Lists the cluster's topics once at a time: names for new topic ids, and a {@code Pattern}'s matches. */
+    private void listTopics() {
+        if (listing != null) {
+            return;
+        }
+        CompletableFuture<MetadataResponseData> asked = metadata.describeAllTopics();
+        listing = asked;
+        asked.whenComplete((response, error) -> inbox.execute(() -> listed(asked, response, error)));
+    }
+
+    private void listed(CompletableFuture<MetadataResponseData> asked, MetadataResponseData response, Throwable error) {
+        if (listing != asked) {
+            return;
+        }
+        listing = null;
+        if (pattern != null) {
+            nextListingMs = clockMs.getAsLong() + topicListingIntervalMs;
+        }
+        if (error != null) {
+            LOG.warn("Listing the cluster's topics for group subscription failed: {}", error.toString());
+            return;
+        }
+        Set<String> matched = new TreeSet<>();
+        for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+            if (topic.name() == null) {
+                continue;
+            }
+            if (!Uuid.ZERO_UUID.equals(topic.topicId())) {
+                topicNames.put(topic.topicId(), topic.name());
+            }
+            if (pattern != null && !topic.isInternal() && pattern.matcher(topic.name()).matches()) {
+                matched.add(topic.name());
+            }
+        }
+        if (pattern != null && !matched.equals(topics)) {
+            LOG.info("Pattern {} matches topics {}", pattern, matched);
+            topics = Set.copyOf(matched);
+            if (!matched.isEmpty()) {
+                metadata.awaitTopics(matched);
+            }
+            join(Subscription.ofTopics(matched));
+        }
+    }
+
+    // ---------------------------------------------------------------- leaving
+
+    /**
+     * Leaves the group: commits (with auto-commit) and revokes the partitions (or gives them up as
+     * lost if the member was fenced), then tells the coordinator, unless {@code tellCoordinator}
+     * is false (the member then stays in the group until its session times out).
+     *
+     * @param staticRejoin a static member leaves with epoch -2 and keeps its partitions for its session
+     * @return completes once the coordinator answered the leave, or it failed
+     * @throws KafkaException a listener's exception, after the member left
+     */
+    CompletableFuture<Void> leave(boolean tellCoordinator, boolean staticRejoin) {
+        if (topics == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Set<TopicPartition> owned = assignee.assignment();
+        RuntimeException error = null;
+        if (!owned.isEmpty()) {
+            GroupMembership.State state = membership.state();
+            if (state == GroupMembership.State.FENCED || state == GroupMembership.State.STALE) {
+                error = callback("onPartitionsLost", () -> listener.onPartitionsLost(owned));
+            } else {
+                assignee.commitBeforeRevoking(owned);
+                error = callback("onPartitionsRevoked", () -> listener.onPartitionsRevoked(owned));
+            }
+            assignee.assign(Set.of());
+        }
+        CompletableFuture<Void> left;
+        if (tellCoordinator) {
+            left = membership.leave(staticRejoin);
+            heartbeats.poke();
+        } else {
+            membership.abandon();
+            left = CompletableFuture.completedFuture(null);
+        }
+        if (listing != null) {
+            listing.cancel(false);
+            listing = null;
+        }
+        resetSubscription(null);
+        if (error != null) {
+            throw error instanceof KafkaException kafka ? kafka : new KafkaException("User rebalance callback throws an error", error);
+        }
+        return left;
+    }
+
+    /** Runs a listener callback; its exception is logged and returned, except a wakeup or interrupt, which go on up. */
+    private static RuntimeException callback(String name, Runnable call) {
+        try {
+            call.run();
+            return null;
+        } catch (WakeupException | InterruptException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.error("User provided listener failed on invocation of {}", name, e);
+            return e;
+        }
+    }
+}
