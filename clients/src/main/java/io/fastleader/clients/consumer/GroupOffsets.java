@@ -242,8 +242,9 @@ public final class GroupOffsets {
         private final String what;
         private final IntFunction<Sent<T>> send;
         private final CompletableFuture<T> result = new CompletableFuture<>();
-        /** Guarded by {@code this}. */
+        /** Guarded by {@code this}, as is everything below. */
         private int failures;
+        private boolean coordinatorLost;
         private Throwable lastError;
 
         Call(String what, IntFunction<Sent<T>> send) {
@@ -288,9 +289,9 @@ public final class GroupOffsets {
                 case NONE -> result.complete(outcome.value());
                 case COORDINATOR_MOVED -> {
                     coordinator.forget(node);
-                    retryLater(outcome.error());
+                    retryLater(outcome.error(), true);
                 }
-                case RETRIABLE -> retryLater(outcome.error());
+                case RETRIABLE -> retryLater(outcome.error(), false);
                 case FATAL -> result.completeExceptionally(outcome.error());
             }
         }
@@ -304,15 +305,21 @@ public final class GroupOffsets {
             if (node != UNKNOWN) {
                 coordinator.forget(node);
             }
-            retryLater(error);
+            retryLater(error, node != UNKNOWN);
         }
 
-        private void retryLater(Throwable error) {
+        /**
+         * Retries after backoff, except the first time a known coordinator is lost: the coordinator
+         * is found again at once and asked at once, as a heartbeat does.
+         */
+        private void retryLater(Throwable error, boolean lostCoordinator) {
             long backoffMs;
             synchronized (this) {
                 failures++;
                 lastError = error;
-                backoffMs = retryBackoff.millis(failures, random.getAsDouble());
+                boolean firstLoss = lostCoordinator && !coordinatorLost;
+                coordinatorLost |= lostCoordinator;
+                backoffMs = firstLoss ? 0 : retryBackoff.millis(failures, random.getAsDouble());
             }
             LOG.debug("{} for group {} failed; retrying in {} ms", what, groupId, backoffMs, error);
             Retries.after(backoffMs, this::attempt);
