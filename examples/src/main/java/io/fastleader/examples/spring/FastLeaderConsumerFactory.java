@@ -8,14 +8,12 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 
 /**
  * Spring Kafka's consumer factory, building {@link FastLeaderConsumer}s where it built
- * {@code KafkaConsumer}s. fastleader's consumer has no group subscription yet, so a listener
- * container must be given its partitions ({@code ContainerProperties(TopicPartitionOffset...)}): one
- * given topics would call {@code subscribe}, which the consumer refuses with
- * {@code UnsupportedOperationException}.
+ * {@code KafkaConsumer}s. A listener container given topics joins its {@code group.id} with the
+ * consumer group protocol (KIP-848), each of its consumers a member; one given partitions assigns them.
  *
  * <pre>
  * new ConcurrentMessageListenerContainer&lt;&gt;(new FastLeaderConsumerFactory&lt;&gt;(configs),
- *         new ContainerProperties(new TopicPartitionOffset("orders", 0)))
+ *         new ContainerProperties("orders"))
  * </pre>
  *
  * @param <K> the key type

@@ -2,18 +2,22 @@ package io.fastleader.examples.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.fastleader.clients.metadata.MetadataMetrics;
+import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
@@ -61,10 +65,7 @@ class SpringKafkaRecipeTest {
             .anyMatch(name -> name.group().equals(MetadataMetrics.GROUP));
         producers.destroy();
 
-        Map<String, Object> consumerConfigs = new HashMap<>(cluster.clientConfig());
-        consumerConfigs.put(ConsumerConfig.GROUP_ID_CONFIG, "order-readers");
-        consumerConfigs.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        consumerConfigs.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        Map<String, Object> consumerConfigs = consumerConfigs(cluster, "order-readers");
         ContainerProperties containerProperties = new ContainerProperties(new TopicPartitionOffset(TOPIC, 0, 0L));
         BlockingQueue<String> received = new LinkedBlockingQueue<>();
         containerProperties.setMessageListener((MessageListener<String, String>) record -> received.add(record.value()));
@@ -90,5 +91,67 @@ class SpringKafkaRecipeTest {
             assertThat(committed).as("offsets the container committed through fastleader's consumer")
                 .containsEntry(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(RECORDS));
         }
+    }
+
+    @Test
+    void testAContainerGivenATopicSharesItsPartitionsInAGroupAndReceivesAndCommitsEveryRecord(
+            @Cluster(brokers = 1) KafkaTestCluster cluster) throws Exception {
+        String topic = "grouped-orders";
+        int partitions = 4;
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            admin.createTopics(Set.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get();
+        }
+        Map<String, Object> producerConfigs = new HashMap<>(cluster.clientConfig());
+        producerConfigs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        producerConfigs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        FastLeaderProducerFactory<String, String> producers = new FastLeaderProducerFactory<>(producerConfigs);
+        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+        for (int i = 0; i < RECORDS; i++) {
+            template.send(topic, i % partitions, "key-" + i, "order-" + i).get(30, TimeUnit.SECONDS);
+        }
+        producers.destroy();
+
+        Map<String, Object> consumerConfigs = consumerConfigs(cluster, "grouped-order-readers");
+        consumerConfigs.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        ContainerProperties containerProperties = new ContainerProperties(topic);
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        containerProperties.setMessageListener((MessageListener<String, String>) record -> received.add(record.value()));
+        ConcurrentMessageListenerContainer<String, String> container =
+            new ConcurrentMessageListenerContainer<>(new FastLeaderConsumerFactory<>(consumerConfigs), containerProperties);
+        container.setConcurrency(2);
+        Set<String> values = new TreeSet<>();
+        container.start();
+        try {
+            while (values.size() < RECORDS) {
+                String value = received.poll(30, TimeUnit.SECONDS);
+                assertThat(value).as("record %d of %d", values.size() + 1, RECORDS).isNotNull();
+                values.add(value);
+            }
+            // The second consumer may join after the first has read everything; the coordinator then moves partitions to it.
+            Await.until("both consumers of the container own partitions", Duration.ofSeconds(60), () -> {
+                Map<String, Collection<TopicPartition>> owned = container.getAssignmentsByClientId();
+                return owned.size() == 2 && owned.values().stream().noneMatch(Collection::isEmpty);
+            });
+        } finally {
+            container.stop();
+        }
+
+        assertThat(values).containsExactlyInAnyOrderElementsOf(IntStream.range(0, RECORDS).mapToObj(i -> "order-" + i).toList());
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                admin.listConsumerGroupOffsets("grouped-order-readers").partitionsToOffsetAndMetadata().get();
+            for (int partition = 0; partition < partitions; partition++) {
+                assertThat(committed).as("offsets the group's members committed").containsEntry(
+                    new TopicPartition(topic, partition), new OffsetAndMetadata(RECORDS / partitions + (partition < RECORDS % partitions ? 1 : 0)));
+            }
+        }
+    }
+
+    private static Map<String, Object> consumerConfigs(KafkaTestCluster cluster, String groupId) {
+        Map<String, Object> configs = new HashMap<>(cluster.clientConfig());
+        configs.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        configs.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        configs.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        return configs;
     }
 }
