@@ -110,8 +110,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final ConsumerInterceptorChain<K, V> interceptors;
     private final OffsetLookup offsetLookup;
     private final Optional<GroupOffsets> groupOffsets;
-    /** Null without a {@code group.id}, as is {@link #group}. */
+    /** Null without a {@code group.id}, as are {@link #group} and {@link #groupMetrics}. */
     private final GroupMembership membership;
+    private final GroupMetrics groupMetrics;
     private final GroupReconciler group;
     private final Fetcher<K, V> fetcher;
     private final PositionResolver positions;
@@ -169,14 +170,15 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs);
             GroupCoordinator coordinator = settings.groupId().map(id -> new GroupCoordinator(pool, metadata, id)).orElse(null);
+            this.groupMetrics = coordinator == null ? null : new GroupMetrics(metrics, Time.SYSTEM);
             this.membership = coordinator == null ? null : new GroupMembership(coordinator.groupId(), Uuid.randomUuid().toString(),
                     settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(),
                     settings.maxPollIntervalMs(), backoff, () -> ThreadLocalRandom.current().nextDouble());
             this.groupOffsets = Optional.ofNullable(coordinator).map(found -> new GroupOffsets(pool, found, membership::identity, backoff,
                     clockMs, () -> ThreadLocalRandom.current().nextDouble()));
             this.group = coordinator == null ? null : new GroupReconciler(membership,
-                    register(new GroupHeartbeats(pool, coordinator, membership, clockMs, inbox::wakeUp, clientId)), metadata, inbox,
-                    inbox::wakeUp, clockMs, settings.metadataMaxAgeMs(), new Reconciled());
+                    register(new GroupHeartbeats(pool, coordinator, membership, clockMs, inbox::wakeUp, groupMetrics, clientId)),
+                    metadata, inbox, inbox::wakeUp, clockMs, settings.metadataMaxAgeMs(), new Reconciled(), groupMetrics);
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
             PollThread thread = new PollThread(settings, consumerMetrics, inbox, clockMs, errors);
@@ -245,6 +247,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         SubscriptionState.Change change = subscriptions.assign(partitions);
         change.removed().forEach(consumerMetrics::unassigned);
         change.added().forEach(consumerMetrics::assigned);
+        if (groupMetrics != null) {
+            groupMetrics.assignedPartitions(subscriptions.partitions().size());
+        }
         useTopics(change);
     }
 
@@ -655,7 +660,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             long startNanos = System.nanoTime();
             try {
                 Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
-                await(group().commit(copy, deadline(timeout)), deadline(timeout),
+                await(commitTimed(copy, deadline(timeout)), deadline(timeout),
                         () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
                 interceptors.onCommit(copy);
             } finally {
@@ -687,7 +692,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         runOwned(() -> {
             Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
             OffsetCommitCallback effective = callback != null ? callback : this::logCommitFailure;
-            group().commit(copy, deadline(settings.defaultApiTimeout()))
+            commitTimed(copy, deadline(settings.defaultApiTimeout()))
                     .whenComplete((ignored, failure) -> inbox.execute(() -> {
                         if (failure == null) {
                             interceptors.onCommit(copy);
@@ -738,6 +743,13 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     ? new ConsumerGroupMetadata(settings.groupId().orElseThrow(), member.epoch(), member.memberId(), member.instanceId())
                     : new ConsumerGroupMetadata(settings.groupId().orElseThrow());
         });
+    }
+
+    /** Commits at the coordinator, each call timed into {@code commit-latency} as {@code KafkaConsumer} times its commits. */
+    private CompletableFuture<Void> commitTimed(Map<TopicPartition, OffsetAndMetadata> offsets, long deadlineMs) {
+        long startMs = clockMs.getAsLong();
+        return group().commit(offsets, deadlineMs)
+                .whenComplete((ignored, failure) -> groupMetrics.commitAnswered(clockMs.getAsLong() - startMs));
     }
 
     private GroupOffsets group() {

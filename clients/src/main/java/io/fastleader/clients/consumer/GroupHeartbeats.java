@@ -37,6 +37,7 @@ final class GroupHeartbeats implements AutoCloseable {
     private final GroupMembership membership;
     private final LongSupplier clockMs;
     private final Runnable wakeConsumer;
+    private final GroupMetrics metrics;
     private final ClientThreads threads = new ClientThreads();
     private final ScheduledExecutorService timer;
     /** Touched on the timer thread only. */
@@ -44,12 +45,13 @@ final class GroupHeartbeats implements AutoCloseable {
 
     /** @param wakeConsumer makes a consumer thread waiting in {@code poll} look at the membership again */
     GroupHeartbeats(ConnectionPool pool, GroupCoordinator coordinator, GroupMembership membership, LongSupplier clockMs,
-                    Runnable wakeConsumer, String clientId) {
+                    Runnable wakeConsumer, GroupMetrics metrics, String clientId) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
         this.membership = Objects.requireNonNull(membership, "membership");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
                 threads.named("fastleader-heartbeat-" + clientId + "-"));
         executor.setRemoveOnCancelPolicy(true);
@@ -83,8 +85,14 @@ final class GroupHeartbeats implements AutoCloseable {
                 answered(GroupCoordinator.UNKNOWN, null, lookupError);
                 return;
             }
-            pool.send(node, ApiKey.CONSUMER_GROUP_HEARTBEAT, atVersion(request))
-                    .whenComplete((response, error) -> answered(node, response, error));
+            metrics.heartbeatSent();
+            long sentMs = clockMs.getAsLong();
+            pool.send(node, ApiKey.CONSUMER_GROUP_HEARTBEAT, atVersion(request)).whenComplete((response, error) -> {
+                if (error == null) {
+                    metrics.heartbeatAnswered(clockMs.getAsLong() - sentMs);
+                }
+                answered(node, response, error);
+            });
         });
     }
 

@@ -108,6 +108,7 @@ final class GroupMembership {
     private int epoch = JOIN_EPOCH;
     private Subscription subscription;
     private Assignment target = Assignment.NONE;
+    private long targetSinceMs;
     private Assignment owned = Assignment.NONE;
     /** The next heartbeat carries every field: on joining, and after a heartbeat the coordinator may not have seen. */
     private boolean sendAllFields = true;
@@ -209,6 +210,11 @@ final class GroupMembership {
         subscription = null;
         owned = Assignment.NONE;
         becomeUnsubscribed();
+    }
+
+    /** When the current target assignment arrived: a rebalance lasts from then until it is reconciled. */
+    synchronized long targetSinceMs() {
+        return targetSinceMs;
     }
 
     synchronized State state() {
@@ -340,7 +346,11 @@ final class GroupMembership {
         sentSubscription = null;
         sentOwned = null;
         if (answer.assignment() != null) {
+            Assignment previous = target;
             target = new Assignment(epoch, byTopicId(answer.assignment().topicPartitions()));
+            if (!target.samePartitions(previous)) {
+                targetSinceMs = nowMs;
+            }
         }
         if (state == State.JOINING) {
             LOG.info("Member {} joined group {} at epoch {}", memberId, groupId, epoch);

@@ -12,6 +12,7 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
@@ -80,6 +81,7 @@ final class GroupReconciler {
     private final LongSupplier clockMs;
     private final long topicListingIntervalMs;
     private final Assignee assignee;
+    private final GroupMetrics metrics;
     /** Topic names by id, from metadata; kept across reconciliations. */
     private final Map<Uuid, String> topicNames = new HashMap<>();
 
@@ -96,7 +98,7 @@ final class GroupReconciler {
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
      */
     GroupReconciler(GroupMembership membership, GroupHeartbeats heartbeats, ClusterMetadata metadata, Executor inbox,
-                    Runnable wakeConsumer, LongSupplier clockMs, long topicListingIntervalMs, Assignee assignee) {
+                    Runnable wakeConsumer, LongSupplier clockMs, long topicListingIntervalMs, Assignee assignee, GroupMetrics metrics) {
         this.membership = Objects.requireNonNull(membership, "membership");
         this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
@@ -106,6 +108,7 @@ final class GroupReconciler {
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.topicListingIntervalMs = topicListingIntervalMs;
         this.assignee = Objects.requireNonNull(assignee, "assignee");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
     // ---------------------------------------------------------------- subscription
@@ -209,9 +212,10 @@ final class GroupReconciler {
         RuntimeException error = null;
         if (!lost.isEmpty()) {
             LOG.info("Giving up partitions {} as lost", lost);
-            error = callback("onPartitionsLost", () -> listener.onPartitionsLost(lost));
+            error = callback("onPartitionsLost", metrics::lostCallback, () -> listener.onPartitionsLost(lost));
             assignee.assign(Set.of());
         }
+        metrics.rebalanceFailed();
         membership.released(clockMs.getAsLong());
         heartbeats.poke();
         return error;
@@ -233,12 +237,14 @@ final class GroupReconciler {
         RuntimeException error = null;
         if (!revoked.isEmpty()) {
             assignee.commitBeforeRevoking(revoked);
-            error = callback("onPartitionsRevoked", () -> listener.onPartitionsRevoked(revoked));
+            error = callback("onPartitionsRevoked", metrics::revokedCallback, () -> listener.onPartitionsRevoked(revoked));
         }
         assignee.assign(wanted);
         // Called even when nothing was added, as KafkaConsumer does after every rebalance.
-        RuntimeException assignError = callback("onPartitionsAssigned", () -> listener.onPartitionsAssigned(added));
+        RuntimeException assignError = callback("onPartitionsAssigned", metrics::assignedCallback,
+                () -> listener.onPartitionsAssigned(added));
         membership.reconciled(target);
+        metrics.rebalanced(clockMs.getAsLong() - membership.targetSinceMs());
         heartbeats.poke();
         return error != null ? error : assignError;
     }
@@ -324,10 +330,10 @@ final class GroupReconciler {
         if (!owned.isEmpty()) {
             GroupMembership.State state = membership.state();
             if (state == GroupMembership.State.FENCED || state == GroupMembership.State.STALE) {
-                error = callback("onPartitionsLost", () -> listener.onPartitionsLost(owned));
+                error = callback("onPartitionsLost", metrics::lostCallback, () -> listener.onPartitionsLost(owned));
             } else {
                 assignee.commitBeforeRevoking(owned);
-                error = callback("onPartitionsRevoked", () -> listener.onPartitionsRevoked(owned));
+                error = callback("onPartitionsRevoked", metrics::revokedCallback, () -> listener.onPartitionsRevoked(owned));
             }
             assignee.assign(Set.of());
         }
@@ -350,8 +356,12 @@ final class GroupReconciler {
         return left;
     }
 
-    /** Runs a listener callback; its exception is logged and returned, except a wakeup or interrupt, which go on up. */
-    private static RuntimeException callback(String name, Runnable call) {
+    /**
+     * Runs a listener callback, timed into {@code latency} when the application gave a listener; its
+     * exception is logged and returned, except a wakeup or interrupt, which go on up.
+     */
+    private RuntimeException callback(String name, LongConsumer latency, Runnable call) {
+        long startMs = clockMs.getAsLong();
         try {
             call.run();
             return null;
@@ -360,6 +370,10 @@ final class GroupReconciler {
         } catch (RuntimeException e) {
             LOG.error("User provided listener failed on invocation of {}", name, e);
             return e;
+        } finally {
+            if (listener != NO_LISTENER) {
+                latency.accept(clockMs.getAsLong() - startMs);
+            }
         }
     }
 }

@@ -56,6 +56,8 @@ class MetricNamesParityTest {
     private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
     private static final String NO_TRANSACTIONS = "transactions are not supported yet";
     private static final String NOT_KAFKA_CLIENTS = "describes the kafka-clients build, which fastleader is not";
+    private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
+            + "under the consumer group protocol; fastleader's consumer has no such queues";
 
     /** Kafka's metric names fastleader does not report, and why. */
     static final Map<String, String> NOT_REPORTED = Map.ofEntries(
@@ -80,6 +82,22 @@ class MetricNamesParityTest {
             entry("txn-commit-time-ns-total", NO_TRANSACTIONS),
             entry("txn-abort-time-ns-total", NO_TRANSACTIONS),
             entry("txn-prepare-time-ns-total", NO_TRANSACTIONS),
+            entry("application-event-queue-processing-time-avg", NO_EVENT_QUEUES),
+            entry("application-event-queue-processing-time-max", NO_EVENT_QUEUES),
+            entry("application-event-queue-size", NO_EVENT_QUEUES),
+            entry("application-event-queue-time-avg", NO_EVENT_QUEUES),
+            entry("application-event-queue-time-max", NO_EVENT_QUEUES),
+            entry("application-events-expired-count", NO_EVENT_QUEUES),
+            entry("background-event-queue-processing-time-avg", NO_EVENT_QUEUES),
+            entry("background-event-queue-processing-time-max", NO_EVENT_QUEUES),
+            entry("background-event-queue-size", NO_EVENT_QUEUES),
+            entry("background-event-queue-time-avg", NO_EVENT_QUEUES),
+            entry("background-event-queue-time-max", NO_EVENT_QUEUES),
+            entry("time-between-network-thread-poll-avg", NO_EVENT_QUEUES),
+            entry("time-between-network-thread-poll-max", NO_EVENT_QUEUES),
+            entry("unsent-requests-queue-size", NO_EVENT_QUEUES),
+            entry("unsent-requests-queue-time-avg", NO_EVENT_QUEUES),
+            entry("unsent-requests-queue-time-max", NO_EVENT_QUEUES),
             entry("commit-id", NOT_KAFKA_CLIENTS),
             entry("start-time-ms", NOT_KAFKA_CLIENTS),
             entry("version", NOT_KAFKA_CLIENTS));
@@ -88,6 +106,7 @@ class MetricNamesParityTest {
     private static Disturbances disturbances;
     private static final Map<Flavour, Map<MetricName, Object>> producerMetrics = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Map<MetricName, Object>> consumerMetrics = new EnumMap<>(Flavour.class);
+    private static final Map<Flavour, Map<MetricName, Object>> memberMetrics = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Integer> firstPollRecords = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Long> positions = new EnumMap<>(Flavour.class);
     private static long highWatermark;
@@ -101,6 +120,9 @@ class MetricNamesParityTest {
         }
         for (Flavour flavour : Flavour.values()) {
             consume(flavour);
+        }
+        for (Flavour flavour : Flavour.values()) {
+            consumeAsGroupMember(flavour);
         }
     }
 
@@ -144,6 +166,25 @@ class MetricNamesParityTest {
         }
     }
 
+    /** Each flavour joins a group of its own (consumer group protocol) on the consumed topic and reads {@link #RECORDS_READ} records. */
+    private static void consumeAsGroupMember(Flavour flavour) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put("client.id", "parity-member");
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "parity-" + flavour.name().toLowerCase());
+        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
+        try (Consumer<String, String> consumer = flavour.consumer(config)) {
+            consumer.subscribe(List.of(CONSUMED_TOPIC));
+            int read = 0;
+            while (read < RECORDS_READ) {
+                read += consumer.poll(Duration.ofSeconds(1)).count();
+            }
+            consumer.commitSync();
+            memberMetrics.put(flavour, snapshot(consumer.metrics()));
+        }
+    }
+
     @Test
     void testEveryProducerMetricKafkaProducerReportsIsReportedButTheDocumentedOnes() {
         assertThat(missing(producerMetrics)).isEmpty();
@@ -152,6 +193,28 @@ class MetricNamesParityTest {
     @Test
     void testEveryConsumerMetricKafkaConsumerReportsIsReportedButTheDocumentedOnes() {
         assertThat(missing(consumerMetrics)).isEmpty();
+    }
+
+    @Test
+    void testEveryMetricAKafkaConsumerGroupMemberReportsIsReportedButTheDocumentedOnes() {
+        assertThat(missing(memberMetrics)).isEmpty();
+    }
+
+    @Test
+    void testGroupMembersAgreeOnTheirAssignmentAndCountHeartbeatsCommitsAndRebalances() {
+        for (Flavour flavour : Flavour.values()) {
+            Map<MetricName, Object> member = memberMetrics.get(flavour);
+            assertThat(value(member, "consumer-coordinator-metrics", "assigned-partitions", Map.of())).as("%s assigned-partitions", flavour)
+                    .isEqualTo(PARTITIONS);
+            assertThat(value(member, "consumer-coordinator-metrics", "commit-total", Map.of())).as("%s commit-total", flavour)
+                    .isEqualTo(1);
+            assertThat(value(member, "consumer-coordinator-metrics", "heartbeat-total", Map.of())).as("%s heartbeat-total", flavour)
+                    .isGreaterThanOrEqualTo(1);
+            assertThat(value(member, "consumer-coordinator-metrics", "rebalance-total", Map.of())).as("%s rebalance-total", flavour)
+                    .isEqualTo(1);
+            assertThat(value(member, "consumer-coordinator-metrics", "failed-rebalance-total", Map.of()))
+                    .as("%s failed-rebalance-total", flavour).isZero();
+        }
     }
 
     @Test
