@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -19,6 +22,8 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -165,6 +170,92 @@ class ConsumerParityTest {
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly(
                 "second thread got java.util.ConcurrentModificationException",
                 "poll threw org.apache.kafka.common.errors.WakeupException");
+    }
+
+    @Test
+    void aGroupMemberSeesTheSameCallbacksRecordsAndCommits() {
+        Map<Flavour, List<String>> seen = new HashMap<>();
+        Map<Flavour, List<String>> untilClosed = new HashMap<>();
+        for (Flavour flavour : Flavour.values()) {
+            Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "parity-member-" + flavour.name().toLowerCase(),
+                    ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            seen.put(flavour, with(flavour, config, consumer -> {
+                List<String> events = new ArrayList<>();
+                untilClosed.put(flavour, events);
+                consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        events.add("revoked " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                        events.add("assigned " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
+                    }
+                });
+                events.add("subscription " + consumer.subscription());
+                Set<String> records = new TreeSet<>();
+                Await.until("reading " + TOPIC + " as a group member", Duration.ofSeconds(60), () -> {
+                    consumer.poll(Duration.ofMillis(200)).forEach(record -> records.add(record.partition() + "@" + record.offset()));
+                    return records.size() >= RECORDS;
+                });
+                events.add(records.size() + " records, assignment " + new TreeSet<>(consumer.assignment().stream()
+                        .map(TopicPartition::toString).toList()));
+                ConsumerGroupMetadata member = consumer.groupMetadata();
+                events.add("member: has a member id " + !member.memberId().isEmpty()
+                        + ", epoch above 0 " + (member.generationId() > 0));
+                consumer.commitSync();
+                consumer.unsubscribe();
+                events.add("after unsubscribe: subscription " + consumer.subscription() + ", assignment " + consumer.assignment());
+                events.add("committed " + new TreeMap<>(consumer.committed(Set.copyOf(ALL)).entrySet().stream()
+                        .collect(Collectors.toMap(entry -> entry.getKey().toString(), entry -> entry.getValue().offset()))));
+                return List.copyOf(events);
+            }));
+        }
+
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA));
+        // A difference on purpose (clients/README): KafkaConsumer 4.3.1 revokes the old partitions again in close(),
+        // after unsubscribe() revoked them all; fastleader revokes nothing it no longer owns.
+        assertThat(untilClosed.get(Flavour.KAFKA)).hasSize(seen.get(Flavour.KAFKA).size() + 1)
+                .last().isEqualTo("revoked [consumed-0, consumed-1, consumed-2]");
+        assertThat(untilClosed.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.FASTLEADER));
+    }
+
+    @Test
+    void groupCallsAreRefusedAlike() {
+        Map<Flavour, List<String>> refusals = new HashMap<>();
+        for (Flavour flavour : Flavour.values()) {
+            Map<String, Object> grouped = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "parity-refusals-" + flavour.name().toLowerCase(),
+                    ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            List<String> refused = new ArrayList<>();
+            refused.add(with(flavour, Map.of(), consumer -> refusal(() -> consumer.subscribe(List.of(TOPIC)))));
+            refused.addAll(with(flavour, grouped, consumer -> List.of(
+                    refusal(() -> consumer.poll(Duration.ZERO)),
+                    refusal(() -> consumer.subscribe((Collection<String>) null)),
+                    refusal(() -> consumer.subscribe(List.of(" "))),
+                    refusal(() -> {
+                        consumer.subscribe(List.of(TOPIC));
+                        consumer.assign(ALL);
+                    }),
+                    refusal(() -> {
+                        consumer.subscribe(List.of());
+                        consumer.assign(ALL);
+                        consumer.subscribe(List.of(TOPIC));
+                    }))));
+            refusals.put(flavour, refused);
+        }
+
+        assertThat(refusals.get(Flavour.FASTLEADER)).isEqualTo(refusals.get(Flavour.KAFKA));
+    }
+
+    private static String refusal(Runnable call) {
+        try {
+            call.run();
+            return "accepted";
+        } catch (RuntimeException e) {
+            return e.getClass().getName() + ": " + e.getMessage();
+        }
     }
 
     /** Runs {@code workload} with a consumer of each flavour, built from the cluster's client configuration with {@code config} on top. */
