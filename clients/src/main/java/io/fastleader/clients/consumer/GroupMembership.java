@@ -149,10 +149,10 @@ final class GroupMembership {
 
     // ---------------------------------------------------------------- the consumer's thread
 
-    /** Subscribes, or changes the subscription; a member not in the group joins. */
+    /** Subscribes, or changes the subscription; a member not in the group (or stopped by a fatal error) joins. */
     synchronized void subscribe(Subscription wanted, long nowMs) {
         subscription = Objects.requireNonNull(wanted, "wanted");
-        if (state == State.UNSUBSCRIBED) {
+        if (state == State.UNSUBSCRIBED || state == State.FATAL) {
             join(nowMs);
         }
     }
@@ -199,7 +199,10 @@ final class GroupMembership {
             startLeaving(staticRejoin && instanceId.isPresent() ? STATIC_LEAVE_EPOCH : LEAVE_EPOCH, false);
             return left;
         }
-        if (state != State.LEAVING) {
+        if (state == State.LEAVING) {
+            // Already leaving for an expired poll timer: now it ends unsubscribed, not stale.
+            staleAfterLeave = false;
+        } else {
             becomeUnsubscribed();
         }
         return left;
