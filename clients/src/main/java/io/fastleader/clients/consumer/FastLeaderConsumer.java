@@ -69,18 +69,20 @@ import io.fastleader.clients.network.KafkaClientsRange;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
- * A Kafka consumer for applications that assign partitions themselves, which follows a
- * partition's leader the moment it moves: when a broker refuses a Fetch because the leadership
- * moved and names the new leader (KIP-951), the partition's next Fetch goes to that leader at
- * once; and Fetches carry {@code LastFetchedEpoch}, so a log truncated under the consumer is
- * reported in the Fetch answer, with no OffsetsForLeaderEpoch round trip on the way. A drop-in for
- * {@code KafkaConsumer} in assign mode: the same constructors, configuration keys and
- * {@link Consumer} contract, plus the {@code fastleader.*} keys described in the module's README.
+ * A Kafka consumer that follows a partition's leader the moment it moves: when a broker refuses a
+ * Fetch because the leadership moved and names the new leader (KIP-951), the partition's next
+ * Fetch goes to that leader at once; and Fetches carry {@code LastFetchedEpoch}, so a log
+ * truncated under the consumer is reported in the Fetch answer, with no OffsetsForLeaderEpoch
+ * round trip on the way. A drop-in for {@code KafkaConsumer}: the same constructors, configuration
+ * keys and {@link Consumer} contract, plus the {@code fastleader.*} keys described in the module's README.
  *
- * <p>Offsets are committed and read for a {@code group.id} without joining the group, as a
- * standalone {@code KafkaConsumer} does. Not supported yet: group subscription ({@code subscribe}
- * and {@code enforceRebalance} throw), fetching from followers ({@code client.rack} is accepted
- * and ignored) and client telemetry.
+ * <p>{@link #subscribe(Collection, ConsumerRebalanceListener) subscribe} joins the {@code group.id}
+ * with the consumer group protocol (KIP-848, Kafka 4.0+): the coordinator assigns the partitions;
+ * heartbeats go from a thread of the consumer's own; listener callbacks run on the thread that
+ * calls {@code poll}. {@link #assign} takes partitions without joining; offsets are then committed
+ * for the {@code group.id} as a standalone {@code KafkaConsumer} commits them. Not supported yet:
+ * the classic group protocol ({@code group.protocol=classic} is refused), fetching from followers
+ * ({@code client.rack} only informs the coordinator's assignors) and client telemetry.
  *
  * <p>Not thread-safe, like {@code KafkaConsumer}: one thread uses it; only {@link #wakeup()} may
  * be called from another.
