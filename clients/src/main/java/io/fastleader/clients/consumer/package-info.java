@@ -1,6 +1,6 @@
 /**
- * {@link io.fastleader.clients.consumer.FastLeaderConsumer}: a {@code Consumer} for assigned
- * partitions that follows a moved leader on the next Fetch.
+ * {@link io.fastleader.clients.consumer.FastLeaderConsumer}: a {@code Consumer}, of a group or of
+ * assigned partitions, that follows a moved leader on the next Fetch.
  *
  * <p>The consumer's work is done on the thread that calls it. {@code SubscriptionState} owns the
  * assigned partitions and each one's {@code PartitionState} (position, pause, phase, backoff);
@@ -16,6 +16,12 @@
  * {@code PositionResolver} (committed offsets, resets, OffsetsForLeaderEpoch validation). Leader
  * moves go through the metadata package, as for the producer ({@code LeaderMoves},
  * {@code ClusterMetadata.onLeaderMoves}, {@code EpochBackoff}). Errors are classified once, in
- * {@code FetchErrorKind}, {@code ListOffsetsErrorKind} and {@code GroupErrorKind}.
+ * {@code FetchErrorKind}, {@code ListOffsetsErrorKind}, {@code GroupErrorKind} and {@code HeartbeatErrorKind}.
+ *
+ * <p>Group membership (KIP-848): {@code GroupMembership} is the state machine (pure, clock-driven,
+ * under its own lock); {@code GroupHeartbeats} sends its heartbeats from a thread of its own to the
+ * coordinator {@code GroupCoordinator} finds; {@code GroupReconciler}, on the consumer's thread,
+ * resolves target assignments, runs the listener's callbacks and changes the assignment through
+ * {@code SubscriptionState}.
  */
 package io.fastleader.clients.consumer;
