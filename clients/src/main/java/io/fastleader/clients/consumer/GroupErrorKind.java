@@ -41,18 +41,11 @@ enum GroupErrorKind {
     }
 
     /**
-     * The kind of an OffsetCommit error, for the whole commit or one partition. Retriable errors
-     * other than the coordinator's, such as a partition the coordinator does not know yet, are
-     * retried, as Kafka's consumer does.
-     */
-    static GroupErrorKind ofCommit(Errors error) {
-        return ofCommit(error, false);
-    }
-
-    /**
-     * The kind of an OffsetCommit error for a commit by a group member ({@code member}) or from
-     * outside the group. A member's commit with a stale epoch is retried: its next heartbeat may
-     * already have brought the epoch the coordinator expects, and a retry sends that one.
+     * The kind of an OffsetCommit error, for the whole commit or one partition, by a group member
+     * ({@code member}) or from outside the group. Retriable errors other than the coordinator's,
+     * such as a partition the coordinator does not know yet, are retried, as Kafka's consumer does;
+     * so is a member's call at a stale epoch: its next heartbeat may already have brought the
+     * epoch the coordinator expects, and a retry sends that one.
      */
     static GroupErrorKind ofCommit(Errors error, boolean member) {
         return switch (error) {
@@ -66,9 +59,10 @@ enum GroupErrorKind {
     /**
      * The kind of an OffsetFetch error, for the group or one partition: as a commit's, except that
      * Kafka's consumer gives up on a partition that does not exist instead of waiting for it.
+     * A member's OffsetFetch carries its id and epoch (v9+), checked as a commit's are.
      */
-    static GroupErrorKind ofFetch(Errors error) {
-        return error == Errors.UNKNOWN_TOPIC_OR_PARTITION ? FATAL : ofCommit(error);
+    static GroupErrorKind ofFetch(Errors error, boolean member) {
+        return error == Errors.UNKNOWN_TOPIC_OR_PARTITION ? FATAL : ofCommit(error, member);
     }
 
     private static GroupErrorKind retriableOrFatal(Errors error) {

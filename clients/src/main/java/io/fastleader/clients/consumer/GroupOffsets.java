@@ -141,25 +141,29 @@ public final class GroupOffsets {
         }
         List<TopicPartition> asked = List.copyOf(partitions);
         Call<Map<TopicPartition, OffsetAndMetadata>> call = new Call<>("fetching the committed offsets of " + asked,
-                node -> new Sent<>(pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asked, requireStable)),
-                        response -> fetchedAnswer((OffsetFetchResponseData) response)));
+                node -> {
+                    MemberIdentity asker = member.get();
+                    return new Sent<>(pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asker, asked, requireStable)),
+                            response -> fetchedAnswer((OffsetFetchResponseData) response, asker.isMember()));
+                });
         call.start(deadlineMs);
         return call.result;
     }
 
     private Outcome<Void> committedAnswer(OffsetCommitResponseData response, boolean byMember) {
         ErrorTally tally = new ErrorTally(byMember);
-        GroupRequests.commitErrors(response).forEach((partition, error) -> tally.add(partition, error, GroupErrorKind.ofCommit(error, byMember)));
+        GroupRequests.commitErrors(response)
+                .forEach((partition, error) -> tally.add(partition, error, GroupErrorKind.ofCommit(error, byMember)));
         return tally.outcome(null);
     }
 
-    private Outcome<Map<TopicPartition, OffsetAndMetadata>> fetchedAnswer(OffsetFetchResponseData response) {
+    private Outcome<Map<TopicPartition, OffsetAndMetadata>> fetchedAnswer(OffsetFetchResponseData response, boolean byMember) {
         GroupRequests.Fetched fetched = GroupRequests.fetched(response, groupId);
-        ErrorTally tally = new ErrorTally(false);
-        tally.add(null, fetched.groupError(), GroupErrorKind.ofFetch(fetched.groupError()));
+        ErrorTally tally = new ErrorTally(byMember);
+        tally.add(null, fetched.groupError(), GroupErrorKind.ofFetch(fetched.groupError(), byMember));
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (FetchedOffset answer : fetched.partitions()) {
-            tally.add(answer.partition(), answer.error(), GroupErrorKind.ofFetch(answer.error()));
+            tally.add(answer.partition(), answer.error(), GroupErrorKind.ofFetch(answer.error(), byMember));
             if (answer.error() == Errors.NONE && answer.offset() >= 0) {
                 Optional<Integer> epoch = answer.leaderEpoch() >= 0 ? Optional.of(answer.leaderEpoch()) : Optional.empty();
                 offsets.put(answer.partition(), new OffsetAndMetadata(answer.offset(), epoch, answer.metadata()));

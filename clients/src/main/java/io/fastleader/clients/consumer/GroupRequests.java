@@ -39,6 +39,8 @@ final class GroupRequests {
     private static final short FIRST_REQUIRE_STABLE_FETCH = 7;
     /** OffsetFetch v8 batched the groups into {@code Groups}. */
     private static final short FIRST_BATCHED_FETCH = 8;
+    /** OffsetFetch v9 added a member's id and epoch, checked under the consumer group protocol. */
+    private static final short FIRST_MEMBER_FETCH = 9;
 
     private GroupRequests() {
     }
@@ -120,12 +122,13 @@ final class GroupRequests {
      * The group's committed offsets for {@code partitions}: the batched {@code Groups} layout from
      * v8, the top-level {@code GroupId}/{@code Topics} one below.
      *
+     * @param member        a group member sends its id and epoch (v9+), which the coordinator checks
      * @param requireStable ask the coordinator to refuse, retriably, partitions with a pending
      *                      transactional commit (v7+); a broker too old for it fails the call
      *                      with {@link UnsupportedVersionException}, as {@code KafkaConsumer} does
      *                      under {@code isolation.level=read_committed}
      */
-    static VersionedRequest fetch(String groupId, Collection<TopicPartition> partitions, boolean requireStable) {
+    static VersionedRequest fetch(String groupId, MemberIdentity member, Collection<TopicPartition> partitions, boolean requireStable) {
         Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
         partitions.forEach(partition -> byTopic.computeIfAbsent(partition.topic(), topic -> new ArrayList<>()).add(partition.partition()));
         return version -> {
@@ -137,7 +140,11 @@ final class GroupRequests {
             if (version >= FIRST_BATCHED_FETCH) {
                 List<OffsetFetchRequestTopics> topics = new ArrayList<>();
                 byTopic.forEach((topic, indexes) -> topics.add(new OffsetFetchRequestTopics().setName(topic).setPartitionIndexes(indexes)));
-                return request.setGroups(List.of(new OffsetFetchRequestGroup().setGroupId(groupId).setTopics(topics)));
+                OffsetFetchRequestGroup group = new OffsetFetchRequestGroup().setGroupId(groupId).setTopics(topics);
+                if (version >= FIRST_MEMBER_FETCH && member.isMember()) {
+                    group.setMemberId(member.memberId()).setMemberEpoch(member.epoch());
+                }
+                return request.setGroups(List.of(group));
             }
             List<OffsetFetchRequestTopic> topics = new ArrayList<>();
             byTopic.forEach((topic, indexes) -> topics.add(new OffsetFetchRequestTopic().setName(topic).setPartitionIndexes(indexes)));

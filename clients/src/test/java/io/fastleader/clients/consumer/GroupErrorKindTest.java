@@ -40,8 +40,8 @@ class GroupErrorKindTest {
     void testClassifiesEachErrorOncePerRpc(Errors error, GroupErrorKind findCoordinator, GroupErrorKind commit,
                                            GroupErrorKind fetch) {
         assertThat(GroupErrorKind.ofFindCoordinator(error)).isEqualTo(findCoordinator);
-        assertThat(GroupErrorKind.ofCommit(error)).isEqualTo(commit);
-        assertThat(GroupErrorKind.ofFetch(error)).isEqualTo(fetch);
+        assertThat(GroupErrorKind.ofCommit(error, false)).isEqualTo(commit);
+        assertThat(GroupErrorKind.ofFetch(error, false)).isEqualTo(fetch);
     }
 
     @Test

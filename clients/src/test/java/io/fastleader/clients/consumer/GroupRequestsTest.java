@@ -107,7 +107,7 @@ class GroupRequestsTest {
         List<TopicPartition> partitions = List.of(A0, B0, A1);
         for (short version = ApiKey.OFFSET_FETCH.lowestVersion(); version <= ApiKey.OFFSET_FETCH.highestVersion(); version++) {
             boolean requireStable = version >= 7;
-            OffsetFetchRequestData request = (OffsetFetchRequestData) GroupRequests.fetch("g", partitions, requireStable).at(version);
+            OffsetFetchRequestData request = (OffsetFetchRequestData) GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, partitions, requireStable).at(version);
 
             assertThat(request.requireStable()).isEqualTo(requireStable);
             if (version >= 8) {
@@ -129,7 +129,7 @@ class GroupRequestsTest {
 
     @Test
     void testRequiringStableOffsetsOfABrokerTooOldFailsTheFetch() {
-        assertThatThrownBy(() -> GroupRequests.fetch("g", List.of(A0), true).at((short) 6))
+        assertThatThrownBy(() -> GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), true).at((short) 6))
                 .isInstanceOf(UnsupportedVersionException.class)
                 .hasMessageContaining("v6");
     }
