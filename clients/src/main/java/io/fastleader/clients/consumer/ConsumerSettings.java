@@ -79,6 +79,7 @@ public final class ConsumerSettings {
         Map<String, Object> kafkaKeys = new HashMap<>(configs);
         Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FASTLEADER_KEYS);
         refuseClassicProtocol(kafkaKeys);
+        defaultToTheConsumerProtocol(kafkaKeys);
         return new ConsumerSettings(new ConsumerConfig(
                 ConsumerConfig.appendDeserializerToConfig(kafkaKeys, keyDeserializer, valueDeserializer)), fastleaderKeys);
     }
@@ -223,6 +224,21 @@ public final class ConsumerSettings {
             throw new ConfigException(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol, "FastLeaderConsumer joins groups with "
                     + "the consumer group protocol (KIP-848, Kafka 4.0+) only; the classic protocol (JoinGroup/SyncGroup, "
                     + "client-side assignors) is not implemented. Remove the key or set it to consumer.");
+        }
+    }
+
+    /**
+     * Without {@code group.protocol}, Kafka's {@code ConsumerConfig} checks the keys as the classic
+     * protocol's, and refuses {@code group.remote.assignor}. fastleader always joins with the
+     * consumer protocol, so it has them checked as that protocol's, as {@code KafkaConsumer} does with
+     * {@code group.protocol=consumer}; except when the application set classic-protocol keys, which
+     * {@code ConsumerConfig} would then refuse: written for {@code KafkaConsumer}'s default, they are
+     * accepted and ignored with a warning.
+     */
+    private static void defaultToTheConsumerProtocol(Map<String, Object> configs) {
+        if (!configs.containsKey(ConsumerConfig.GROUP_PROTOCOL_CONFIG)
+                && CLASSIC_PROTOCOL_KEYS.stream().noneMatch(configs::containsKey)) {
+            configs.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, GroupProtocol.CONSUMER.name().toLowerCase(Locale.ROOT));
         }
     }
 

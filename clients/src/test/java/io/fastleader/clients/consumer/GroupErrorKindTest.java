@@ -61,6 +61,24 @@ class GroupErrorKindTest {
                 .hasMessageContaining("t-3");
     }
 
+    @Test
+    void testAMembersStaleEpochIsRetriedButIsFatalOutsideTheGroup() {
+        assertThat(GroupErrorKind.ofCommit(Errors.STALE_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.RETRIABLE);
+        assertThat(GroupErrorKind.ofFetch(Errors.STALE_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.RETRIABLE);
+        assertThat(GroupErrorKind.ofCommit(Errors.STALE_MEMBER_EPOCH, false)).isEqualTo(GroupErrorKind.FATAL);
+        assertThat(GroupErrorKind.ofCommit(Errors.FENCED_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.FATAL);
+    }
+
+    @Test
+    void testAFencedMembersCommitFailsSayingItIsNoLongerAMember() {
+        assertThat(GroupErrorKind.exception(Errors.FENCED_MEMBER_EPOCH, null, "g", null, Set.of(), true))
+                .isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining("no longer a member of the group");
+        assertThat(GroupErrorKind.exception(Errors.UNKNOWN_MEMBER_ID, null, "g", null, Set.of(), false))
+                .isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining("active members");
+    }
+
     private static RuntimeException exception(Errors error, TopicPartition partition) {
         return GroupErrorKind.exception(error, null, "g", partition, Set.of("t", "u"));
     }

@@ -92,6 +92,39 @@ class GroupRequestsTest {
     }
 
     @Test
+    void testAMembersCommitCarriesItsIdEpochAndInstanceId() {
+        MemberIdentity member = new MemberIdentity("member-a", 7, Optional.of("instance-1"));
+
+        OffsetCommitRequestData request = GroupRequests.commit("g", member, Map.of(A0, new OffsetAndMetadata(10)));
+
+        assertThat(request.memberId()).isEqualTo("member-a");
+        assertThat(request.generationIdOrMemberEpoch()).isEqualTo(7);
+        assertThat(request.groupInstanceId()).isEqualTo("instance-1");
+        for (short version = 7; version <= ApiKey.OFFSET_COMMIT.highestVersion(); version++) {
+            assertSerializable(request, version);
+        }
+        // Static members came with v7; every broker that serves the consumer group protocol speaks v9.
+        assertThatThrownBy(() -> assertSerializable(request, (short) 6)).isInstanceOf(UnsupportedVersionException.class);
+    }
+
+    @Test
+    void testAMembersOffsetFetchCarriesItsIdAndEpochFromV9() {
+        MemberIdentity member = new MemberIdentity("member-a", 7, Optional.empty());
+
+        OffsetFetchRequestData v9 = (OffsetFetchRequestData) GroupRequests.fetch("g", member, List.of(A0), false).at((short) 9);
+        OffsetFetchRequestData outside = (OffsetFetchRequestData) GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), false)
+                .at((short) 9);
+
+        assertThat(v9.groups().get(0).memberId()).isEqualTo("member-a");
+        assertThat(v9.groups().get(0).memberEpoch()).isEqualTo(7);
+        assertThat(outside.groups().get(0).memberId()).as("no member to check").isNull();
+        assertThat(outside.groups().get(0).memberEpoch()).isEqualTo(-1);
+        for (short version = ApiKey.OFFSET_FETCH.lowestVersion(); version <= ApiKey.OFFSET_FETCH.highestVersion(); version++) {
+            assertSerializable(GroupRequests.fetch("g", member, List.of(A0), false).at(version), version);
+        }
+    }
+
+    @Test
     void testReadsEachPartitionsCommitErrorInOrder() {
         OffsetCommitResponseData response = new OffsetCommitResponseData().setTopics(List.of(
                 new OffsetCommitResponseTopic().setName("a").setPartitions(List.of(

@@ -1,0 +1,399 @@
+package io.fastleader.clients.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.DisconnectException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.consumer.GroupMembership.Assignment;
+import io.fastleader.clients.consumer.GroupMembership.State;
+import io.fastleader.clients.consumer.GroupMembership.Subscription;
+import io.fastleader.clients.consumer.GroupMembership.Task;
+import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
+
+class GroupMembershipTest {
+
+    private static final String MEMBER_ID = "member-a";
+    private static final int INTERVAL_MS = 3_000;
+    private static final int MAX_POLL_INTERVAL_MS = 300_000;
+    private static final Uuid ORDERS = Uuid.fromString("Vh6Cl8eVQ8WTWnIfJkPvXw");
+    private static final Uuid PAYMENTS = Uuid.fromString("Ntr4wFaRS5Cmo0bRrHO3VQ");
+    /** 100 ms doubling up to 1 s, without jitter: the membership is given a fixed random value. */
+    private static final ExponentialBackoff BACKOFF = new ExponentialBackoff(Duration.ofMillis(100), Duration.ofSeconds(1), 0);
+    private static final Subscription ORDERS_TOPIC = Subscription.ofTopics(List.of("orders"));
+
+    private long nowMs = 1_000;
+
+    private static GroupMembership dynamicMember() {
+        return new GroupMembership("g", MEMBER_ID, Optional.empty(), Optional.of("rack-1"), Optional.of("uniform"),
+                MAX_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, BACKOFF, () -> 0.5);
+    }
+
+    private static GroupMembership staticMember() {
+        return new GroupMembership("g", MEMBER_ID, Optional.of("instance-1"), Optional.empty(), Optional.empty(),
+                MAX_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, BACKOFF, () -> 0.5);
+    }
+
+    @Test
+    void testJoinsWithEpochZeroTheClientsMemberIdAndEveryField() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+
+        ConsumerGroupHeartbeatRequestData join = membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(join.groupId()).isEqualTo("g");
+        assertThat(join.memberId()).isEqualTo(MEMBER_ID);
+        assertThat(join.memberEpoch()).isZero();
+        assertThat(join.subscribedTopicNames()).containsExactly("orders");
+        assertThat(join.subscribedTopicRegex()).isNull();
+        assertThat(join.rebalanceTimeoutMs()).isEqualTo(MAX_POLL_INTERVAL_MS);
+        assertThat(join.rackId()).isEqualTo("rack-1");
+        assertThat(join.serverAssignor()).isEqualTo("uniform");
+        assertThat(join.instanceId()).isNull();
+        assertThat(join.topicPartitions()).as("a joining member owns nothing, and says so").isEmpty();
+        assertThat(membership.state()).isEqualTo(State.JOINING);
+    }
+
+    @Test
+    void testSendsNothingBeforeSubscribing() {
+        GroupMembership membership = dynamicMember();
+
+        assertThat(membership.nextHeartbeat(nowMs)).isEmpty();
+        assertThat(membership.nextDueMs()).isEqualTo(Long.MAX_VALUE);
+        assertThat(membership.identity()).isEqualTo(MemberIdentity.OUTSIDE_THE_GROUP);
+    }
+
+    @Test
+    void testAnAcceptedJoinMakesTheMemberStableAtTheEpochAndIntervalGiven() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+
+        assertThat(membership.state()).isEqualTo(State.STABLE);
+        assertThat(membership.identity()).isEqualTo(new MemberIdentity(MEMBER_ID, 5, Optional.empty()));
+        assertThat(membership.nextDueMs()).isEqualTo(nowMs + INTERVAL_MS);
+        assertThat(membership.nextHeartbeat(nowMs + INTERVAL_MS - 1)).as("not due before the interval").isEmpty();
+    }
+
+    @Test
+    void testAHeartbeatAtTheIntervalLeavesUnchangedFieldsOut() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+
+        ConsumerGroupHeartbeatRequestData heartbeat = membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+
+        assertThat(heartbeat.memberEpoch()).isEqualTo(5);
+        assertThat(heartbeat.subscribedTopicNames()).isNull();
+        assertThat(heartbeat.topicPartitions()).isNull();
+        assertThat(heartbeat.rebalanceTimeoutMs()).isEqualTo(-1);
+        assertThat(heartbeat.rackId()).isNull();
+        assertThat(heartbeat.serverAssignor()).isNull();
+    }
+
+    @Test
+    void testOnlyOneHeartbeatIsInFlightAtATime() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(membership.nextHeartbeat(nowMs + 10 * INTERVAL_MS)).isEmpty();
+        assertThat(membership.nextDueMs()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void testATargetAssignmentAsksTheConsumersThreadToReconcile() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+
+        membership.onAnswer(accepted(6, Map.of(ORDERS, Set.of(0, 1))), nowMs + INTERVAL_MS);
+
+        assertThat(membership.task()).contains(new Task.Reconcile(new Assignment(6, Map.of(ORDERS, partitions(0, 1)))));
+        assertThat(membership.targetSinceMs()).isEqualTo(nowMs + INTERVAL_MS);
+    }
+
+    @Test
+    void testAReconciledAssignmentIsAcknowledgedAtOnceAndOnlyOnce() {
+        GroupMembership membership = joined(dynamicMember(), 5, Map.of(ORDERS, Set.of(0, 1)));
+        Task.Reconcile reconcile = (Task.Reconcile) membership.task().orElseThrow();
+
+        membership.reconciled(reconcile.target());
+        ConsumerGroupHeartbeatRequestData ack = membership.nextHeartbeat(nowMs).orElseThrow();
+        membership.onAnswer(accepted(5, null), nowMs);
+
+        assertThat(ack.topicPartitions()).singleElement().satisfies(topic -> {
+            assertThat(topic.topicId()).isEqualTo(ORDERS);
+            assertThat(topic.partitions()).containsExactly(0, 1);
+        });
+        assertThat(membership.task()).as("nothing left to reconcile").isEmpty();
+        assertThat(membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow().topicPartitions())
+                .as("acknowledged once; later heartbeats leave the owned partitions out").isNull();
+    }
+
+    @Test
+    void testASubscriptionChangeIsSentAtOnce() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+
+        membership.subscribe(Subscription.ofTopics(List.of("orders", "payments")), nowMs + 1);
+
+        assertThat(membership.nextDueMs()).isEqualTo(0);
+        assertThat(membership.nextHeartbeat(nowMs + 1).orElseThrow().subscribedTopicNames()).containsExactly("orders", "payments");
+    }
+
+    @Test
+    void testARegexSubscriptionIsSentAsARegex() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(Subscription.ofRegex("orders-.*"), nowMs);
+
+        ConsumerGroupHeartbeatRequestData join = membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(join.subscribedTopicRegex()).isEqualTo("orders-.*");
+        assertThat(join.subscribedTopicNames()).isNull();
+    }
+
+    @Test
+    void testAFencedMemberReleasesItsPartitionsAsLostThenRejoinsAtEpochZeroWithEveryField() {
+        GroupMembership membership = joined(dynamicMember(), 5, Map.of(ORDERS, Set.of(0)));
+        membership.reconciled(((Task.Reconcile) membership.task().orElseThrow()).target());
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        membership.onAnswer(refused(Errors.FENCED_MEMBER_EPOCH), nowMs);
+
+        assertThat(membership.state()).isEqualTo(State.FENCED);
+        assertThat(membership.task()).contains(new Task.ReleaseLost());
+        assertThat(membership.nextHeartbeat(nowMs)).as("no heartbeat until the partitions are released").isEmpty();
+
+        membership.released(nowMs);
+        ConsumerGroupHeartbeatRequestData rejoin = membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(rejoin.memberEpoch()).isZero();
+        assertThat(rejoin.memberId()).as("the same id for the consumer's whole life").isEqualTo(MEMBER_ID);
+        assertThat(rejoin.subscribedTopicNames()).containsExactly("orders");
+        assertThat(rejoin.rebalanceTimeoutMs()).isEqualTo(MAX_POLL_INTERVAL_MS);
+        assertThat(rejoin.topicPartitions()).isEmpty();
+    }
+
+    @Test
+    void testAnUnknownMemberIsFencedToo() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+
+        assertThat(membership.onAnswer(refused(Errors.UNKNOWN_MEMBER_ID), nowMs + INTERVAL_MS)).isEqualTo(HeartbeatErrorKind.FENCED);
+        assertThat(membership.task()).contains(new Task.ReleaseLost());
+    }
+
+    @Test
+    void testTheFirstRetryAfterTheCoordinatorMovedGoesAtOnceWithEveryFieldAndLaterOnesBackOff() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        long failedAtMs = nowMs + INTERVAL_MS;
+        membership.nextHeartbeat(failedAtMs).orElseThrow();
+
+        assertThat(membership.onAnswer(refused(Errors.NOT_COORDINATOR), failedAtMs)).isEqualTo(HeartbeatErrorKind.COORDINATOR_MOVED);
+        ConsumerGroupHeartbeatRequestData retry = membership.nextHeartbeat(failedAtMs).orElseThrow();
+
+        assertThat(retry.memberEpoch()).isEqualTo(5);
+        assertThat(retry.subscribedTopicNames()).as("the coordinator may not have seen the last heartbeat: every field").containsExactly("orders");
+        assertThat(retry.rebalanceTimeoutMs()).isEqualTo(MAX_POLL_INTERVAL_MS);
+
+        membership.onNoAnswer(new DisconnectException("gone"), failedAtMs);
+        assertThat(membership.nextHeartbeat(failedAtMs + 199)).as("second failure: 200 ms").isEmpty();
+        assertThat(membership.nextDueMs()).isEqualTo(failedAtMs + 200);
+        assertThat(membership.nextHeartbeat(failedAtMs + 200)).isPresent();
+    }
+
+    @Test
+    void testALoadingCoordinatorIsAskedAgainAfterBackoff() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(membership.onAnswer(refused(Errors.COORDINATOR_LOAD_IN_PROGRESS), nowMs)).isEqualTo(HeartbeatErrorKind.RETRIABLE);
+
+        assertThat(membership.nextHeartbeat(nowMs + 99)).isEmpty();
+        assertThat(membership.nextHeartbeat(nowMs + 100).orElseThrow().memberEpoch()).isZero();
+    }
+
+    @Test
+    void testAFatalErrorEndsTheMembershipWithKafkasException() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        membership.onAnswer(refused(Errors.GROUP_AUTHORIZATION_FAILED), nowMs);
+
+        assertThat(membership.state()).isEqualTo(State.FATAL);
+        assertThat(membership.task()).hasValueSatisfying(task -> assertThat(((Task.Fail) task).error())
+                .isInstanceOf(GroupAuthorizationException.class));
+        assertThat(membership.nextHeartbeat(nowMs + INTERVAL_MS)).isEmpty();
+    }
+
+    @Test
+    void testAClusterWithoutTheProtocolFailsWithAnErrorThatSaysWhatItNeeds() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        membership.onNoAnswer(new UnsupportedVersionException("The node does not support CONSUMER_GROUP_HEARTBEAT"), nowMs);
+
+        assertThat(((Task.Fail) membership.task().orElseThrow()).error())
+                .isInstanceOf(UnsupportedVersionException.class)
+                .hasMessageContaining("consumer group protocol")
+                .hasMessageContaining("Kafka 4.0");
+    }
+
+    @Test
+    void testSubscribingAfterAFatalErrorJoinsAgain() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+        membership.onAnswer(refused(Errors.GROUP_AUTHORIZATION_FAILED), nowMs);
+
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+
+        assertThat(membership.state()).isEqualTo(State.JOINING);
+        assertThat(membership.nextHeartbeat(nowMs).orElseThrow().memberEpoch()).isZero();
+    }
+
+    @Test
+    void testADynamicMemberLeavesWithEpochMinusOneAndTheLeaveCompletesOnTheAnswer() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+
+        CompletableFuture<Void> left = membership.leave(true);
+        ConsumerGroupHeartbeatRequestData leave = membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(leave.memberEpoch()).isEqualTo(GroupMembership.LEAVE_EPOCH);
+        assertThat(left).isNotDone();
+        membership.onAnswer(accepted(GroupMembership.LEAVE_EPOCH, null), nowMs);
+        assertThat(left).isDone();
+        assertThat(membership.state()).isEqualTo(State.UNSUBSCRIBED);
+        assertThat(membership.identity()).isEqualTo(MemberIdentity.OUTSIDE_THE_GROUP);
+    }
+
+    @Test
+    void testAStaticMemberThatWillComeBackLeavesWithEpochMinusTwo() {
+        GroupMembership membership = joined(staticMember(), 5);
+
+        membership.leave(true);
+        ConsumerGroupHeartbeatRequestData leave = membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(leave.memberEpoch()).isEqualTo(GroupMembership.STATIC_LEAVE_EPOCH);
+        assertThat(leave.instanceId()).isEqualTo("instance-1");
+    }
+
+    @Test
+    void testAStaticMemberLeavingForGoodLeavesWithEpochMinusOne() {
+        GroupMembership membership = joined(staticMember(), 5);
+
+        membership.leave(false);
+
+        assertThat(membership.nextHeartbeat(nowMs).orElseThrow().memberEpoch()).isEqualTo(GroupMembership.LEAVE_EPOCH);
+    }
+
+    @Test
+    void testALeaveThatGetsNoAnswerStillCompletes() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        CompletableFuture<Void> left = membership.leave(true);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        membership.onNoAnswer(new DisconnectException("gone"), nowMs);
+
+        assertThat(left).isDone();
+        assertThat(membership.state()).isEqualTo(State.UNSUBSCRIBED);
+    }
+
+    @Test
+    void testLeavingWhenNotInTheGroupCompletesAtOnce() {
+        assertThat(dynamicMember().leave(true)).isDone();
+    }
+
+    @Test
+    void testAMemberThatStopsPollingLeavesThenReleasesItsPartitionsAsLostAndRejoins() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        long expiredMs = nowMs + MAX_POLL_INTERVAL_MS + 1;
+
+        assertThat(membership.nextDueMs()).as("the poll timer is a deadline of its own").isLessThanOrEqualTo(expiredMs);
+        ConsumerGroupHeartbeatRequestData leave = membership.nextHeartbeat(expiredMs).orElseThrow();
+        assertThat(leave.memberEpoch()).isEqualTo(GroupMembership.LEAVE_EPOCH);
+        membership.onAnswer(accepted(GroupMembership.LEAVE_EPOCH, null), expiredMs);
+
+        assertThat(membership.state()).isEqualTo(State.STALE);
+        assertThat(membership.task()).contains(new Task.ReleaseLost());
+        membership.released(expiredMs + 10);
+        assertThat(membership.nextHeartbeat(expiredMs + 10).orElseThrow().memberEpoch()).isZero();
+    }
+
+    @Test
+    void testPollingKeepsTheMemberInTheGroup() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+
+        membership.polled(nowMs + MAX_POLL_INTERVAL_MS);
+
+        ConsumerGroupHeartbeatRequestData heartbeat = membership.nextHeartbeat(nowMs + MAX_POLL_INTERVAL_MS + 1).orElseThrow();
+        assertThat(heartbeat.memberEpoch()).isEqualTo(5);
+    }
+
+    @Test
+    void testLeavingWhileLeavingForAnExpiredPollTimerEndsUnsubscribed() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        long expiredMs = nowMs + MAX_POLL_INTERVAL_MS + 1;
+        membership.nextHeartbeat(expiredMs).orElseThrow();
+
+        CompletableFuture<Void> left = membership.leave(true);
+        membership.onAnswer(accepted(GroupMembership.LEAVE_EPOCH, null), expiredMs);
+
+        assertThat(left).isDone();
+        assertThat(membership.state()).isEqualTo(State.UNSUBSCRIBED);
+        membership.subscribe(ORDERS_TOPIC, expiredMs);
+        assertThat(membership.state()).as("a later subscribe joins").isEqualTo(State.JOINING);
+    }
+
+    @Test
+    void testAnEmptyTopicInATargetIsLeftOut() {
+        GroupMembership membership = joined(dynamicMember(), 5, Map.of(ORDERS, Set.of(0), PAYMENTS, Set.of()));
+
+        assertThat(membership.task()).contains(new Task.Reconcile(new Assignment(5, Map.of(ORDERS, partitions(0)))));
+    }
+
+    /** A member of {@code membership} that joined at {@code epoch} with no partitions, at {@link #nowMs}. */
+    private GroupMembership joined(GroupMembership membership, int epoch) {
+        return joined(membership, epoch, null);
+    }
+
+    private GroupMembership joined(GroupMembership membership, int epoch, Map<Uuid, Set<Integer>> target) {
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+        membership.onAnswer(accepted(epoch, target), nowMs);
+        return membership;
+    }
+
+    private static ConsumerGroupHeartbeatResponseData accepted(int epoch, Map<Uuid, Set<Integer>> target) {
+        ConsumerGroupHeartbeatResponseData answer = new ConsumerGroupHeartbeatResponseData()
+                .setMemberId(MEMBER_ID).setMemberEpoch(epoch).setHeartbeatIntervalMs(INTERVAL_MS);
+        if (target != null) {
+            ConsumerGroupHeartbeatResponseData.Assignment assignment = new ConsumerGroupHeartbeatResponseData.Assignment();
+            target.forEach((topicId, indexes) -> assignment.topicPartitions().add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
+                    .setTopicId(topicId).setPartitions(List.copyOf(new TreeSet<>(indexes)))));
+            answer.setAssignment(assignment);
+        }
+        return answer;
+    }
+
+    private static ConsumerGroupHeartbeatResponseData refused(Errors error) {
+        return new ConsumerGroupHeartbeatResponseData().setErrorCode(error.code()).setMemberEpoch(-1);
+    }
+
+    private static SortedSet<Integer> partitions(Integer... indexes) {
+        return new TreeSet<>(List.of(indexes));
+    }
+}
