@@ -1,0 +1,320 @@
+package io.fastleader.it.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.fastleader.clients.consumer.FastLeaderConsumer;
+import io.fastleader.clients.metadata.FastLeaderConfigs;
+import io.fastleader.it.cluster.Await;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Disturbances.StopStyle;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.it.group.GroupMember.Flavour;
+
+/**
+ * {@link FastLeaderConsumer}s as members of consumer-protocol groups (KIP-848) on a real 3-broker
+ * Kafka 4.3.1 cluster, beside a {@code KafkaConsumer} member: partitions spread over every member
+ * and move on join, leave and crash, never owned by two members at once (checked from the
+ * listeners); a static member comes back to its partitions; offsets one client commits are where
+ * the other starts; and a rolling restart of every broker, the group coordinator's included, loses
+ * no acknowledged record. The brokers heartbeat members every 500 ms and expire them after 6 s,
+ * so the tests wait seconds rather than the defaults' minute. The fixture gives the offsets topic
+ * one replica: while the coordinator's broker restarts, the group has no coordinator at all.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class GroupMembersOnRealBrokersTest {
+
+    private static final int PARTITIONS = 8;
+    private static final Duration SETTLED = Duration.ofSeconds(60);
+
+    private static KafkaTestCluster cluster;
+    private static Disturbances disturbances;
+    private static int topics;
+
+    private final Ownership ownership = new Ownership();
+    private final List<GroupMember> members = new ArrayList<>();
+    private String topic;
+
+    @BeforeAll
+    static void startCluster(@Cluster(execution = Execution.IN_JVM, brokerConfig = {
+            "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.heartbeat.interval.ms=500",
+            "group.consumer.min.session.timeout.ms=6000", "group.consumer.session.timeout.ms=6000"}) KafkaTestCluster started) {
+        cluster = started;
+        disturbances = new Disturbances(cluster);
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        disturbances.close();
+    }
+
+    @AfterEach
+    void stopMembers() throws InterruptedException {
+        for (GroupMember member : members) {
+            member.close();
+        }
+    }
+
+    @Test
+    void threeFastLeaderMembersAndAKafkaConsumerShareEveryPartitionAndReadEveryRecord() throws Exception {
+        int records = produce(newTopic(), 400);
+
+        GroupMember kafka = join("kafka", Flavour.KAFKA, Map.of());
+        for (int i = 1; i <= 3; i++) {
+            join("fastleader-" + i, Flavour.FASTLEADER, Map.of());
+        }
+
+        awaitEveryPartitionOwnedByEachOf(members);
+        Await.until("every record read", SETTLED, () -> GroupMember.union(members).size() == records);
+        assertThat(ownership.of(kafka.name())).as("the KafkaConsumer member's share").isNotEmpty();
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aJoiningMemberGetsPartitionsOnlyOnceTheirOwnerRevokedThem() throws Exception {
+        newTopic();
+        join("first", Flavour.FASTLEADER, Map.of());
+        join("second", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        GroupMember third = join("third", Flavour.FASTLEADER, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        assertThat(third.events()).first().asString().startsWith("assigned");
+        assertThat(members.subList(0, 2)).as("an earlier member gave partitions up")
+                .anyMatch(member -> member.events().stream().anyMatch(event -> event.startsWith("revoked")));
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aLeavingMembersPartitionsGoToTheOthers() throws Exception {
+        newTopic();
+        GroupMember leaving = join("leaving", Flavour.FASTLEADER, Map.of());
+        join("staying-fastleader", Flavour.FASTLEADER, Map.of());
+        join("staying-kafka", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+        Set<TopicPartition> left = ownership.of(leaving.name());
+
+        leaving.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        members.remove(leaving);
+
+        assertThat(left).isNotEmpty();
+        assertThat(leaving.events()).last().asString().startsWith("revoked");
+        assertThat(ownership.of(leaving.name())).as("everything it owned was revoked").isEmpty();
+        awaitEveryPartitionOwnedByEachOf(members);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aCrashedMembersPartitionsGoToTheOthersAfterItsSessionTimesOut() throws Exception {
+        newTopic();
+        GroupMember crashing = join("crashing", Flavour.FASTLEADER, Map.of());
+        join("surviving-fastleader", Flavour.FASTLEADER, Map.of());
+        join("surviving-kafka", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        // REMAIN_IN_GROUP: the coordinator hears nothing, as if the process had died.
+        crashing.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
+        ownership.died(crashing.name());
+        members.remove(crashing);
+
+        awaitEveryPartitionOwnedByEachOf(members);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aStaticMemberThatComesBackWithinItsSessionGetsItsPartitionsBack() throws Exception {
+        newTopic();
+        GroupMember first = join("static-a", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
+        join("static-b", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-b"));
+        awaitEveryPartitionOwnedByEachOf(members);
+        Set<TopicPartition> before = ownership.of(first.name());
+
+        first.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
+        members.remove(first);
+        GroupMember back = join("static-a-again", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
+
+        Await.until("the static member owns partitions again", SETTLED, () -> !ownership.of(back.name()).isEmpty());
+        assertThat(ownership.of(back.name())).isEqualTo(before);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void offsetsCommittedBeforeAHandoverAreWhereTheNextOwnerStarts() throws Exception {
+        int records = produce(newTopic(), 800);
+        Map<String, Object> manualCommits = Map.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        GroupMember fastleader = join("fastleader", Flavour.FASTLEADER, manualCommits);
+        Await.until("some records read", SETTLED, () -> fastleader.seen().size() >= records / 4);
+
+        GroupMember kafka = join("kafka", Flavour.KAFKA, manualCommits);
+        awaitEveryPartitionOwnedByEachOf(members);
+        fastleader.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        members.remove(fastleader);
+        Await.until("every record read", SETTLED, () -> GroupMember.union(List.of(fastleader, kafka)).size() == records);
+
+        Set<String> both = new TreeSet<>(fastleader.seen().keySet());
+        both.retainAll(kafka.seen().keySet());
+        assertThat(both).as("records read by both: the handover committed in onPartitionsRevoked").isEmpty();
+        assertThat(fastleader.seen().values()).allMatch(times -> times == 1);
+        assertThat(kafka.seen().values()).allMatch(times -> times == 1);
+        assertNoMemberFailed();
+    }
+
+    @ParameterizedTest(name = "leader hints {0}")
+    @ValueSource(booleans = {true, false})
+    void aRollingRestartOfEveryBrokerLosesNoAcknowledgedRecordAndNeverSharesAPartition(boolean hints) throws Exception {
+        String rolled = newTopic();
+        Map<String, Object> config = Map.of(FastLeaderConfigs.LEADER_HINTS_ENABLED, hints);
+        join("fastleader-1", Flavour.FASTLEADER, config);
+        join("fastleader-2", Flavour.FASTLEADER, config);
+        join("kafka", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        AtomicBoolean producing = new AtomicBoolean(true);
+        Thread producer = new Thread(() -> produceUntilStopped(rolled, acknowledged, producing), "group-roll-producer");
+        producer.start();
+
+        disturbances.rollingRestart(StopStyle.GRACEFUL, Set.of(rolled));
+        producing.set(false);
+        producer.join(TimeUnit.SECONDS.toMillis(60));
+
+        Await.until("every acknowledged record read", SETTLED, () -> GroupMember.union(members).containsAll(acknowledged));
+        Set<Integer> lost = new TreeSet<>();
+        members.forEach(member -> lost.addAll(member.lost()));
+        Map<String, Integer> reads = new HashMap<>();
+        members.forEach(member -> member.seen().forEach((record, times) -> reads.merge(record, times, Integer::sum)));
+        Set<String> readAgain = new TreeSet<>();
+        reads.forEach((record, times) -> {
+            if (times > 1) {
+                readAgain.add(record);
+            }
+        });
+        System.out.printf("roll with hints %s: %d acknowledged, %d read more than once, partitions lost: %s%n",
+                hints, acknowledged.size(), readAgain.size(), lost);
+        assertThat(readAgain).as("records read twice come only from partitions lost with uncommitted positions")
+                .allMatch(record -> lost.contains(Integer.parseInt(record.substring(0, record.indexOf('@')))));
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void theClassicProtocolIsRefusedAndSubscribeAndAssignExcludeEachOther() {
+        Map<String, Object> config = memberConfig("refusals", Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic"));
+        assertThatThrownBy(() -> new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value classic for configuration group.protocol: FastLeaderConsumer joins groups "
+                        + "with the consumer group protocol (KIP-848, Kafka 4.0+) only; the classic protocol (JoinGroup/SyncGroup, "
+                        + "client-side assignors) is not implemented. Remove the key or set it to consumer.");
+
+        try (FastLeaderConsumer<String, String> consumer = new FastLeaderConsumer<>(memberConfig("refusals", Map.of()),
+                new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of("anything"));
+            assertThatThrownBy(() -> consumer.assign(List.of(new TopicPartition("anything", 0))))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("Subscription to topics, partitions and pattern are mutually exclusive");
+        }
+    }
+
+    private GroupMember join(String name, Flavour flavour, Map<String, Object> extra) {
+        GroupMember member = new GroupMember(name, flavour, memberConfig("group-" + topic, extra), topic, ownership,
+                consumer -> consumer.commitSync());
+        members.add(member);
+        return member;
+    }
+
+    private static Map<String, Object> memberConfig(String group, Map<String, Object> extra) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.putAll(extra);
+        return config;
+    }
+
+    private String newTopic() {
+        topic = "members-" + ++topics;
+        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
+        return topic;
+    }
+
+    /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
+    private void awaitEveryPartitionOwnedByEachOf(List<GroupMember> owners) {
+        Await.until("every partition owned, each of " + owners.size() + " members with a share", SETTLED, () -> {
+            Map<TopicPartition, String> owned = ownership.snapshot();
+            return owned.size() == PARTITIONS && owners.stream().allMatch(member -> owned.containsValue(member.name()));
+        });
+    }
+
+    private void assertNoMemberFailed() {
+        members.forEach(member -> assertThat(member.failure()).as("%s failed", member.name()).isNull());
+    }
+
+    private static int produce(String topic, int records) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "key", "value-" + i));
+            }
+            producer.flush();
+        }
+        return records;
+    }
+
+    private static void produceUntilStopped(String topic, Set<String> acknowledged, AtomicBoolean producing) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+            int i = 0;
+            while (producing.get()) {
+                int partition = i % PARTITIONS;
+                producer.send(new ProducerRecord<>(topic, partition, "key", "value-" + i++), (written, error) -> {
+                    if (error == null) {
+                        acknowledged.add(written.partition() + "@" + written.offset());
+                    }
+                });
+                if (i % 50 == 0) {
+                    producer.flush();
+                }
+            }
+        }
+    }
+}
