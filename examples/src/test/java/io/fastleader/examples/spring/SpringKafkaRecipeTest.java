@@ -53,17 +53,8 @@ class SpringKafkaRecipeTest {
             admin.createTopics(Set.of(new NewTopic(TOPIC, Optional.of(1), Optional.empty()))).all().get();
         }
 
-        Map<String, Object> producerConfigs = new HashMap<>(cluster.clientConfig());
-        producerConfigs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        producerConfigs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        FastLeaderProducerFactory<String, String> producers = new FastLeaderProducerFactory<>(producerConfigs);
-        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
-        for (int i = 0; i < RECORDS; i++) {
-            template.send(TOPIC, 0, "key-" + i, "order-" + i).get(30, TimeUnit.SECONDS);
-        }
-        assertThat(template.metrics().keySet()).as("the template's producer is fastleader's")
-            .anyMatch(name -> name.group().equals(MetadataMetrics.GROUP));
-        producers.destroy();
+        Set<String> groups = sendOrders(cluster, TOPIC, 1);
+        assertThat(groups).as("the template's producer is fastleader's").contains(MetadataMetrics.GROUP);
 
         Map<String, Object> consumerConfigs = consumerConfigs(cluster, "order-readers");
         ContainerProperties containerProperties = new ContainerProperties(new TopicPartitionOffset(TOPIC, 0, 0L));
@@ -101,15 +92,7 @@ class SpringKafkaRecipeTest {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
             admin.createTopics(Set.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get();
         }
-        Map<String, Object> producerConfigs = new HashMap<>(cluster.clientConfig());
-        producerConfigs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        producerConfigs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        FastLeaderProducerFactory<String, String> producers = new FastLeaderProducerFactory<>(producerConfigs);
-        KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
-        for (int i = 0; i < RECORDS; i++) {
-            template.send(topic, i % partitions, "key-" + i, "order-" + i).get(30, TimeUnit.SECONDS);
-        }
-        producers.destroy();
+        sendOrders(cluster, topic, partitions);
 
         Map<String, Object> consumerConfigs = consumerConfigs(cluster, "grouped-order-readers");
         consumerConfigs.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -144,6 +127,30 @@ class SpringKafkaRecipeTest {
                 assertThat(committed).as("offsets the group's members committed").containsEntry(
                     new TopicPartition(topic, partition), new OffsetAndMetadata(RECORDS / partitions + (partition < RECORDS % partitions ? 1 : 0)));
             }
+        }
+    }
+
+    /**
+     * Sends {@link #RECORDS} orders through a {@code KafkaTemplate} on fastleader's producer, spread
+     * over the topic's partitions in turn.
+     *
+     * @return the metric groups the template's producer reported
+     */
+    private static Set<String> sendOrders(KafkaTestCluster cluster, String topic, int partitions) throws Exception {
+        Map<String, Object> producerConfigs = new HashMap<>(cluster.clientConfig());
+        producerConfigs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        producerConfigs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        FastLeaderProducerFactory<String, String> producers = new FastLeaderProducerFactory<>(producerConfigs);
+        try {
+            KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+            for (int i = 0; i < RECORDS; i++) {
+                template.send(topic, i % partitions, "key-" + i, "order-" + i).get(30, TimeUnit.SECONDS);
+            }
+            Set<String> groups = new TreeSet<>();
+            template.metrics().keySet().forEach(name -> groups.add(name.group()));
+            return groups;
+        } finally {
+            producers.destroy();
         }
     }
 

@@ -124,11 +124,7 @@ class GroupMembersOnRealBrokersTest {
 
     @Test
     void aLeavingMembersPartitionsGoToTheOthers() throws Exception {
-        newTopic();
-        GroupMember leaving = join("leaving", Flavour.FASTLEADER, Map.of());
-        join("staying-fastleader", Flavour.FASTLEADER, Map.of());
-        join("staying-kafka", Flavour.KAFKA, Map.of());
-        awaitEveryPartitionOwnedByEachOf(members);
+        GroupMember leaving = settledGroupOfThreeWith("leaving");
         Set<TopicPartition> left = ownership.of(leaving.name());
 
         leaving.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -144,11 +140,7 @@ class GroupMembersOnRealBrokersTest {
 
     @Test
     void aCrashedMembersPartitionsGoToTheOthersAfterItsSessionTimesOut() throws Exception {
-        newTopic();
-        GroupMember crashing = join("crashing", Flavour.FASTLEADER, Map.of());
-        join("surviving-fastleader", Flavour.FASTLEADER, Map.of());
-        join("surviving-kafka", Flavour.KAFKA, Map.of());
-        awaitEveryPartitionOwnedByEachOf(members);
+        GroupMember crashing = settledGroupOfThreeWith("crashing");
 
         // REMAIN_IN_GROUP: the coordinator hears nothing, as if the process had died.
         crashing.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
@@ -252,6 +244,16 @@ class GroupMembersOnRealBrokersTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessage("Subscription to topics, partitions and pattern are mutually exclusive");
         }
+    }
+
+    /** A new topic read by a fastleader member named {@code name}, another fastleader member and a KafkaConsumer, each owning partitions. */
+    private GroupMember settledGroupOfThreeWith(String name) {
+        newTopic();
+        GroupMember named = join(name, Flavour.FASTLEADER, Map.of());
+        join("other-fastleader", Flavour.FASTLEADER, Map.of());
+        join("kafka", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+        return named;
     }
 
     private GroupMember join(String name, Flavour flavour, Map<String, Object> extra) {
