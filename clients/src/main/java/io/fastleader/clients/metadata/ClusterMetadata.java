@@ -462,8 +462,9 @@ public final class ClusterMetadata implements AutoCloseable {
 
     /**
      * The broker that answered last, unless its connection is busy (a Metadata request would wait
-     * behind, say, a consumer's long-polling Fetch) and another known broker's is not; else the
-     * first known broker, else the first bootstrap server.
+     * behind the requests not yet answered there; a consumer's long-polling Fetches have their own
+     * connection) and another known broker's is not; else the first known broker, else the first
+     * bootstrap server.
      */
     private int chooseNode() {
         int preferred = cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode) ? metadataNode : rotation().get(0);

@@ -13,14 +13,16 @@ import io.fastleader.clients.network.ConnectionPool;
 /**
  * Opens connections to the brokers hosting replicas of the partitions a client uses, ahead of
  * need and again whenever their leadership changes ({@code fastleader.connections.prewarm}), so a
- * leader move never waits for a TCP or TLS handshake. {@link #start} follows leadership changes and
- * runs {@link #keepWarm} every {@code reconnect.backoff.ms}: a broker that stopped closed its
- * connections, and no leadership change tells the client it is back, so without it the first
- * request to a restarted broker given its leaderships back would wait for the handshakes. The
- * pool's reconnect backoff keeps those attempts as rare as Kafka's own reconnects; a broker just
- * made leader is connected to despite it ({@link ConnectionPool#connectNow}), as its election says
- * it is up, while the backoff grown during its downtime could otherwise refuse requests to it for
- * up to {@code reconnect.backoff.max.ms}.
+ * leader move never waits for a TCP or TLS handshake: every connection the client uses to each
+ * broker, a consumer's Fetch connection included ({@link ConnectionPool#connect}). {@link #start}
+ * follows leadership changes and runs {@link #keepWarm} every {@code reconnect.backoff.ms}: a
+ * broker that stopped closed its connections, and no leadership change tells the client it is
+ * back, so without it the first request to a restarted broker given its leaderships back would
+ * wait for the handshakes. The pool's reconnect backoff keeps those attempts as rare as Kafka's
+ * own reconnects; a broker just made leader is connected to despite it
+ * ({@link ConnectionPool#connectNow}), as its election says it is up, while the backoff grown
+ * during its downtime could otherwise refuse requests to it for up to
+ * {@code reconnect.backoff.max.ms}.
  */
 public final class ReplicaPrewarm implements LeaderChangeListener {
 
@@ -59,8 +61,9 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     }
 
     /**
-     * Connects again to every broker of the topics in use that has no connection open or opening;
-     * one still backing off after a failed connect is left alone (the pool fails the attempt at once).
+     * Connects again to every broker of the topics in use that lacks a connection the client uses
+     * (one open or opening is left as it is); one still backing off after a failed connect is left
+     * alone (the pool fails the attempt at once).
      */
     public void keepWarm() {
         topics.removeIf(topic -> !topicInUse.test(topic));

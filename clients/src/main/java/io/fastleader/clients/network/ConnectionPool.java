@@ -3,10 +3,12 @@ package io.fastleader.clients.network;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,19 +24,26 @@ import io.fastleader.protocol.ApiKey;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * One {@link BrokerConnection} per broker, by node id, opened on first use.
+ * {@link BrokerConnection}s to brokers by node id, opened on first use: per broker, one for Fetch
+ * requests and one for every other request ({@link ConnectionLane}). A broker reads one request
+ * per connection at a time, so a Fetch long-polling for {@code fetch.max.wait.ms} would hold back
+ * every request behind it; on a connection of its own it holds back only the next Fetch. A pool
+ * that never sends a Fetch, a producer's, keeps one connection per broker.
  *
  * <p>The owner tells the pool where each node is with {@link #updateNodes}; a new address is used
  * from the next connect to that node on, and a connection already open is kept until it closes or
  * idles out. {@link #send} and {@link #connect} never block: the blocking connect and handshake
- * run on a pool-owned thread, one per node being connected (a slow broker delays only its own
+ * run on a pool-owned thread, one per connection being opened (a slow broker delays only its own
  * requests), and requests sent meanwhile wait in order and go out once the connection is ready.
  *
- * <p>After a failed connect, the node is backed off like in Kafka: {@code reconnect.backoff.ms},
- * doubling with each further failure up to {@code reconnect.backoff.max.ms}, each wait spread by
- * ±20% so that clients do not reconnect in lockstep, and reset by a successful connect. Requests
- * to a node backing off fail at once instead of queueing behind a broker that is likely down. A
- * connection that broke is replaced at the next request, without backoff.
+ * <p>Each of a node's connections is kept on its own, as Kafka keeps its one connection per
+ * node. After a failed connect, the connection is backed off like in Kafka:
+ * {@code reconnect.backoff.ms}, doubling with each further failure up to
+ * {@code reconnect.backoff.max.ms}, each wait spread by ±20% so that clients do not reconnect in
+ * lockstep, and reset by a successful connect. Requests for a connection backing off fail at once
+ * instead of queueing behind a broker that is likely down. A connection that broke is replaced at
+ * the next request for it, without backoff. Each has its own bound of requests in flight
+ * ({@code max.in.flight.requests.per.connection}).
  *
  * <p>Connections unused for {@code connections.max.idle.ms} are closed by the pool's own sweep, a
  * timer on one daemon thread per pool that fires when the connection used least recently could
@@ -58,7 +67,12 @@ public final class ConnectionPool implements AutoCloseable {
     private final ScheduledExecutorService sweepThread;
     private final Object lock = new Object();
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
-    private final Map<Integer, Node> nodes = new HashMap<>();
+    private final Map<NodeLane, LaneState> lanes = new HashMap<>();
+    /**
+     * The lanes this pool has sent on: {@link ConnectionLane#OTHER} from the start, {@link ConnectionLane#FETCH}
+     * once it sent a Fetch (it serves a consumer). {@link #connect} opens these, {@link #isReady} asks of these.
+     */
+    private final Set<ConnectionLane> lanesInUse = EnumSet.of(ConnectionLane.OTHER);
     /** A sweep is scheduled; kept true whenever a connection is open (see {@link #scheduleSweepLocked}). */
     private boolean sweepPending;
     private boolean closed;
@@ -127,14 +141,16 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
-     * Sends a request to node {@code nodeId}, connecting first if no connection is open.
+     * Sends a request to node {@code nodeId} over the node's connection for {@code api}'s lane (a
+     * Fetch over the node's Fetch connection, anything else over the other), connecting first if
+     * that connection is not open.
      *
      * @return the response body; fails with {@link BrokerConnectionException} if the node has no
-     *         address, is backing off, cannot be reached, the connection fails or the pool closes
+     *         address, the connection is backing off, cannot be opened or fails, or the pool closes
      *         first, and as {@link BrokerConnection#send} otherwise
      */
     public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, ApiMessage body) {
-        return connection(nodeId, false).thenCompose(connection -> connection.send(api, body));
+        return connection(nodeId, ConnectionLane.of(api)).thenCompose(connection -> connection.send(api, body));
     }
 
     /**
@@ -143,57 +159,68 @@ public final class ConnectionPool implements AutoCloseable {
      * @return as {@link #send(int, ApiKey, ApiMessage)}
      */
     public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, VersionedRequest body) {
-        return connection(nodeId, false).thenCompose(connection -> connection.send(api, body));
+        return connection(nodeId, ConnectionLane.of(api)).thenCompose(connection -> connection.send(api, body));
     }
 
     /**
-     * Whether node {@code nodeId}'s open connection has requests not yet answered. A broker reads
-     * one request per connection at a time, so a request sent there waits behind them (a consumer's
-     * Fetch may wait there for {@code fetch.max.wait.ms}).
+     * Whether node {@code nodeId}'s open connection for requests other than Fetch has requests not
+     * yet answered. A broker reads one request per connection at a time, so a request other than
+     * a Fetch sent now, such as Metadata, waits behind them. Fetches, which may be held for
+     * {@code fetch.max.wait.ms}, have their own connection and never make a node busy.
      */
     public boolean isBusy(int nodeId) {
         BrokerConnection open;
         synchronized (lock) {
-            Node node = nodes.get(nodeId);
-            open = node == null || node.attempt == null ? null : node.attempt.connection;
+            LaneState lane = lanes.get(new NodeLane(nodeId, ConnectionLane.OTHER));
+            open = lane == null || lane.attempt == null ? null : lane.attempt.connection;
         }
         return open != null && open.pendingRequests() > 0;
     }
 
     /**
-     * Whether a request to node {@code nodeId} would be written at once: its connection is open,
-     * set up, and handed to every request that waited for it. Otherwise a request sent now first
-     * waits for a connect, its setup (TLS, ApiVersions, SASL) or the requests ahead of it.
+     * Whether every connection to node {@code nodeId} this pool uses is open, set up, and handed
+     * to every request that waited for it, so that a request to the node would be written at once:
+     * the connection for requests other than Fetch, and once the pool has sent a Fetch, the Fetch
+     * connection too. Otherwise a request sent now may first wait for a connect, its setup (TLS,
+     * ApiVersions, SASL) or the requests ahead of it.
      */
     public boolean isReady(int nodeId) {
-        BrokerConnection open;
+        List<BrokerConnection> published = new ArrayList<>();
         synchronized (lock) {
-            Node node = nodes.get(nodeId);
-            open = node == null || node.attempt == null || !node.attempt.published ? null : node.attempt.connection;
+            for (ConnectionLane lane : lanesInUse) {
+                LaneState state = lanes.get(new NodeLane(nodeId, lane));
+                if (state == null || state.attempt == null || !state.attempt.published) {
+                    return false;
+                }
+                published.add(state.attempt.connection);
+            }
         }
         // Asked outside the pool's lock: it needs no more, as a closed connection stays closed.
-        return open != null && open.isOpen();
+        return published.stream().allMatch(BrokerConnection::isOpen);
     }
 
     /**
-     * Opens a connection to node {@code nodeId} ahead of need, unless one is open or opening.
+     * Opens the connections to node {@code nodeId} that this pool uses ahead of need, those not
+     * open or opening: the one for requests other than Fetch, and once the pool has sent a Fetch,
+     * the Fetch connection too. A producer's pool so opens one connection, a consumer's two, and
+     * a leader move then waits for the handshake of neither.
      *
-     * @return completes once the connection is ready; fails as {@link #send} does
+     * @return completes once those connections are ready; fails as {@link #send} does if one fails
      */
     public CompletableFuture<Void> connect(int nodeId) {
-        return connection(nodeId, false).thenApply(connection -> null);
+        return connectLanesInUse(nodeId, false);
     }
 
     /**
-     * Opens a connection to node {@code nodeId} as {@link #connect} does, even while the node backs
+     * Opens the connections to node {@code nodeId} as {@link #connect} does, even those backing
      * off after failed connects: for a caller with news that the broker is up again, such as its
-     * election as a partition's leader. Its count of failed connects stays, so a broker still down
-     * backs off longer after this attempt fails too.
+     * election as a partition's leader. Their counts of failed connects stay, so a broker still
+     * down backs off longer after this attempt fails too.
      *
      * @return as {@link #connect}
      */
     public CompletableFuture<Void> connectNow(int nodeId) {
-        return connection(nodeId, true).thenApply(connection -> null);
+        return connectLanesInUse(nodeId, true);
     }
 
     /**
@@ -209,17 +236,17 @@ public final class ConnectionPool implements AutoCloseable {
                 return;
             }
             closed = true;
-            for (Node node : nodes.values()) {
-                if (node.attempt != null) {
-                    waiting.addAll(node.attempt.waiting);
-                    if (node.attempt.connection != null) {
-                        open.add(node.attempt.connection);
+            for (LaneState lane : lanes.values()) {
+                if (lane.attempt != null) {
+                    waiting.addAll(lane.attempt.waiting);
+                    if (lane.attempt.connection != null) {
+                        open.add(lane.attempt.connection);
                     }
                 }
             }
-            nodes.clear();
+            lanes.clear();
         }
-        BrokerConnectionException failure = new BrokerConnectionException("the connection pool is closed", null);
+        BrokerConnectionException failure = poolClosed();
         waiting.forEach(waiter -> waiter.completeExceptionally(failure));
         open.forEach(BrokerConnection::close);
         // Interrupts handshakes under way; a connect that still succeeds finds the pool closed and closes its connection.
@@ -257,9 +284,9 @@ public final class ConnectionPool implements AutoCloseable {
         }
         long leastRecentlyUsed = Long.MAX_VALUE;
         boolean anyOpen = false;
-        for (Node node : nodes.values()) {
-            if (node.attempt != null && node.attempt.connection != null) {
-                leastRecentlyUsed = anyOpen ? Math.min(leastRecentlyUsed, node.lastUsedNanos) : node.lastUsedNanos;
+        for (LaneState lane : lanes.values()) {
+            if (lane.attempt != null && lane.attempt.connection != null) {
+                leastRecentlyUsed = anyOpen ? Math.min(leastRecentlyUsed, lane.lastUsedNanos) : lane.lastUsedNanos;
                 anyOpen = true;
             }
         }
@@ -270,57 +297,79 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
-     * The open connection to the node, or a future of the one being opened. Callers compose on it;
-     * a waiter's dependents run when it completes, so waiters completed in order send in order.
-     *
-     * @param despiteBackoff connect even if the node is backing off after failed connects
+     * The node's open connection on {@code lane}, or a future of the one being opened. Callers
+     * compose on it; a waiter's dependents run when it completes, so waiters completed in order
+     * send in order.
      */
-    private CompletableFuture<BrokerConnection> connection(int nodeId, boolean despiteBackoff) {
+    private CompletableFuture<BrokerConnection> connection(int nodeId, ConnectionLane lane) {
         CompletableFuture<BrokerConnection> result;
         List<BrokerConnection> idle;
         synchronized (lock) {
             if (closed) {
-                return CompletableFuture.failedFuture(new BrokerConnectionException("the connection pool is closed", null));
+                return CompletableFuture.failedFuture(poolClosed());
             }
+            lanesInUse.add(lane);
             long now = nanoClock.getAsLong();
             idle = takeIdleLocked(now);
-            result = connectionLocked(nodeId, now, despiteBackoff);
+            result = connectionLocked(new NodeLane(nodeId, lane), now, false);
         }
         idle.forEach(BrokerConnection::close);
         return result;
     }
 
-    private CompletableFuture<BrokerConnection> connectionLocked(int nodeId, long now, boolean despiteBackoff) {
-        Node node = nodes.computeIfAbsent(nodeId, id -> new Node());
-        node.lastUsedNanos = now;
-        Attempt current = node.attempt;
+    /**
+     * Connects the node on every lane in use, unless open or opening.
+     *
+     * @param despiteBackoff connect even lanes backing off after failed connects
+     */
+    private CompletableFuture<Void> connectLanesInUse(int nodeId, boolean despiteBackoff) {
+        List<CompletableFuture<BrokerConnection>> connections = new ArrayList<>();
+        List<BrokerConnection> idle;
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(poolClosed());
+            }
+            long now = nanoClock.getAsLong();
+            idle = takeIdleLocked(now);
+            for (ConnectionLane lane : lanesInUse) {
+                connections.add(connectionLocked(new NodeLane(nodeId, lane), now, despiteBackoff));
+            }
+        }
+        idle.forEach(BrokerConnection::close);
+        return CompletableFuture.allOf(connections.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<BrokerConnection> connectionLocked(NodeLane id, long now, boolean despiteBackoff) {
+        LaneState lane = lanes.computeIfAbsent(id, ignored -> new LaneState());
+        lane.lastUsedNanos = now;
+        Attempt current = lane.attempt;
         // A connection completes its requests outside its own lock, so asking it here cannot deadlock.
         if (current != null && (current.connection == null || current.connection.isOpen())) {
             return current.published ? CompletableFuture.completedFuture(current.connection) : current.await();
         }
-        if (!despiteBackoff && node.failedConnects > 0 && now - node.retryAtNanos < 0) {
-            return CompletableFuture.failedFuture(new BrokerConnectionException("node " + nodeId + " is backing off "
-                + node.backoffMs + " ms after a failed connect, "
-                + TimeUnit.NANOSECONDS.toMillis(node.retryAtNanos - now) + " ms left", node.lastFailure));
+        if (!despiteBackoff && lane.failedConnects > 0 && now - lane.retryAtNanos < 0) {
+            return CompletableFuture.failedFuture(new BrokerConnectionException(id + " is backing off "
+                + lane.backoffMs + " ms after a failed connect, "
+                + TimeUnit.NANOSECONDS.toMillis(lane.retryAtNanos - now) + " ms left", lane.lastFailure));
         }
-        InetSocketAddress address = addresses.get(nodeId);
+        InetSocketAddress address = addresses.get(id.nodeId());
         if (address == null) {
-            return CompletableFuture.failedFuture(new BrokerConnectionException("no address is known for node " + nodeId, null));
+            return CompletableFuture.failedFuture(new BrokerConnectionException("no address is known for node " + id.nodeId(), null));
         }
         Attempt attempt = new Attempt();
-        node.attempt = attempt;
+        lane.attempt = attempt;
         CompletableFuture<BrokerConnection> waiter = attempt.await();
-        connectThreads.execute(() -> open(nodeId, node, attempt, address));
+        connectThreads.execute(() -> open(id, lane, attempt, address));
         return waiter;
     }
 
     /** Runs on a connect thread: opens the connection, then hands it to the waiters in order. */
-    private void open(int nodeId, Node node, Attempt attempt, InetSocketAddress address) {
+    private void open(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress address) {
         BrokerConnection connection;
         try {
-            connection = connector.open(nodeId, address, config);
+            connection = connector.open(id.nodeId(), address, config);
         } catch (RuntimeException | Error e) {
-            failConnect(nodeId, node, attempt, e);
+            failConnect(id, lane, attempt, e);
             if (e instanceof Error error) {
                 throw error;
             }
@@ -331,9 +380,9 @@ public final class ConnectionPool implements AutoCloseable {
             orphaned = closed;
             if (!orphaned) {
                 attempt.connection = connection;
-                node.failedConnects = 0;
-                node.lastUsedNanos = nanoClock.getAsLong();
-                scheduleSweepLocked(node.lastUsedNanos);
+                lane.failedConnects = 0;
+                lane.lastUsedNanos = nanoClock.getAsLong();
+                scheduleSweepLocked(lane.lastUsedNanos);
             }
         }
         if (orphaned) {
@@ -355,20 +404,20 @@ public final class ConnectionPool implements AutoCloseable {
         }
     }
 
-    private void failConnect(int nodeId, Node node, Attempt attempt, Throwable cause) {
+    private void failConnect(NodeLane id, LaneState lane, Attempt attempt, Throwable cause) {
         BrokerConnectionException failure = cause instanceof BrokerConnectionException connectionFailure
             ? connectionFailure
-            : new BrokerConnectionException("cannot connect to node " + nodeId + ": " + cause, cause);
+            : new BrokerConnectionException("cannot connect to " + id + ": " + cause, cause);
         List<CompletableFuture<BrokerConnection>> waiting;
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            node.attempt = null;
-            node.failedConnects++;
-            node.backoffMs = backoffMs(node.failedConnects);
-            node.retryAtNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(node.backoffMs);
-            node.lastFailure = failure;
+            lane.attempt = null;
+            lane.failedConnects++;
+            lane.backoffMs = backoffMs(lane.failedConnects);
+            lane.retryAtNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(lane.backoffMs);
+            lane.lastFailure = failure;
             waiting = new ArrayList<>(attempt.waiting);
             attempt.waiting.clear();
         }
@@ -382,18 +431,31 @@ public final class ConnectionPool implements AutoCloseable {
     private List<BrokerConnection> takeIdleLocked(long now) {
         long maxIdleNanos = poolConfig.connectionsMaxIdle().toNanos();
         List<BrokerConnection> idle = new ArrayList<>();
-        for (Node node : nodes.values()) {
+        for (LaneState lane : lanes.values()) {
             // An opened connection still being handed to its waiters counts too: it was last used when it opened.
-            if (node.attempt != null && node.attempt.connection != null && now - node.lastUsedNanos >= maxIdleNanos) {
-                idle.add(node.attempt.connection);
-                node.attempt = null;
+            if (lane.attempt != null && lane.attempt.connection != null && now - lane.lastUsedNanos >= maxIdleNanos) {
+                idle.add(lane.attempt.connection);
+                lane.attempt = null;
             }
         }
         return idle;
     }
 
-    /** What the pool knows of one node; guarded by {@code lock}. */
-    private static final class Node {
+    private static BrokerConnectionException poolClosed() {
+        return new BrokerConnectionException("the connection pool is closed", null);
+    }
+
+    /** One of a node's connections, as failures name it: {@code node 1}, {@code node 1 (fetch connection)}. */
+    private record NodeLane(int nodeId, ConnectionLane lane) {
+
+        @Override
+        public String toString() {
+            return lane == ConnectionLane.FETCH ? "node " + nodeId + " (fetch connection)" : "node " + nodeId;
+        }
+    }
+
+    /** What the pool knows of one of a node's connections; guarded by {@code lock}. */
+    private static final class LaneState {
         /** The connection being opened or in use; null before the first, after a failed connect or an idle close. */
         Attempt attempt;
         long lastUsedNanos;

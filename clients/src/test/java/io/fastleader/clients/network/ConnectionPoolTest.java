@@ -23,11 +23,21 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.FetchRequestData;
+import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.message.OffsetCommitRequestData;
+import io.fastleader.protocol.message.OffsetCommitResponseData;
+import io.fastleader.protocol.message.ProduceRequestData;
+import io.fastleader.protocol.message.ProduceResponseData;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
@@ -39,6 +49,8 @@ import org.junit.jupiter.api.Timeout;
 class ConnectionPoolTest {
 
     private static final ApiVersionsResponseData KAFKA_4_3 = ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.METADATA, 0, 13);
+    /** A broker that speaks every API the client speaks, at every version it speaks. */
+    private static final ApiVersionsResponseData EVERY_API = everyApi();
     // The connector routes to scripted FrameServers; these only show which address it was given.
     private static final InetSocketAddress NODE_1 = InetSocketAddress.createUnresolved("broker-1", 9092);
     private static final InetSocketAddress NODE_1_MOVED = InetSocketAddress.createUnresolved("broker-1b", 9092);
@@ -130,10 +142,7 @@ class ConnectionPoolTest {
         connected.get(10, TimeUnit.SECONDS);
 
         // The connection is handed to every waiter before the pool marks it ready for later requests.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!pool.isReady(1) && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        spinUntil(() -> pool.isReady(1));
         assertThat(pool.isReady(1)).isTrue();
         assertThat(pool.isReady(2)).isFalse();
     }
@@ -410,6 +419,201 @@ class ConnectionPoolTest {
         assertThat(connector.calls).hasValue(0);
     }
 
+    // ---------------------------------------------------------------- Fetches on a connection of their own
+
+    @Test
+    void anOffsetCommitIsAnsweredOverItsOwnConnectionWhileAFetchToTheSameNodeWaits() throws Exception {
+        FrameServer fetching = broker();
+        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
+        fetching.answerHandshake(EVERY_API);
+        // Read and left unanswered: the broker holds it, as a long poll for fetch.max.wait.ms.
+        fetching.read();
+
+        FrameServer committing = broker();
+        CompletableFuture<ApiMessage> commit = pool.send(1, ApiKey.OFFSET_COMMIT, new OffsetCommitRequestData());
+        committing.answerHandshake(EVERY_API);
+        committing.respond(committing.read(), new OffsetCommitResponseData());
+
+        assertThat(commit.get(10, TimeUnit.SECONDS)).isInstanceOf(OffsetCommitResponseData.class);
+        assertThat(fetch).isNotDone();
+        assertThat(connector.calls).hasValue(2);
+        assertThat(connector.opened.get(0)).isNotSameAs(connector.opened.get(1));
+        assertThat(connector.addresses).containsExactly(NODE_1, NODE_1);
+    }
+
+    @Test
+    void requestsOtherThanFetchToOneNodeShareOneConnection() throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<ApiMessage> commit = pool.send(1, ApiKey.OFFSET_COMMIT, new OffsetCommitRequestData());
+        CompletableFuture<ApiMessage> metadata = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        broker.answerHandshake(EVERY_API);
+        broker.respond(broker.read(), new OffsetCommitResponseData());
+        broker.respond(broker.read(), new MetadataResponseData().setClusterId("same-connection"));
+
+        assertThat(commit.get(10, TimeUnit.SECONDS)).isInstanceOf(OffsetCommitResponseData.class);
+        assertThat(clusterId(metadata)).isEqualTo("same-connection");
+        assertThat(connector.calls).hasValue(1);
+    }
+
+    @Test
+    void aPoolThatSendsNoFetchKeepsOneConnectionPerNode() throws Exception {
+        for (int node : List.of(1, 2)) {
+            FrameServer broker = broker();
+            CompletableFuture<ApiMessage> produce = pool.send(node, ApiKey.PRODUCE, new ProduceRequestData());
+            broker.answerHandshake(EVERY_API);
+            broker.respond(broker.read(), new ProduceResponseData());
+            produce.get(10, TimeUnit.SECONDS);
+            CompletableFuture<ApiMessage> metadata = pool.send(node, ApiKey.METADATA, new MetadataRequestData());
+            broker.respond(broker.read(), new MetadataResponseData());
+            metadata.get(10, TimeUnit.SECONDS);
+        }
+
+        pool.connect(1).get(10, TimeUnit.SECONDS);
+        pool.connectNow(2).get(10, TimeUnit.SECONDS);
+
+        assertThat(connector.calls).hasValue(2);
+        assertThat(connector.addresses).containsExactly(NODE_1, NODE_2);
+    }
+
+    @Test
+    void aFetchLeftUnansweredDoesNotMakeItsNodeBusy() throws Exception {
+        FrameServer fetching = broker();
+        pool.send(1, ApiKey.FETCH, new FetchRequestData());
+        fetching.answerHandshake(EVERY_API);
+        fetching.read();
+
+        assertThat(connector.opened.get(0).pendingRequests()).isEqualTo(1);
+        assertThat(pool.isBusy(1)).isFalse();
+    }
+
+    @Test
+    void connectOpensTheFetchConnectionTooOnceThePoolHasSentAFetch() throws Exception {
+        connectedBroker(1);
+        assertThat(connector.calls).as("no Fetch sent yet: the connection for other requests only").hasValue(1);
+        fetchRoundTrip(1);
+
+        // Two connects at once, each taking whichever broker comes first.
+        FrameServer first = broker();
+        FrameServer second = broker();
+        CompletableFuture<Void> connected = pool.connect(2);
+        first.answerHandshake(EVERY_API);
+        second.answerHandshake(EVERY_API);
+        connected.get(10, TimeUnit.SECONDS);
+
+        assertThat(connector.calls).hasValue(4);
+        assertThat(connector.addresses).containsExactly(NODE_1, NODE_1, NODE_2, NODE_2);
+    }
+
+    @Test
+    void aNodeIsReadyOnlyOnceItsFetchConnectionAndItsOtherConnectionAreSetUp() throws Exception {
+        fetchRoundTrip(1);
+        assertThat(pool.isReady(1)).as("the Fetch connection only").isFalse();
+
+        FrameServer other = broker();
+        CompletableFuture<Void> connected = pool.connect(1);
+        other.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+
+        spinUntil(() -> pool.isReady(1));
+        assertThat(pool.isReady(1)).isTrue();
+        assertThat(connector.calls).hasValue(2);
+    }
+
+    @Test
+    void aFetchConnectionThatCannotConnectBacksOffWithoutHoldingBackTheNodesOtherRequests() throws Exception {
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.send(1, ApiKey.FETCH, new FetchRequestData()))
+            .hasMessageContaining("connection refused (scripted)");
+        assertFailsWithConnectionError(pool.send(1, ApiKey.FETCH, new FetchRequestData()))
+            .hasMessage("node 1 (fetch connection) is backing off 50 ms after a failed connect, 50 ms left");
+
+        FrameServer broker = broker();
+        CompletableFuture<ApiMessage> metadata = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        broker.answerHandshake(KAFKA_4_3);
+        broker.respond(broker.read(), new MetadataResponseData().setClusterId("not-backing-off"));
+
+        assertThat(clusterId(metadata)).isEqualTo("not-backing-off");
+    }
+
+    @Test
+    void aBrokenFetchConnectionFailsOnlyTheRequestsOnIt() throws Exception {
+        FrameServer fetching = broker();
+        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
+        fetching.answerHandshake(EVERY_API);
+        fetching.read();
+        FrameServer committing = broker();
+        CompletableFuture<ApiMessage> commit = pool.send(1, ApiKey.OFFSET_COMMIT, new OffsetCommitRequestData());
+        committing.answerHandshake(EVERY_API);
+        FrameServer.Received commitRequest = committing.read();
+
+        fetching.disconnect();
+        assertFailsWithConnectionError(fetch);
+        committing.respond(commitRequest, new OffsetCommitResponseData());
+
+        assertThat(commit.get(10, TimeUnit.SECONDS)).isInstanceOf(OffsetCommitResponseData.class);
+        assertThat(connector.opened.get(1).isOpen()).isTrue();
+    }
+
+    @Test
+    void theSweepClosesANodesFetchConnectionAndItsOtherConnectionEachOnceItIdledOut() throws Exception {
+        fetchRoundTrip(1);
+        advanceMillis(30_000);
+        // Opened by a send: a connect would count as a use of the Fetch connection too.
+        FrameServer other = broker();
+        CompletableFuture<ApiMessage> metadata = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        other.answerHandshake(KAFKA_4_3);
+        other.respond(other.read(), new MetadataResponseData());
+        metadata.get(10, TimeUnit.SECONDS);
+        BrokerConnection fetchConnection = connector.opened.get(0);
+        BrokerConnection otherConnection = connector.opened.get(1);
+        assertThat(sweeps).as("the Fetch connection's sweep comes first").hasSize(1);
+
+        advanceMillis(MAX_IDLE_MS - 30_000);
+        sweeps.get(0).task().run();
+        assertThat(fetchConnection.isOpen()).isFalse();
+        assertThat(otherConnection.isOpen()).isTrue();
+
+        advanceMillis(30_000);
+        sweepNow();
+        assertThat(otherConnection.isOpen()).isFalse();
+    }
+
+    @Test
+    void closeClosesANodesFetchConnectionAndItsOtherConnectionAndFailsTheRequestsOnEach() throws Exception {
+        FrameServer fetching = broker();
+        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
+        fetching.answerHandshake(EVERY_API);
+        fetching.read();
+        FrameServer other = broker();
+        CompletableFuture<ApiMessage> metadata = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        other.answerHandshake(KAFKA_4_3);
+        other.read();
+
+        pool.close();
+
+        assertFailsWithConnectionError(fetch).hasMessageContaining("closed by the client");
+        assertFailsWithConnectionError(metadata).hasMessageContaining("closed by the client");
+        assertThat(connector.opened).hasSize(2).noneMatch(BrokerConnection::isOpen);
+    }
+
+    @Test
+    void aNodesFetchConnectionAndItsOtherConnectionBothCountAsConnectionsAndInTheOneNodesMetrics() throws Exception {
+        try (Metrics metrics = new Metrics()) {
+            NetworkMetrics network = new NetworkMetrics(metrics, "consumer-metrics", "consumer-node-metrics");
+            connector.listeners = network::connectionTo;
+            fetchRoundTrip(1);
+            roundTrip(connectedBroker(1));
+
+            assertThat(metricValue(metrics, new MetricName("connection-count", "consumer-metrics", "", Map.of())))
+                .isEqualTo(2.0);
+            // Per connection: a handshake, then a Fetch on one and a Metadata request on the other.
+            MetricName nodeRequests = new MetricName("request-total", "consumer-node-metrics", "", Map.of("node-id", "node-1"));
+            assertThat(metricValue(metrics, nodeRequests)).isEqualTo(4.0);
+            assertThat(metrics.metrics().keySet()).filteredOn(name -> name.group().equals("consumer-node-metrics"))
+                .extracting(MetricName::tags).containsOnly(Map.of("node-id", "node-1"));
+        }
+    }
+
     @Test
     void poolConfigHasKafkasDefaultsAndNamesTheKeyOfABadValue() {
         assertThat(PoolConfig.defaults()).isEqualTo(
@@ -448,6 +652,35 @@ class ConnectionPoolTest {
         response.get(10, TimeUnit.SECONDS);
     }
 
+    /** Opens the node's Fetch connection with a Fetch, answered. */
+    private void fetchRoundTrip(int nodeId) throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<ApiMessage> response = pool.send(nodeId, ApiKey.FETCH, new FetchRequestData());
+        broker.answerHandshake(EVERY_API);
+        broker.respond(broker.read(), new FetchResponseData());
+        response.get(10, TimeUnit.SECONDS);
+    }
+
+    /** Waits, up to 10 s, for the pool's connect threads to make {@code condition} true. */
+    private static void spinUntil(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private static Object metricValue(Metrics metrics, MetricName name) {
+        return metrics.metrics().get(name).metricValue();
+    }
+
+    private static ApiVersionsResponseData everyApi() {
+        List<Object> triples = new ArrayList<>();
+        for (ApiKey api : ApiKey.values()) {
+            triples.addAll(List.of(api, api.lowestVersion(), api.highestVersion()));
+        }
+        return ranges(triples.toArray());
+    }
+
     /** Runs the pool's idle sweep now, as its timer would when it fires. */
     private void sweepNow() {
         sweeps.get(sweeps.size() - 1).task().run();
@@ -477,6 +710,8 @@ class ConnectionPoolTest {
         final List<BrokerConnection> opened = new CopyOnWriteArrayList<>();
         final BlockingQueue<Object> steps = new LinkedBlockingQueue<>();
         volatile CountDownLatch gate = new CountDownLatch(0);
+        /** The listener each connection opened tells, by node id, as the pool's production connector takes it. */
+        volatile IntFunction<ConnectionListener> listeners = nodeId -> ConnectionListener.NONE;
 
         void refuseNext() {
             steps.add(new BrokerConnectionException("connection refused (scripted)", null));
@@ -495,7 +730,7 @@ class ConnectionPoolTest {
             }
             Object step = steps.poll();
             if (step instanceof FrameServer broker) {
-                BrokerConnection connection = BrokerConnection.open(broker.address(), config);
+                BrokerConnection connection = BrokerConnection.open(broker.address(), config, listeners.apply(nodeId));
                 opened.add(connection);
                 return connection;
             }
