@@ -404,22 +404,29 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     /**
      * {@inheritDoc} A group member commits (with auto-commit) and revokes its partitions, then
-     * leaves the group, waiting up to {@code default.api.timeout.ms} for the coordinator's answer.
+     * leaves the group, waiting up to {@code default.api.timeout.ms} for the coordinator's answer;
+     * a static member leaves with epoch -2, as in {@code KafkaConsumer}.
      */
     @Override
     public void unsubscribe() {
         runOwned(() -> {
             if (isGroupSubscribed()) {
-                leaveGroup(true, false, settings.defaultApiTimeout());
+                leaveGroup(false, settings.defaultApiTimeout());
             } else {
                 assign(List.of());
             }
         });
     }
 
-    /** Leaves the group, waiting for the coordinator's answer until the timeout; a late answer is logged, not raised. */
-    private void leaveGroup(boolean tellCoordinator, boolean staticRejoin, Duration timeout) {
-        CompletableFuture<Void> left = group.leave(tellCoordinator, staticRejoin);
+    /**
+     * Leaves the group, waiting for the coordinator's answer until the timeout; a late answer is
+     * logged, not raised.
+     *
+     * @param forGood whether a static member leaves for good (epoch -1) rather than keeping its
+     *                partitions for its session timeout (-2); a dynamic member always leaves with -1
+     */
+    private void leaveGroup(boolean forGood, Duration timeout) {
+        CompletableFuture<Void> left = group.leave(!forGood);
         try {
             await(left, deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
                     + settings.groupId().orElseThrow());
@@ -968,18 +975,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     /**
-     * As {@code KafkaConsumer} under the consumer protocol: by default a dynamic member leaves and a
-     * static one leaves with epoch -2, keeping its partitions for its session; {@code LEAVE_GROUP}
-     * leaves for good; {@code REMAIN_IN_GROUP} tells the coordinator nothing, unless static.
+     * As {@code KafkaConsumer} 4.3 under the consumer protocol: {@code LEAVE_GROUP} leaves for good
+     * (epoch -1); otherwise, {@code REMAIN_IN_GROUP} included, a static member leaves with epoch -2,
+     * keeping its partitions for its session timeout, and a dynamic member leaves with -1: the
+     * consumer protocol has no way for a dynamic member to stay.
      */
     private void leaveOnClose(CloseOptions.GroupMembershipOperation operation, Duration timeout) {
-        boolean isStatic = settings.groupInstanceId().isPresent();
         try {
-            switch (operation) {
-                case LEAVE_GROUP -> leaveGroup(true, false, timeout);
-                case REMAIN_IN_GROUP -> leaveGroup(isStatic, true, timeout);
-                default -> leaveGroup(true, true, timeout);
-            }
+            leaveGroup(operation == CloseOptions.GroupMembershipOperation.LEAVE_GROUP, timeout);
         } catch (RuntimeException e) {
             LOG.warn("Failed to leave group {} cleanly on close", settings.groupId().orElseThrow(), e);
         }

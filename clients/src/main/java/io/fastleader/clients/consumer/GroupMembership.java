@@ -208,13 +208,6 @@ final class GroupMembership {
         return left;
     }
 
-    /** Gives the membership up without a word to the coordinator: its session timeout ends it there. */
-    synchronized void abandon() {
-        subscription = null;
-        owned = Assignment.NONE;
-        becomeUnsubscribed();
-    }
-
     /** When the current target assignment arrived: a rebalance lasts from then until it is reconciled. */
     synchronized long targetSinceMs() {
         return targetSinceMs;

@@ -314,14 +314,13 @@ final class GroupReconciler {
 
     /**
      * Leaves the group: commits (with auto-commit) and revokes the partitions (or gives them up as
-     * lost if the member was fenced), then tells the coordinator, unless {@code tellCoordinator}
-     * is false (the member then stays in the group until its session times out).
+     * lost if the member was fenced), then tells the coordinator.
      *
      * @param staticRejoin a static member leaves with epoch -2 and keeps its partitions for its session
      * @return completes once the coordinator answered the leave, or it failed
      * @throws KafkaException a listener's exception, after the member left
      */
-    CompletableFuture<Void> leave(boolean tellCoordinator, boolean staticRejoin) {
+    CompletableFuture<Void> leave(boolean staticRejoin) {
         if (topics == null) {
             return CompletableFuture.completedFuture(null);
         }
@@ -337,14 +336,8 @@ final class GroupReconciler {
             }
             assignee.assign(Set.of());
         }
-        CompletableFuture<Void> left;
-        if (tellCoordinator) {
-            left = membership.leave(staticRejoin);
-            heartbeats.poke();
-        } else {
-            membership.abandon();
-            left = CompletableFuture.completedFuture(null);
-        }
+        CompletableFuture<Void> left = membership.leave(staticRejoin);
+        heartbeats.poke();
         if (listing != null) {
             listing.cancel(false);
             listing = null;

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -47,8 +48,10 @@ import io.fastleader.it.group.GroupMember.Flavour;
 /**
  * {@link FastLeaderConsumer}s as members of consumer-protocol groups (KIP-848) on a real 3-broker
  * Kafka 4.3.1 cluster, beside a {@code KafkaConsumer} member: partitions spread over every member
- * and move on join, leave and crash, never owned by two members at once (checked from the
- * listeners); a static member comes back to its partitions; offsets one client commits are where
+ * and move on join, on leave, and once the session of a member that left without giving them up
+ * (a static member's leave) times out, never owned by two members at once (checked from the
+ * listeners); a dynamic member cannot remain in the group when closed, as with {@code KafkaConsumer};
+ * a static member comes back to its partitions; offsets one client commits are where
  * the other starts; and a rolling restart of every broker, the group coordinator's included, loses
  * no acknowledged record. The brokers heartbeat members every 500 ms and expire them after 6 s,
  * so the tests wait seconds rather than the defaults' minute. The fixture gives the offsets topic
@@ -124,10 +127,14 @@ class GroupMembersOnRealBrokersTest {
 
     @Test
     void aLeavingMembersPartitionsGoToTheOthers() throws Exception {
-        GroupMember leaving = settledGroupOfThreeWith("leaving");
+        newTopic();
+        GroupMember leaving = join("leaving", Flavour.FASTLEADER, Map.of());
+        join("other-fastleader", Flavour.FASTLEADER, Map.of());
+        join("kafka", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
         Set<TopicPartition> left = ownership.of(leaving.name());
 
-        leaving.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        leaving.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
         members.remove(leaving);
 
         assertThat(left).isNotEmpty();
@@ -139,17 +146,52 @@ class GroupMembersOnRealBrokersTest {
     }
 
     @Test
-    void aCrashedMembersPartitionsGoToTheOthersAfterItsSessionTimesOut() throws Exception {
-        GroupMember crashing = settledGroupOfThreeWith("crashing");
-
-        // REMAIN_IN_GROUP: the coordinator hears nothing, as if the process had died.
-        crashing.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
-        ownership.died(crashing.name());
-        members.remove(crashing);
-
+    void aStaticMemberThatDoesNotComeBackHasItsPartitionsTakenOverOnceItsSessionTimesOut() throws Exception {
+        newTopic();
+        GroupMember gone = join("gone", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-gone"));
+        join("other-fastleader", Flavour.FASTLEADER, Map.of());
+        join("kafka", Flavour.KAFKA, Map.of());
         awaitEveryPartitionOwnedByEachOf(members);
+
+        // A static member leaves with epoch -2: the coordinator keeps its partitions for the session timeout,
+        // as for a member whose process died.
+        gone.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
+        ownership.died(gone.name());
+        members.remove(gone);
+
+        assertThat(groupMembers()).as("still a member until its session times out").contains("instance-gone");
+        awaitEveryPartitionOwnedByEachOf(members);
+        assertThat(groupMembers()).doesNotContain("instance-gone");
         assertThat(ownership.violations()).isEmpty();
         assertNoMemberFailed();
+    }
+
+    @Test
+    void aDynamicMemberClosedToRemainInTheGroupLeavesItAsKafkaConsumerDoes() throws Exception {
+        newTopic();
+        GroupMember fastleader = join("fastleader", Flavour.FASTLEADER, Map.of());
+        GroupMember kafka = join("kafka", Flavour.KAFKA, Map.of());
+        join("staying", Flavour.FASTLEADER, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+        CloseOptions remain = CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP);
+
+        fastleader.stop(remain);
+        int afterFastLeaderClosed = groupMembers().size();
+        kafka.stop(remain);
+        int afterKafkaClosed = groupMembers().size();
+
+        assertThat(List.of(afterFastLeaderClosed, afterKafkaClosed)).as("the consumer protocol lets no dynamic member stay")
+                .containsExactly(2, 1);
+        members.removeAll(List.of(fastleader, kafka));
+        assertNoMemberFailed();
+    }
+
+    /** The group's members as the coordinator describes them: instance ids of static members, member ids of the others. */
+    private List<String> groupMembers() throws Exception {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            return admin.describeConsumerGroups(List.of("group-" + topic)).all().get().get("group-" + topic).members().stream()
+                    .map(member -> member.groupInstanceId().orElse(member.consumerId())).toList();
+        }
     }
 
     @Test
@@ -244,16 +286,6 @@ class GroupMembersOnRealBrokersTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessage("Subscription to topics, partitions and pattern are mutually exclusive");
         }
-    }
-
-    /** A new topic read by a fastleader member named {@code name}, another fastleader member and a KafkaConsumer, each owning partitions. */
-    private GroupMember settledGroupOfThreeWith(String name) {
-        newTopic();
-        GroupMember named = join(name, Flavour.FASTLEADER, Map.of());
-        join("other-fastleader", Flavour.FASTLEADER, Map.of());
-        join("kafka", Flavour.KAFKA, Map.of());
-        awaitEveryPartitionOwnedByEachOf(members);
-        return named;
     }
 
     private GroupMember join(String name, Flavour flavour, Map<String, Object> extra) {
