@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +19,6 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -127,22 +125,7 @@ class GroupSubscriptionsOnRealBrokersTest {
     }
 
     private ConsumerRebalanceListener listener() {
-        return new ConsumerRebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                events.add("revoked " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
-            }
-
-            @Override
-            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                events.add("assigned " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
-            }
-
-            @Override
-            public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                events.add("lost " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
-            }
-        };
+        return new RecordingListener(events, true);
     }
 
     private static void pollUntil(FastLeaderConsumer<String, String> consumer, Set<String> read, Callable<Boolean> done) {

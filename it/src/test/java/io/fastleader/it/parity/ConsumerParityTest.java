@@ -23,7 +23,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -43,6 +42,7 @@ import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.it.group.RecordingListener;
 
 /**
  * The same consumer workloads run through {@code Consumer<K,V>} once with kafka-clients'
@@ -183,17 +183,7 @@ class ConsumerParityTest {
             seen.put(flavour, with(flavour, config, consumer -> {
                 List<String> events = new ArrayList<>();
                 untilClosed.put(flavour, events);
-                consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                        events.add("revoked " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
-                    }
-
-                    @Override
-                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                        events.add("assigned " + new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList()));
-                    }
-                });
+                consumer.subscribe(List.of(TOPIC), new RecordingListener(events, false));
                 events.add("subscription " + consumer.subscription());
                 Set<String> records = new TreeSet<>();
                 Await.until("reading " + TOPIC + " as a group member", Duration.ofSeconds(60), () -> {
