@@ -421,13 +421,21 @@ class ConnectionPoolTest {
 
     // ---------------------------------------------------------------- Fetches on a connection of their own
 
+    /**
+     * A Fetch to node 1 over the connection {@code fetching} accepts, read there and left
+     * unanswered: the broker holds it, as a long poll for {@code fetch.max.wait.ms}.
+     */
+    private CompletableFuture<ApiMessage> longPollingFetch(FrameServer fetching) throws Exception {
+        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
+        fetching.answerHandshake(EVERY_API);
+        fetching.read();
+        return fetch;
+    }
+
     @Test
     void anOffsetCommitIsAnsweredOverItsOwnConnectionWhileAFetchToTheSameNodeWaits() throws Exception {
         FrameServer fetching = broker();
-        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
-        fetching.answerHandshake(EVERY_API);
-        // Read and left unanswered: the broker holds it, as a long poll for fetch.max.wait.ms.
-        fetching.read();
+        CompletableFuture<ApiMessage> fetch = longPollingFetch(fetching);
 
         FrameServer committing = broker();
         CompletableFuture<ApiMessage> commit = pool.send(1, ApiKey.OFFSET_COMMIT, new OffsetCommitRequestData());
@@ -478,9 +486,7 @@ class ConnectionPoolTest {
     @Test
     void aFetchLeftUnansweredDoesNotMakeItsNodeBusy() throws Exception {
         FrameServer fetching = broker();
-        pool.send(1, ApiKey.FETCH, new FetchRequestData());
-        fetching.answerHandshake(EVERY_API);
-        fetching.read();
+        longPollingFetch(fetching);
 
         assertThat(connector.opened.get(0).pendingRequests()).isEqualTo(1);
         assertThat(pool.isBusy(1)).isFalse();
@@ -538,9 +544,7 @@ class ConnectionPoolTest {
     @Test
     void aBrokenFetchConnectionFailsOnlyTheRequestsOnIt() throws Exception {
         FrameServer fetching = broker();
-        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
-        fetching.answerHandshake(EVERY_API);
-        fetching.read();
+        CompletableFuture<ApiMessage> fetch = longPollingFetch(fetching);
         FrameServer committing = broker();
         CompletableFuture<ApiMessage> commit = pool.send(1, ApiKey.OFFSET_COMMIT, new OffsetCommitRequestData());
         committing.answerHandshake(EVERY_API);
@@ -581,9 +585,7 @@ class ConnectionPoolTest {
     @Test
     void closeClosesANodesFetchConnectionAndItsOtherConnectionAndFailsTheRequestsOnEach() throws Exception {
         FrameServer fetching = broker();
-        CompletableFuture<ApiMessage> fetch = pool.send(1, ApiKey.FETCH, new FetchRequestData());
-        fetching.answerHandshake(EVERY_API);
-        fetching.read();
+        CompletableFuture<ApiMessage> fetch = longPollingFetch(fetching);
         FrameServer other = broker();
         CompletableFuture<ApiMessage> metadata = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
         other.answerHandshake(KAFKA_4_3);
