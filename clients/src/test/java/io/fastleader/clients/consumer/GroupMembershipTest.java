@@ -253,6 +253,55 @@ class GroupMembershipTest {
     }
 
     @Test
+    void testAnUnsupportedVersionAnswerFailsWithAnErrorThatSaysWhatItNeeds() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        assertThat(membership.onAnswer(refused(Errors.UNSUPPORTED_VERSION), nowMs)).isEqualTo(HeartbeatErrorKind.FATAL);
+
+        assertThat(((Task.Fail) membership.task().orElseThrow()).error())
+                .isInstanceOf(UnsupportedVersionException.class)
+                .hasMessageContaining("consumer group protocol");
+    }
+
+    @Test
+    void testATransportFailureThatIsNotAKafkaExceptionEndsTheMembershipWrapped() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+        IllegalStateException bug = new IllegalStateException("broken");
+
+        assertThat(membership.onNoAnswer(bug, nowMs + INTERVAL_MS)).isEqualTo(HeartbeatErrorKind.FATAL);
+
+        assertThat(membership.state()).isEqualTo(State.FATAL);
+        assertThat(((Task.Fail) membership.task().orElseThrow()).error())
+                .isExactlyInstanceOf(org.apache.kafka.common.KafkaException.class)
+                .hasCause(bug);
+    }
+
+    @Test
+    void testAReconciledAssignmentMakesTheNextHeartbeatDueAtOnce() {
+        GroupMembership membership = joined(dynamicMember(), 5, Map.of(ORDERS, Set.of(0)));
+        assertThat(membership.nextDueMs()).as("an accepted join is followed at the interval").isEqualTo(nowMs + INTERVAL_MS);
+
+        membership.reconciled(((Task.Reconcile) membership.task().orElseThrow()).target());
+
+        assertThat(membership.nextDueMs()).isLessThanOrEqualTo(nowMs);
+    }
+
+    @Test
+    void testAMemberInTheGroupCommitsAsItselfAtItsEpochAndAFencedOneAtEpochZero() {
+        GroupMembership membership = joined(staticMember(), 5);
+        assertThat(membership.identity()).isEqualTo(new MemberIdentity(MEMBER_ID, 5, Optional.of("instance-1")));
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+
+        membership.onAnswer(refused(Errors.FENCED_MEMBER_EPOCH), nowMs + INTERVAL_MS);
+
+        assertThat(membership.identity().epoch()).isZero();
+        assertThat(membership.identity().memberId()).isEqualTo(MEMBER_ID);
+    }
+
+    @Test
     void testSubscribingAfterAFatalErrorJoinsAgain() {
         GroupMembership membership = dynamicMember();
         membership.subscribe(ORDERS_TOPIC, nowMs);

@@ -108,6 +108,20 @@ class GroupRequestsTest {
     }
 
     @Test
+    void testADynamicMembersCommitIsSerializableAtEveryVersion() {
+        MemberIdentity member = new MemberIdentity("member-a", 7, Optional.empty());
+
+        OffsetCommitRequestData request = GroupRequests.commit("g", member, Map.of(A0, new OffsetAndMetadata(10)));
+
+        assertThat(request.memberId()).isEqualTo("member-a");
+        assertThat(request.generationIdOrMemberEpoch()).isEqualTo(7);
+        assertThat(request.groupInstanceId()).isNull();
+        for (short version = ApiKey.OFFSET_COMMIT.lowestVersion(); version <= ApiKey.OFFSET_COMMIT.highestVersion(); version++) {
+            assertSerializable(request, version);
+        }
+    }
+
+    @Test
     void testAMembersOffsetFetchCarriesItsIdAndEpochFromV9() {
         MemberIdentity member = new MemberIdentity("member-a", 7, Optional.empty());
 
