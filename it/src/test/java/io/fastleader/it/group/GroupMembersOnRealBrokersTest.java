@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
@@ -48,11 +50,11 @@ import io.fastleader.it.group.GroupMember.Flavour;
 /**
  * {@link FastLeaderConsumer}s as members of consumer-protocol groups (KIP-848) on a real 3-broker
  * Kafka 4.3.1 cluster, beside a {@code KafkaConsumer} member: partitions spread over every member
- * and move on join, on leave, and once the session of a member that left without giving them up
- * (a static member's leave) times out, never owned by two members at once (checked from the
- * listeners); a dynamic member cannot remain in the group when closed, as with {@code KafkaConsumer};
- * a static member comes back to its partitions; offsets one client commits are where
- * the other starts; and a rolling restart of every broker, the group coordinator's included, loses
+ * and move on join, on leave, and once the session of a member that went without giving them up
+ * (a static member's leave, a member's process killed) times out, never owned by two members at
+ * once (checked from the listeners); a dynamic member cannot remain in the group when closed, as
+ * with {@code KafkaConsumer}; a static member comes back to its partitions; offsets either client
+ * commits are where the other starts; and a rolling restart of every broker, the group coordinator's included, loses
  * no acknowledged record. The brokers heartbeat members every 500 ms and expire them after 6 s,
  * so the tests wait seconds rather than the defaults' minute. The fixture gives the offsets topic
  * one replica: while the coordinator's broker restarts, the group has no coordinator at all.
@@ -167,6 +169,36 @@ class GroupMembersOnRealBrokersTest {
     }
 
     @Test
+    void aMemberWhoseProcessIsKilledLosesItsPartitionsToTheOthersOnceItsSessionTimesOut() throws Exception {
+        newTopic();
+        join("fastleader", Flavour.FASTLEADER, Map.of());
+        join("kafka", Flavour.KAFKA, Map.of());
+        try (MemberProcess crashed = MemberProcess.start("crashed", memberConfig("group-" + topic, Map.of()), topic, ownership)) {
+            List<String> everyone = new ArrayList<>(members.stream().map(GroupMember::name).toList());
+            everyone.add(crashed.name());
+            awaitEveryPartitionOwnedByEachNamed(everyone);
+            Set<TopicPartition> itsShare = ownership.of(crashed.name());
+            String memberId = crashed.memberId();
+
+            // SIGKILL: no leave, no last heartbeat; only the coordinator's session timeout can free its partitions.
+            crashed.kill();
+            ownership.died(crashed.name());
+
+            assertThat(itsShare).isNotEmpty();
+            assertThat(memberId).isNotNull();
+            assertThat(groupMembers()).as("still a member until its session times out").contains(memberId);
+            awaitEveryPartitionOwnedByEachOf(members);
+            assertThat(groupMembers()).as("expired").doesNotContain(memberId).hasSize(2);
+            Set<TopicPartition> takenOver = new TreeSet<>(GroupMember.PARTITION_ORDER);
+            members.forEach(member -> takenOver.addAll(ownership.of(member.name())));
+            assertThat(takenOver).containsAll(itsShare);
+            assertThat(crashed.events()).noneMatch(event -> event.startsWith("revoked") || event.startsWith("lost"));
+        }
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
     void aDynamicMemberClosedToRemainInTheGroupLeavesItAsKafkaConsumerDoes() throws Exception {
         newTopic();
         GroupMember fastleader = join("fastleader", Flavour.FASTLEADER, Map.of());
@@ -212,24 +244,43 @@ class GroupMembersOnRealBrokersTest {
         assertNoMemberFailed();
     }
 
-    @Test
-    void offsetsCommittedBeforeAHandoverAreWhereTheNextOwnerStarts() throws Exception {
-        int records = produce(newTopic(), 800);
+    /**
+     * {@code first} reads a third of the records alone, with nothing committed; it commits only in
+     * {@code onPartitionsRevoked}, when {@code next} joins and takes some partitions and when it
+     * leaves and hands over the rest. A third of the records is written after each handover. The
+     * members reset to the earliest offset, so a handover whose commit the next owner did not read
+     * would show as records read by both.
+     */
+    @ParameterizedTest(name = "{0} hands over")
+    @EnumSource(Flavour.class)
+    void offsetsCommittedBeforeAHandoverAreWhereTheNextOwnerStarts(Flavour firstFlavour) throws Exception {
+        String handedOver = newTopic();
+        Flavour nextFlavour = firstFlavour == Flavour.FASTLEADER ? Flavour.KAFKA : Flavour.FASTLEADER;
         Map<String, Object> manualCommits = Map.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        GroupMember fastleader = join("fastleader", Flavour.FASTLEADER, manualCommits);
-        Await.until("some records read", SETTLED, () -> fastleader.seen().size() >= records / 4);
+        GroupMember first = join("first-" + firstFlavour, firstFlavour, manualCommits);
+        int records = produce(handedOver, 400);
+        Await.until("the first member read every record", SETTLED, () -> first.seen().size() == 400);
 
-        GroupMember kafka = join("kafka", Flavour.KAFKA, manualCommits);
+        GroupMember next = join("next-" + nextFlavour, nextFlavour, manualCommits);
         awaitEveryPartitionOwnedByEachOf(members);
-        fastleader.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-        members.remove(fastleader);
-        Await.until("every record read", SETTLED, () -> GroupMember.union(List.of(fastleader, kafka)).size() == records);
+        Set<TopicPartition> takenOnJoin = ownership.of(next.name());
+        records += produce(handedOver, 400);
+        Await.until("the records written after the join read", SETTLED, () -> GroupMember.union(members).size() == 800);
+        first.stop(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        members.remove(first);
+        awaitEveryPartitionOwnedByEachOf(members);
+        records += produce(handedOver, 400);
+        int written = records;
+        Await.until("every record read", SETTLED, () -> GroupMember.union(List.of(first, next)).size() == written);
 
-        Set<String> both = new TreeSet<>(fastleader.seen().keySet());
-        both.retainAll(kafka.seen().keySet());
-        assertThat(both).as("records read by both: the handover committed in onPartitionsRevoked").isEmpty();
-        assertThat(fastleader.seen().values()).allMatch(times -> times == 1);
-        assertThat(kafka.seen().values()).allMatch(times -> times == 1);
+        Set<String> both = new TreeSet<>(first.seen().keySet());
+        both.retainAll(next.seen().keySet());
+        assertThat(takenOnJoin).as("partitions handed over on join").isNotEmpty().hasSizeLessThan(PARTITIONS);
+        assertThat(ownership.of(next.name())).as("every partition handed over by the leave").hasSize(PARTITIONS);
+        assertThat(both).as("records read by both: a handover's commit was not where the next owner started").isEmpty();
+        assertThat(first.seen().values()).allMatch(times -> times == 1);
+        assertThat(next.seen().values()).allMatch(times -> times == 1);
+        assertThat(ownership.violations()).isEmpty();
         assertNoMemberFailed();
     }
 
@@ -312,9 +363,14 @@ class GroupMembersOnRealBrokersTest {
 
     /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
     private void awaitEveryPartitionOwnedByEachOf(List<GroupMember> owners) {
-        Await.until("every partition owned, each of " + owners.size() + " members with a share", SETTLED, () -> {
+        awaitEveryPartitionOwnedByEachNamed(owners.stream().map(GroupMember::name).toList());
+    }
+
+    /** Waits until every partition is owned, and each member named in {@code owners} owns at least one. */
+    private void awaitEveryPartitionOwnedByEachNamed(Collection<String> owners) {
+        Await.until("every partition owned, each of " + owners + " with a share", SETTLED, () -> {
             Map<TopicPartition, String> owned = ownership.snapshot();
-            return owned.size() == PARTITIONS && owners.stream().allMatch(member -> owned.containsValue(member.name()));
+            return owned.size() == PARTITIONS && owners.stream().allMatch(owned::containsValue);
         });
     }
 
