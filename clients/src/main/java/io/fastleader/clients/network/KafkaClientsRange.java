@@ -8,40 +8,49 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.protocol.Readable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The kafka-clients releases fastleader runs beside, checked when a producer or consumer is built.
  *
- * <p>fastleader takes kafka-clients' public API types from the application's classpath, and also
- * its internals: the runtime of the generated protocol messages and the record-batch classes.
- * Kafka moves those between minor releases (4.3 moved the record classes to
- * {@code org.apache.kafka.common.record.internal}, 4.4 moved {@code ImplicitLinkedHashCollection}
- * and {@code ByteUtils} to {@code org.apache.kafka.common.utils.internals}), so a kafka-clients jar
- * from another minor line would fail at the first request with a {@code NoClassDefFoundError}.
- * Refusing it at construction says instead what to pin.
+ * <p>fastleader takes kafka-clients' public API types from the application's classpath, and uses
+ * some of its internals too: the runtime of the generated protocol messages, the record-batch and
+ * compression classes. Kafka moves those between minor releases. The {@code fastleader-clients}
+ * artifact carries them relocated, from the release it is built with, so it runs beside every
+ * release its link check and smoke test pass on ({@value #OLDEST_LINE} to {@value #NEWEST_LINE},
+ * {@code clients/shaded}). The unshaded build, which the integration tests and benchmarks use,
+ * takes them from the classpath and runs only beside the line it is compiled against. Refusing any
+ * other release at construction says what to pin instead of failing later with a
+ * {@code NoClassDefFoundError}.
  */
 public final class KafkaClientsRange {
 
-    /** The kafka-clients minor line fastleader is compiled against and tested with. */
-    public static final String SUPPORTED_LINE = "4.3";
+    /** The oldest kafka-clients minor line the {@code fastleader-clients} artifact runs beside. */
+    public static final String OLDEST_LINE = "3.7";
+    /** The newest kafka-clients minor line the {@code fastleader-clients} artifact runs beside. */
+    public static final String NEWEST_LINE = "4.4";
+    /** The kafka-clients minor line fastleader is compiled against: all the unshaded build runs beside. */
+    public static final String COMPILED_LINE = "4.3";
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaClientsRange.class);
-    private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+\\.\\d+)\\.");
+    private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+)\\.(\\d+)\\.");
     /** Where every kafka-clients jar keeps its version; {@code AppInfoParser}, which reads it, moved in 4.4. */
     private static final String VERSION_RESOURCE = "/kafka/kafka-version.properties";
+    /** The shade plugin rewrites this class literal with the rest of the relocated internals. */
+    private static final boolean INTERNALS_RELOCATED = !Readable.class.getName().startsWith("org.apache.kafka.");
 
     private KafkaClientsRange() {
     }
 
     /**
-     * Refuses a kafka-clients release outside {@value #SUPPORTED_LINE}.x on the classpath.
+     * Refuses a kafka-clients release on the classpath that this build of fastleader does not run beside.
      *
      * @throws KafkaException naming the version found and the range supported
      */
     public static void requireSupported() {
-        requireSupported(onClasspath());
+        requireSupported(onClasspath(), INTERNALS_RELOCATED);
     }
 
     /** The version of the kafka-clients jar that {@link KafkaException} was loaded from, or {@code unknown}. */
@@ -58,18 +67,38 @@ public final class KafkaClientsRange {
         }
     }
 
-    static void requireSupported(String found) {
+    /**
+     * Refuses {@code found} unless it is in the range of a build whose internals are relocated
+     * ({@code relocated}), or of the unshaded build.
+     */
+    static void requireSupported(String found, boolean relocated) {
+        String oldest = relocated ? OLDEST_LINE : COMPILED_LINE;
+        String newest = relocated ? NEWEST_LINE : COMPILED_LINE;
+        String range = oldest.equals(newest) ? oldest + ".x" : oldest + " to " + newest;
         Matcher line = MAJOR_MINOR.matcher(found);
         if (!line.find()) {
             // A repackaged kafka-clients can lose kafka-version.properties ("unknown"): let it try, loudly.
             LOG.warn("Cannot tell which kafka-clients release is on the classpath (it reports version '{}'); "
-                    + "fastleader needs kafka-clients {}.x", found, SUPPORTED_LINE);
+                    + "fastleader needs kafka-clients {}", found, range);
             return;
         }
-        if (!line.group(1).equals(SUPPORTED_LINE)) {
-            throw new KafkaException("fastleader needs kafka-clients " + SUPPORTED_LINE + ".x on the classpath, found "
-                    + found + ": it uses kafka-clients' protocol and record-batch classes, which move between minor "
-                    + "releases. Pin org.apache.kafka:kafka-clients to a " + SUPPORTED_LINE + ".x release.");
+        int release = lineNumber(line.group(1), line.group(2));
+        if (release < lineNumber(oldest) || release > lineNumber(newest)) {
+            String advice = relocated ? "" : " The fastleader-clients artifact carries them and runs beside kafka-clients "
+                    + OLDEST_LINE + " to " + NEWEST_LINE + ".";
+            throw new KafkaException("fastleader needs kafka-clients " + range + " on the classpath, found " + found
+                    + ": it uses kafka-clients' protocol and record-batch classes, which move between minor releases."
+                    + advice + " Pin org.apache.kafka:kafka-clients to a release from " + oldest + ".0 to " + newest + ".x.");
         }
+    }
+
+    private static int lineNumber(String line) {
+        String[] parts = line.split("\\.");
+        return lineNumber(parts[0], parts[1]);
+    }
+
+    /** A minor line as one comparable number: 3.7 is 3007. */
+    private static int lineNumber(String major, String minor) {
+        return Integer.parseInt(major) * 1000 + Integer.parseInt(minor);
     }
 }

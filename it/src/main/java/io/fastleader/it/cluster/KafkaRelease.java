@@ -11,29 +11,43 @@ import java.util.Arrays;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
-import org.apache.kafka.common.utils.AppInfoParser;
-
 /** Which Apache Kafka broker a cluster runs. */
 public enum KafkaRelease {
-    /** The broker on this JVM's classpath (the version pinned in the parent pom). */
-    CURRENT,
+    /**
+     * The broker this module is built with (pinned as {@code kafka.version} in the parent pom). It
+     * runs in this JVM or in child JVMs; a JVM whose own classpath lacks it (one that holds another
+     * kafka-clients release) starts it in child JVMs from the classpath Maven resolved for it.
+     */
+    CURRENT("current-kafka"),
     /**
      * A broker from before KIP-951 (pinned as {@code legacy.kafka.version}), resolved by Maven in
      * {@code it/legacy-kafka}. It runs only in child JVMs.
      */
-    LEGACY;
+    LEGACY("legacy-kafka");
 
-    private static final String LEGACY_CLASSPATH = "legacy-kafka.classpath";
-    private static final String LEGACY_PROPERTIES = "legacy-kafka.properties";
+    /** A class of the broker's own jar: present on a classpath that can run the broker. */
+    private static final String BROKER_MAIN = "kafka.Kafka";
+
+    private final String resourcePrefix;
+
+    KafkaRelease(String resourcePrefix) {
+        this.resourcePrefix = resourcePrefix;
+    }
 
     /** The Apache Kafka version, e.g. {@code 3.6.2}. */
     public String version() {
-        return this == CURRENT ? AppInfoParser.getVersion() : legacyProperties().getProperty("version");
+        Properties properties = new Properties();
+        try (InputStream in = new ByteArrayInputStream(readResource(resourcePrefix + ".properties"))) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return properties.getProperty("version");
     }
 
     /** The classpath a child JVM needs to run this broker. */
     public String brokerClasspath() {
-        if (this == CURRENT) {
+        if (this == CURRENT && brokerOnThisClasspath()) {
             // Under surefire java.class.path is only the booter jar; the real one is here. Entries
             // are made absolute: a broker runs in a folder of its own, and `java -cp x.jar` is relative.
             String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -41,7 +55,7 @@ public enum KafkaRelease {
                 .map(entry -> Path.of(entry).toAbsolutePath().toString())
                 .collect(Collectors.joining(File.pathSeparator));
         }
-        return new String(readResource(LEGACY_CLASSPATH), StandardCharsets.UTF_8).trim();
+        return new String(readResource(resourcePrefix + ".classpath"), StandardCharsets.UTF_8).trim();
     }
 
     /** Kafka 4 logs through log4j 2; Kafka 3 through log4j 1 (reload4j). */
@@ -60,20 +74,15 @@ public enum KafkaRelease {
         return major > 3 || (major == 3 && Integer.parseInt(version[1]) >= 9);
     }
 
-    private static Properties legacyProperties() {
-        Properties properties = new Properties();
-        try (InputStream in = new ByteArrayInputStream(readResource(LEGACY_PROPERTIES))) {
-            properties.load(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return properties;
+    private static boolean brokerOnThisClasspath() {
+        return KafkaRelease.class.getClassLoader().getResource(BROKER_MAIN.replace('.', '/') + ".class") != null;
     }
 
-    private static byte[] readResource(String name) {
+    private byte[] readResource(String name) {
         try (InputStream in = KafkaRelease.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException("resource " + name + " is missing: build it/legacy-kafka first (mvn -pl it -am install)");
+                String module = this == CURRENT ? "it" : "it/legacy-kafka";
+                throw new IllegalStateException("resource " + name + " is missing: build " + module + " first (mvn -pl it -am install)");
             }
             return in.readAllBytes();
         } catch (IOException e) {

@@ -1,0 +1,225 @@
+package io.fastleader.clients.shaded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.fastleader.clients.consumer.FastLeaderConsumer;
+import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+
+/**
+ * The fastleader-clients artifact used as an application uses it, beside the one kafka-clients
+ * release on this JVM's classpath (chosen per failsafe execution in the pom), against a real broker
+ * of the release fastleader is built with, in a child JVM: every codec with that release's own
+ * compression libraries, consumption by {@code assign} and by {@code subscribe}, a broker's error
+ * raised as that release's exception class, and metrics read through its {@code Metric}.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class BesideKafkaClientsIT {
+
+    private static final String RELEASE = System.getProperty("fastleader.kafka-clients.release");
+    private static final int RECORDS = 50;
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    private static KafkaTestCluster cluster;
+    private static Admin admin;
+    private final List<AutoCloseable> clients = new ArrayList<>();
+
+    @BeforeAll
+    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM) KafkaTestCluster started) {
+        cluster = started;
+        admin = Admin.create(cluster.clientConfig());
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        admin.close();
+    }
+
+    @AfterEach
+    void closeClients() throws Exception {
+        for (AutoCloseable client : clients) {
+            client.close();
+        }
+    }
+
+    @Test
+    void testTheClasspathHoldsOnlyTheReleaseThisRunIsFor() throws IOException {
+        List<URL> versionFiles = Collections.list(getClass().getClassLoader().getResources("kafka/kafka-version.properties"));
+
+        assertThat(versionFiles).as("kafka-clients jars on the classpath").hasSize(1);
+        assertThat(versionOf(versionFiles.get(0))).isEqualTo(RELEASE);
+    }
+
+    @ParameterizedTest(name = "compression.type={0}")
+    @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
+    void testProducesWithEveryCodecAndConsumesByAssign(String codec) throws Exception {
+        String topic = newTopic("codec-" + codec, Map.of());
+        Producer<String, String> producer = producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec));
+        List<String> sent = sendAll(producer, topic);
+
+        Consumer<String, String> consumer = consumer(Map.of());
+        TopicPartition partition = new TopicPartition(topic, 0);
+        consumer.assign(Set.of(partition));
+        consumer.seekToBeginning(Set.of(partition));
+
+        assertThat(pollValues(consumer, sent.size())).containsExactlyElementsOf(sent);
+    }
+
+    @Test
+    void testConsumesAsAGroupMemberBySubscribeAndCommits() throws Exception {
+        String topic = newTopic("group", Map.of());
+        List<String> sent = sendAll(producer(Map.of()), topic);
+        Consumer<String, String> consumer = consumer(Map.of(
+            ConsumerConfig.GROUP_ID_CONFIG, "beside-" + RELEASE,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"));
+
+        consumer.subscribe(List.of(topic));
+        List<String> received = pollValues(consumer, sent.size());
+        consumer.commitSync();
+
+        assertThat(received).containsExactlyElementsOf(sent);
+        TopicPartition partition = new TopicPartition(topic, 0);
+        assertThat(consumer.committed(Set.of(partition))).containsEntry(partition, new OffsetAndMetadata(sent.size()));
+    }
+
+    @Test
+    void testRaisesABrokersErrorAsTheApplicationsOwnExceptionClass() throws Exception {
+        String topic = newTopic("too-large", Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1024"));
+        Producer<String, String> producer = producer(Map.of());
+
+        Throwable failure = catchThrowable(() -> producer.send(new ProducerRecord<>(topic, "x".repeat(8192))).get());
+
+        assertThat(failure).isInstanceOf(ExecutionException.class);
+        // The application's catch block names its own class: the cause must be exactly that class.
+        assertThat(failure.getCause()).isExactlyInstanceOf(RecordTooLargeException.class);
+        assertThat(failure.getCause().getClass().getClassLoader()).isSameAs(KafkaException.class.getClassLoader());
+    }
+
+    @Test
+    void testReportsMetricsThroughTheApplicationsMetricTypes() throws Exception {
+        String topic = newTopic("metrics", Map.of());
+        Producer<String, String> producer = producer(Map.of());
+        sendAll(producer, topic);
+        Consumer<String, String> consumer = consumer(Map.of());
+        consumer.assign(Set.of(new TopicPartition(topic, 0)));
+        consumer.seekToBeginning(Set.of(new TopicPartition(topic, 0)));
+        pollValues(consumer, RECORDS);
+
+        assertThat(total(producer.metrics(), "record-send-total", "producer-metrics")).isEqualTo(RECORDS);
+        assertThat(total(consumer.metrics(), "records-consumed-total", "consumer-fetch-manager-metrics")).isEqualTo(RECORDS);
+    }
+
+    private static double total(Map<MetricName, ? extends Metric> metrics, String name, String group) {
+        return metrics.entrySet().stream()
+            .filter(entry -> entry.getKey().name().equals(name) && entry.getKey().group().equals(group)
+                && !entry.getKey().tags().containsKey("topic"))
+            .mapToDouble(entry -> ((Number) entry.getValue().metricValue()).doubleValue())
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no metric " + group + "/" + name + " in " + metrics.keySet()));
+    }
+
+    private static String newTopic(String name, Map<String, String> configs) throws Exception {
+        String topic = name + "-" + RELEASE;
+        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(configs))).all().get(30, TimeUnit.SECONDS);
+        return topic;
+    }
+
+    private static List<String> sendAll(Producer<String, String> producer, String topic) throws Exception {
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            String value = "record-" + i + "-" + "payload ".repeat(i % 7);
+            producer.send(new ProducerRecord<>(topic, Integer.toString(i), value));
+            sent.add(value);
+        }
+        producer.flush();
+        return sent;
+    }
+
+    private static List<String> pollValues(Consumer<String, String> consumer, int expected) {
+        List<String> values = new ArrayList<>();
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (values.size() < expected && System.nanoTime() < deadline) {
+            for (ConsumerRecord<String, String> record : consumer.poll(POLL)) {
+                values.add(record.value());
+            }
+        }
+        return values;
+    }
+
+    private Producer<String, String> producer(Map<String, Object> overrides) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.putAll(overrides);
+        Producer<String, String> producer = new FastLeaderProducer<>(config);
+        clients.add(producer);
+        return producer;
+    }
+
+    private Consumer<String, String> consumer(Map<String, Object> overrides) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        config.putAll(overrides);
+        Consumer<String, String> consumer = new FastLeaderConsumer<>(config);
+        clients.add(consumer);
+        return consumer;
+    }
+
+    private static String versionOf(URL versionFile) {
+        Properties properties = new Properties();
+        try (InputStream in = versionFile.openStream()) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return properties.getProperty("version");
+    }
+}

@@ -1,0 +1,80 @@
+package io.fastleader.clients.shaded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the fastleader-clients jar holds and what it takes from the application's kafka-clients:
+ * its own classes and relocated internals only, and of kafka-clients nothing but the public API
+ * (plus the SASL mechanisms, on purpose). A reference to another kafka-clients internal means the
+ * shade plugin's list in the pom lacks a class: the internals on the application's classpath would
+ * matter again.
+ */
+class ShadedJarIT {
+
+    /** Packages of kafka-clients' public API (its published Javadoc), whose classes stay the application's. */
+    private static final List<String> PUBLIC_PACKAGES = List.of(
+        "org/apache/kafka/clients/admin/",
+        "org/apache/kafka/clients/consumer/",
+        "org/apache/kafka/clients/producer/",
+        "org/apache/kafka/common/",
+        "org/apache/kafka/common/config/",
+        "org/apache/kafka/common/config/types/",
+        "org/apache/kafka/common/errors/",
+        "org/apache/kafka/common/header/",
+        "org/apache/kafka/common/metrics/",
+        "org/apache/kafka/common/metrics/stats/",
+        "org/apache/kafka/common/security/scram/",
+        "org/apache/kafka/common/serialization/");
+
+    /** Public in all but package, and part of the API above: configuration constants and a record's timestamp type. */
+    private static final List<String> PUBLIC_CLASSES = List.of(
+        "org/apache/kafka/clients/CommonClientConfigs",
+        "org/apache/kafka/common/record/TimestampType",
+        "org/apache/kafka/common/utils/Time");
+
+    /**
+     * Internals taken from the application on purpose: SASL logs in with the application's JAAS
+     * parsing and SCRAM mechanism (DESIGN.md: kafka-clients is used for its SASL mechanisms).
+     */
+    private static final List<String> SASL_CLASSES = List.of(
+        "org/apache/kafka/common/security/JaasContext",
+        "org/apache/kafka/common/security/scram/internals/ScramSaslClientProvider");
+
+    private static LinkCheck jar;
+
+    @BeforeAll
+    static void readJar() {
+        jar = LinkCheck.of(Path.of(System.getProperty("fastleader.shaded.jar")), ShadedJarIT.class.getClassLoader());
+    }
+
+    @Test
+    void testHoldsOnlyClassesUnderFastleadersOwnPackages() {
+        assertThat(jar.classes()).allMatch(name -> name.startsWith("io/fastleader/"));
+    }
+
+    @Test
+    void testTakesNothingFromKafkaClientsButItsPublicApi() {
+        assertThat(jar.externalClasses())
+            .filteredOn(name -> name.startsWith("org/apache/kafka/"))
+            .filteredOn(name -> !isPublic(name))
+            .isEmpty();
+    }
+
+    @Test
+    void testCarriesNoCopyOfKafkasErrorTable() {
+        // Errors builds an exception of every code when it loads, and 3.7 lacks 14 of their classes.
+        assertThat(jar.classes()).noneMatch(name -> name.endsWith("/common/protocol/Errors"));
+    }
+
+    private static boolean isPublic(String name) {
+        String outer = name.contains("$") ? name.substring(0, name.indexOf('$')) : name;
+        String packageName = outer.substring(0, outer.lastIndexOf('/') + 1);
+        return PUBLIC_PACKAGES.contains(packageName) || PUBLIC_CLASSES.contains(outer) || SASL_CLASSES.contains(outer);
+    }
+}
