@@ -61,28 +61,30 @@ final class ErrorExceptions {
     }
 
     private Function<String, ApiException> resolve(ErrorCode error) {
-        if (error.exceptionClassNames().isEmpty()) {
+        if (error == ErrorCode.NONE) {
             return message -> null;
         }
         for (String name : error.exceptionClassNames()) {
-            Class<?> type = classLookup.apply(name);
-            if (type == null || !ApiException.class.isAssignableFrom(type)) {
-                continue;
-            }
-            if (Modifier.isAbstract(type.getModifiers())) {
-                Function<String, ApiException> standIn = STAND_INS.get(name);
-                if (standIn != null) {
-                    return standIn;
-                }
-                continue;
-            }
-            Constructor<? extends ApiException> constructor = messageConstructor(type.asSubclass(ApiException.class));
-            if (constructor != null) {
-                return message -> instantiate(constructor, message);
+            Function<String, ApiException> factory = factory(name);
+            if (factory != null) {
+                return factory;
             }
         }
         // Every release has ApiException, the chain's last buildable class: only a simulated release gets here.
         return ApiException::new;
+    }
+
+    /** Builds the application's class of this name with a message; null if its release cannot. */
+    private Function<String, ApiException> factory(String name) {
+        Class<?> type = classLookup.apply(name);
+        if (type == null || !ApiException.class.isAssignableFrom(type)) {
+            return null;
+        }
+        if (Modifier.isAbstract(type.getModifiers())) {
+            return STAND_INS.get(name);
+        }
+        Constructor<? extends ApiException> constructor = messageConstructor(type.asSubclass(ApiException.class));
+        return constructor == null ? null : message -> instantiate(constructor, message);
     }
 
     private static Constructor<? extends ApiException> messageConstructor(Class<? extends ApiException> type) {
