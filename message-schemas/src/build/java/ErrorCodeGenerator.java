@@ -69,6 +69,7 @@ public final class ErrorCodeGenerator {
             import java.util.stream.Collectors;
             import java.util.stream.Stream;
 
+            import org.apache.kafka.common.KafkaException;
             import org.apache.kafka.common.errors.ApiException;
             import org.apache.kafka.common.errors.RetriableException;
             import org.slf4j.LoggerFactory;
@@ -132,7 +133,7 @@ public final class ErrorCodeGenerator {
                 }
 
                 /** Whether the error's exception is a {@code type} in kafka-clients @VERSION@ (compared by class name). */
-                public boolean exceptionIs(Class<?> type) {
+                public boolean exceptionIs(Class<? extends KafkaException> type) {
                     return exceptionClassNames.contains(type.getName());
                 }
 
