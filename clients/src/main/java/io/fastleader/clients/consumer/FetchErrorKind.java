@@ -1,9 +1,7 @@
 package io.fastleader.clients.consumer;
 
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.protocol.Errors;
-
 import io.fastleader.clients.metadata.LeaderMoves;
+import io.fastleader.protocol.ErrorCode;
 
 /** What a consumer does about a partition's error in a Fetch (or OffsetsForLeaderEpoch) answer; classified once, here. */
 enum FetchErrorKind {
@@ -23,17 +21,17 @@ enum FetchErrorKind {
     /** Retrying cannot help: raised to the application. */
     FATAL;
 
-    static FetchErrorKind of(Errors error) {
-        if (error == Errors.NONE) {
+    static FetchErrorKind of(ErrorCode error) {
+        if (error == ErrorCode.NONE) {
             return NONE;
         }
-        if (error == Errors.OFFSET_OUT_OF_RANGE) {
+        if (error == ErrorCode.OFFSET_OUT_OF_RANGE) {
             return OFFSET_OUT_OF_RANGE;
         }
         if (LeaderMoves.isLeadershipError(error)) {
             return LEADER_MOVED;
         }
         // An unknown server error is as likely to pass as a retriable one.
-        return error == Errors.UNKNOWN_SERVER_ERROR || error.exception() instanceof RetriableException ? RETRY_LATER : FATAL;
+        return error == ErrorCode.UNKNOWN_SERVER_ERROR || error.isRetriable() ? RETRY_LATER : FATAL;
     }
 }

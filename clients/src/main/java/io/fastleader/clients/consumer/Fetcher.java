@@ -19,7 +19,6 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +30,7 @@ import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 
@@ -210,9 +210,9 @@ final class Fetcher<K, V> {
         long nowMs = clockMs.getAsLong();
         metrics.fetchAnswered(fetch.node, nowMs - fetch.sentMs);
         FetchResponseData fetched = (FetchResponseData) response;
-        if (failure != null || fetched.errorCode() != Errors.NONE.code()) {
+        if (failure != null || fetched.errorCode() != ErrorCode.NONE.code()) {
             LOG.debug("Fetch to node {} failed: {}", fetch.node,
-                    failure != null ? failure.toString() : Errors.forCode(fetched.errorCode()));
+                    failure != null ? failure.toString() : ErrorCode.forCode(fetched.errorCode()));
             Set<String> topics = new HashSet<>();
             fetch.partitions.forEach((partition, asked) -> {
                 refuse(asked, Refusal.NONE, nowMs);
@@ -237,13 +237,13 @@ final class Fetcher<K, V> {
                 if (asked == null || !stillCurrent(asked)) {
                     continue;
                 }
-                switch (FetchErrorKind.of(Errors.forCode(data.errorCode()))) {
+                switch (FetchErrorKind.of(ErrorCode.forCode(data.errorCode()))) {
                     case NONE -> accept(fetch, asked, data, tally, nowMs);
                     case LEADER_MOVED -> refuse(asked, moves.refusal(partition, nowMs - fetch.sentMs), nowMs);
                     case RETRY_LATER -> refuse(asked, Refusal.NONE, nowMs);
                     case OFFSET_OUT_OF_RANGE -> errors.capture(() -> asked.state().outOfRange(asked.fetchOffset(), settings.resetStrategy()));
-                    case FATAL -> errors.add(Errors.forCode(data.errorCode()).exception(
-                            "Fetching " + partition + " failed: " + Errors.forCode(data.errorCode()).message()));
+                    case FATAL -> errors.add(ErrorCode.forCode(data.errorCode()).exception(
+                            "Fetching " + partition + " failed: " + ErrorCode.forCode(data.errorCode()).message()));
                 }
             }
         }

@@ -7,9 +7,9 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.protocol.Errors;
+
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * What {@link GroupOffsets} does with an error from FindCoordinator, OffsetCommit or OffsetFetch,
@@ -35,9 +35,9 @@ enum GroupErrorKind {
     FATAL;
 
     /** The kind of a FindCoordinator error. */
-    static GroupErrorKind ofFindCoordinator(Errors error) {
+    static GroupErrorKind ofFindCoordinator(ErrorCode error) {
         // A coordinator that is not available yet (say __consumer_offsets is being created) is asked for again.
-        return error == Errors.NONE ? NONE : retriableOrFatal(error);
+        return error == ErrorCode.NONE ? NONE : retriableOrFatal(error);
     }
 
     /**
@@ -47,7 +47,7 @@ enum GroupErrorKind {
      * so is a member's call at a stale epoch: its next heartbeat may already have brought the
      * epoch the coordinator expects, and a retry sends that one.
      */
-    static GroupErrorKind ofCommit(Errors error, boolean member) {
+    static GroupErrorKind ofCommit(ErrorCode error, boolean member) {
         return switch (error) {
             case NONE -> NONE;
             case COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, REQUEST_TIMED_OUT -> COORDINATOR_MOVED;
@@ -61,12 +61,12 @@ enum GroupErrorKind {
      * Kafka's consumer gives up on a partition that does not exist instead of waiting for it.
      * A member's OffsetFetch carries its id and epoch (v9+), checked as a commit's are.
      */
-    static GroupErrorKind ofFetch(Errors error, boolean member) {
-        return error == Errors.UNKNOWN_TOPIC_OR_PARTITION ? FATAL : ofCommit(error, member);
+    static GroupErrorKind ofFetch(ErrorCode error, boolean member) {
+        return error == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? FATAL : ofCommit(error, member);
     }
 
-    private static GroupErrorKind retriableOrFatal(Errors error) {
-        return error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
+    private static GroupErrorKind retriableOrFatal(ErrorCode error) {
+        return error.isRetriable() ? RETRIABLE : FATAL;
     }
 
     /**
@@ -76,17 +76,17 @@ enum GroupErrorKind {
      * @param partition   the partition the error is for, null for a group-level error
      * @param unauthorized every topic the same response refused for authorization
      */
-    static RuntimeException exception(Errors error, String message, String groupId, TopicPartition partition,
+    static RuntimeException exception(ErrorCode error, String message, String groupId, TopicPartition partition,
                                       Set<String> unauthorized) {
         return exception(error, message, groupId, partition, unauthorized, false);
     }
 
     /**
-     * As {@link #exception(Errors, String, String, TopicPartition, Set)}, for a call by a group
+     * As {@link #exception(ErrorCode, String, String, TopicPartition, Set)}, for a call by a group
      * member ({@code member}) or from outside the group: a member that is no longer one (fenced,
      * unknown) fails its commit with {@link CommitFailedException} as {@code KafkaConsumer} does.
      */
-    static RuntimeException exception(Errors error, String message, String groupId, TopicPartition partition,
+    static RuntimeException exception(ErrorCode error, String message, String groupId, TopicPartition partition,
                                       Set<String> unauthorized, boolean member) {
         return switch (error) {
             case GROUP_AUTHORIZATION_FAILED -> GroupAuthorizationException.forGroupId(groupId);

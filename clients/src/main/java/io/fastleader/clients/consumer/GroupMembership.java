@@ -16,11 +16,11 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 
@@ -264,7 +264,7 @@ final class GroupMembership {
     /** Applies the coordinator's answer to the heartbeat in flight. */
     synchronized HeartbeatErrorKind onAnswer(ConsumerGroupHeartbeatResponseData answer, long nowMs) {
         inFlight = false;
-        Errors error = Errors.forCode(answer.errorCode());
+        ErrorCode error = ErrorCode.forCode(answer.errorCode());
         HeartbeatErrorKind kind = HeartbeatErrorKind.of(error);
         if (state == State.LEAVING) {
             if (kind != HeartbeatErrorKind.NONE) {
@@ -365,7 +365,7 @@ final class GroupMembership {
         LOG.debug("Heartbeat of member {} in group {} failed ({}); next in {} ms", memberId, groupId, cause, backoffMs);
     }
 
-    private void fenced(Errors error) {
+    private void fenced(ErrorCode error) {
         LOG.info("Member {} was fenced from group {} at epoch {} ({}): its partitions are lost; it joins again",
                 memberId, groupId, epoch, error);
         state = State.FENCED;

@@ -22,7 +22,6 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +31,7 @@ import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.OffsetCommitResponseData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 
@@ -164,7 +164,7 @@ public final class GroupOffsets {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (FetchedOffset answer : fetched.partitions()) {
             tally.add(answer.partition(), answer.error(), GroupErrorKind.ofFetch(answer.error(), byMember));
-            if (answer.error() == Errors.NONE && answer.offset() >= 0) {
+            if (answer.error() == ErrorCode.NONE && answer.offset() >= 0) {
                 Optional<Integer> epoch = answer.leaderEpoch() >= 0 ? Optional.of(answer.leaderEpoch()) : Optional.empty();
                 offsets.put(answer.partition(), new OffsetAndMetadata(answer.offset(), epoch, answer.metadata()));
             }
@@ -189,9 +189,9 @@ public final class GroupOffsets {
     private final class ErrorTally {
         private final boolean byMember;
         private final Set<String> unauthorized = new TreeSet<>();
-        private Errors fatal;
+        private ErrorCode fatal;
         private TopicPartition fatalPartition;
-        private Errors retry;
+        private ErrorCode retry;
         private GroupErrorKind retryKind = GroupErrorKind.NONE;
 
         ErrorTally(boolean byMember) {
@@ -199,11 +199,11 @@ public final class GroupOffsets {
         }
 
         /** @param partition null for a group-level error */
-        void add(TopicPartition partition, Errors error, GroupErrorKind kind) {
+        void add(TopicPartition partition, ErrorCode error, GroupErrorKind kind) {
             switch (kind) {
                 case NONE -> { }
                 case FATAL -> {
-                    if (error == Errors.TOPIC_AUTHORIZATION_FAILED && partition != null) {
+                    if (error == ErrorCode.TOPIC_AUTHORIZATION_FAILED && partition != null) {
                         unauthorized.add(partition.topic());
                     }
                     if (fatal == null) {

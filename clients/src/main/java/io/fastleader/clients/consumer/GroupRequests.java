@@ -9,19 +9,19 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.protocol.Errors;
 
 import io.fastleader.clients.network.VersionedRequest;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
-import io.fastleader.protocol.message.OffsetCommitRequestData;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.fastleader.protocol.message.OffsetCommitRequestData;
 import io.fastleader.protocol.message.OffsetCommitResponseData;
-import io.fastleader.protocol.message.OffsetFetchRequestData;
 import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
 import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import io.fastleader.protocol.message.OffsetFetchRequestData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 
 /**
@@ -46,7 +46,7 @@ final class GroupRequests {
     }
 
     /** What FindCoordinator answered for the group: its coordinator's node id, or why none. */
-    record Coordinator(int nodeId, Errors error, String message) {
+    record Coordinator(int nodeId, ErrorCode error, String message) {
     }
 
     /**
@@ -55,11 +55,11 @@ final class GroupRequests {
      * @param offset      -1 when the group has no offset for the partition
      * @param leaderEpoch -1 when none was committed
      */
-    record FetchedOffset(TopicPartition partition, long offset, int leaderEpoch, String metadata, Errors error) {
+    record FetchedOffset(TopicPartition partition, long offset, int leaderEpoch, String metadata, ErrorCode error) {
     }
 
     /** OffsetFetch's answer for the group: its group-level error, and each partition's offset. */
-    record Fetched(Errors groupError, List<FetchedOffset> partitions) {
+    record Fetched(ErrorCode groupError, List<FetchedOffset> partitions) {
     }
 
     static VersionedRequest findCoordinator(String groupId) {
@@ -74,14 +74,14 @@ final class GroupRequests {
     /** The answer for {@code groupId}, in the batched layout (v4+) or the single one. */
     static Coordinator coordinator(FindCoordinatorResponseData response, String groupId) {
         if (response.coordinators().isEmpty()) {
-            return new Coordinator(response.nodeId(), Errors.forCode(response.errorCode()), response.errorMessage());
+            return new Coordinator(response.nodeId(), ErrorCode.forCode(response.errorCode()), response.errorMessage());
         }
         for (FindCoordinatorResponseData.Coordinator answer : response.coordinators()) {
             if (groupId.equals(answer.key())) {
-                return new Coordinator(answer.nodeId(), Errors.forCode(answer.errorCode()), answer.errorMessage());
+                return new Coordinator(answer.nodeId(), ErrorCode.forCode(answer.errorCode()), answer.errorMessage());
             }
         }
-        return new Coordinator(-1, Errors.COORDINATOR_NOT_AVAILABLE, "the FindCoordinator response did not name group " + groupId);
+        return new Coordinator(-1, ErrorCode.COORDINATOR_NOT_AVAILABLE, "the FindCoordinator response did not name group " + groupId);
     }
 
     /**
@@ -108,11 +108,11 @@ final class GroupRequests {
     }
 
     /** Each partition's error in an OffsetCommit response, in response order. */
-    static Map<TopicPartition, Errors> commitErrors(OffsetCommitResponseData response) {
-        Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
+    static Map<TopicPartition, ErrorCode> commitErrors(OffsetCommitResponseData response) {
+        Map<TopicPartition, ErrorCode> errors = new LinkedHashMap<>();
         for (OffsetCommitResponseData.OffsetCommitResponseTopic topic : response.topics()) {
             for (OffsetCommitResponseData.OffsetCommitResponsePartition partition : topic.partitions()) {
-                errors.put(new TopicPartition(topic.name(), partition.partitionIndex()), Errors.forCode(partition.errorCode()));
+                errors.put(new TopicPartition(topic.name(), partition.partitionIndex()), ErrorCode.forCode(partition.errorCode()));
             }
         }
         return errors;
@@ -159,10 +159,11 @@ final class GroupRequests {
             for (OffsetFetchResponseData.OffsetFetchResponseTopic topic : response.topics()) {
                 for (OffsetFetchResponseData.OffsetFetchResponsePartition answer : topic.partitions()) {
                     partitions.add(new FetchedOffset(new TopicPartition(topic.name(), answer.partitionIndex()),
-                            answer.committedOffset(), answer.committedLeaderEpoch(), answer.metadata(), Errors.forCode(answer.errorCode())));
+                            answer.committedOffset(), answer.committedLeaderEpoch(), answer.metadata(),
+                            ErrorCode.forCode(answer.errorCode())));
                 }
             }
-            return new Fetched(Errors.forCode(response.errorCode()), partitions);
+            return new Fetched(ErrorCode.forCode(response.errorCode()), partitions);
         }
         for (OffsetFetchResponseData.OffsetFetchResponseGroup group : response.groups()) {
             if (!groupId.equals(group.groupId())) {
@@ -171,11 +172,12 @@ final class GroupRequests {
             for (OffsetFetchResponseData.OffsetFetchResponseTopics topic : group.topics()) {
                 for (OffsetFetchResponseData.OffsetFetchResponsePartitions answer : topic.partitions()) {
                     partitions.add(new FetchedOffset(new TopicPartition(topic.name(), answer.partitionIndex()),
-                            answer.committedOffset(), answer.committedLeaderEpoch(), answer.metadata(), Errors.forCode(answer.errorCode())));
+                            answer.committedOffset(), answer.committedLeaderEpoch(), answer.metadata(),
+                            ErrorCode.forCode(answer.errorCode())));
                 }
             }
-            return new Fetched(Errors.forCode(group.errorCode()), partitions);
+            return new Fetched(ErrorCode.forCode(group.errorCode()), partitions);
         }
-        return new Fetched(Errors.COORDINATOR_NOT_AVAILABLE, partitions);
+        return new Fetched(ErrorCode.COORDINATOR_NOT_AVAILABLE, partitions);
     }
 }

@@ -1,10 +1,10 @@
 package io.fastleader.clients.consumer;
 
 import org.apache.kafka.common.errors.GroupAuthorizationException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.protocol.Errors;
+
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * What a member does with the error of a ConsumerGroupHeartbeat answer, as Kafka's consumer does
@@ -30,12 +30,12 @@ enum HeartbeatErrorKind {
     FATAL;
 
     /** The kind of a ConsumerGroupHeartbeat error. */
-    static HeartbeatErrorKind of(Errors error) {
+    static HeartbeatErrorKind of(ErrorCode error) {
         return switch (error) {
             case NONE -> NONE;
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> COORDINATOR_MOVED;
             case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> FENCED;
-            default -> error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
+            default -> error.isRetriable() ? RETRIABLE : FATAL;
         };
     }
 
@@ -44,7 +44,7 @@ enum HeartbeatErrorKind {
      *
      * @param message the broker's error message, null or empty if it sent none
      */
-    static RuntimeException exception(Errors error, String message, String groupId) {
+    static RuntimeException exception(ErrorCode error, String message, String groupId) {
         boolean described = message != null && !message.isEmpty();
         return switch (error) {
             case GROUP_AUTHORIZATION_FAILED -> GroupAuthorizationException.forGroupId(groupId);

@@ -1,9 +1,7 @@
 package io.fastleader.clients.consumer;
 
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.protocol.Errors;
-
 import io.fastleader.clients.metadata.LeaderMoves;
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * What {@link OffsetLookup} does with a partition's answer to a ListOffsets request. Every error
@@ -31,16 +29,16 @@ enum ListOffsetsErrorKind {
     FATAL;
 
     /** The kind of a partition error code. */
-    static ListOffsetsErrorKind of(Errors error) {
-        if (error == Errors.NONE) {
+    static ListOffsetsErrorKind of(ErrorCode error) {
+        if (error == ErrorCode.NONE) {
             return FOUND;
         }
-        if (error == Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT) {
+        if (error == ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT) {
             return NOT_FOUND;
         }
         if (LeaderMoves.isLeadershipError(error)) {
             return LEADER_MOVED;
         }
-        return error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
+        return error.isRetriable() ? RETRIABLE : FATAL;
     }
 }

@@ -21,7 +21,6 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +33,9 @@ import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.message.ListOffsetsResponseData;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import io.fastleader.protocol.message.ListOffsetsResponseData;
 
 /**
  * Looks up offsets with ListOffsets: the earliest, the latest, or the first at a timestamp, for
@@ -239,7 +239,7 @@ public final class OffsetLookup {
                             new KafkaException("node " + node + " left " + partition + " out of its ListOffsets response"), nowMs);
                     continue;
                 }
-                Errors code = Errors.forCode(answer.errorCode());
+                ErrorCode code = ErrorCode.forCode(answer.errorCode());
                 switch (ListOffsetsErrorKind.of(code)) {
                     case FOUND -> found.put(partition, ListOffsetsRequests.listed(answer));
                     case NOT_FOUND -> found.put(partition, new ListedOffset(ListedOffset.NOT_FOUND, -1, Optional.empty()));
@@ -249,7 +249,7 @@ public final class OffsetLookup {
                     }
                     case RETRIABLE -> backOffLocked(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
                     case FATAL -> {
-                        if (code == Errors.TOPIC_AUTHORIZATION_FAILED) {
+                        if (code == ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
                             unauthorized.add(partition.topic());
                         } else if (fatal == null) {
                             fatal = code.exception();

@@ -14,7 +14,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +22,7 @@ import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
 
@@ -188,8 +188,8 @@ final class PositionResolver {
                 if (state == null || !subscriptions.isCurrent(state)) {
                     continue;
                 }
-                Errors error = Errors.forCode(result.errorCode());
-                if (error == Errors.NONE) {
+                ErrorCode error = ErrorCode.forCode(result.errorCode());
+                if (error == ErrorCode.NONE) {
                     EpochEndOffset end = new EpochEndOffset(result.leaderEpoch(), result.endOffset());
                     if (end.truncates(state.position())) {
                         metrics.truncationDetected();

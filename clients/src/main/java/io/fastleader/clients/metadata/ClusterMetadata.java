@@ -26,7 +26,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +34,9 @@ import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.message.MetadataRequestData;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataRequestData.MetadataRequestTopic;
+import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
 
 /**
@@ -391,7 +391,7 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     private static Throwable topLevelError(MetadataResponseData response) {
-        return response.errorCode() == Errors.NONE.code() ? null : Errors.forCode(response.errorCode()).exception();
+        return response.errorCode() == ErrorCode.NONE.code() ? null : ErrorCode.forCode(response.errorCode()).exception();
     }
 
     private void applied(int node, long view, MetadataResponseData response) {
@@ -414,16 +414,16 @@ public final class ClusterMetadata implements AutoCloseable {
             String topic = entry.getKey();
             // Only an answer describing the topic settles it: the cache may hold an older one's partitions.
             boolean answered = described.contains(topic);
-            Errors error = cache.topicError(topic);
+            ErrorCode error = cache.topicError(topic);
             int partitions = cache.partitionCount(topic);
             for (var waits = entry.getValue().iterator(); waits.hasNext(); ) {
                 TopicWait wait = waits.next();
                 if (wait.done().isDone()) {
                     waits.remove();
-                } else if (answered && error == Errors.NONE && partitions >= wait.partitions()) {
+                } else if (answered && error == ErrorCode.NONE && partitions >= wait.partitions()) {
                     completions.add(() -> wait.done().complete(null));
                     waits.remove();
-                } else if (answered && error != Errors.NONE && !(error.exception() instanceof RetriableException)) {
+                } else if (answered && error != ErrorCode.NONE && !error.isRetriable()) {
                     completions.add(() -> wait.done().completeExceptionally(error.exception()));
                     waits.remove();
                 }

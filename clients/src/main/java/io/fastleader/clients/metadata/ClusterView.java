@@ -12,8 +12,8 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.protocol.Errors;
 
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataResponseData;
 
 /**
@@ -52,7 +52,7 @@ public final class ClusterView {
         }
         Map<String, List<PartitionInfo>> topics = new TreeMap<>();
         for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
-            if (topic.errorCode() != Errors.NONE.code()) {
+            if (topic.errorCode() != ErrorCode.NONE.code()) {
                 continue;
             }
             List<PartitionInfo> partitions = new ArrayList<>();

@@ -18,12 +18,12 @@ import java.util.function.Consumer;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.Errors;
 
-import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
+import io.fastleader.protocol.message.MetadataResponseData;
 
 /**
  * Who leads each partition, and where each broker is: the client's single source of leader state.
@@ -136,10 +136,10 @@ public final class LeaderCache {
         return state == null || state.id.equals(Uuid.ZERO_UUID) ? Optional.empty() : Optional.of(state.id);
     }
 
-    /** The error the last Metadata response gave for the topic, {@link Errors#NONE} if none. */
-    public Errors topicError(String topic) {
+    /** The error the last Metadata response gave for the topic, {@link ErrorCode#NONE} if none. */
+    public ErrorCode topicError(String topic) {
         TopicState state = topics.get(topic);
-        return state == null ? Errors.NONE : state.error;
+        return state == null ? ErrorCode.NONE : state.error;
     }
 
     /**
@@ -256,9 +256,9 @@ public final class LeaderCache {
     private void applyTopic(MetadataResponseTopic topic, long view, List<Change> changes) {
         String name = topic.name();
         TopicState known = topics.get(name);
-        if (topic.errorCode() != Errors.NONE.code()) {
+        if (topic.errorCode() != ErrorCode.NONE.code()) {
             TopicState previous = known == null ? TopicState.UNKNOWN : known;
-            topics.put(name, previous.withError(Errors.forCode(topic.errorCode())));
+            topics.put(name, previous.withError(ErrorCode.forCode(topic.errorCode())));
             return;
         }
         Uuid id = topic.topicId();
@@ -281,7 +281,7 @@ public final class LeaderCache {
             }
         }
         Uuid keptId = id.equals(Uuid.ZERO_UUID) && known != null ? known.id : id;
-        topics.put(name, new TopicState(keptId, Errors.NONE));
+        topics.put(name, new TopicState(keptId, ErrorCode.NONE));
     }
 
     /**
@@ -367,10 +367,10 @@ public final class LeaderCache {
     }
 
     /** What Metadata said of a topic as a whole. */
-    private record TopicState(Uuid id, Errors error) {
-        static final TopicState UNKNOWN = new TopicState(Uuid.ZERO_UUID, Errors.NONE);
+    private record TopicState(Uuid id, ErrorCode error) {
+        static final TopicState UNKNOWN = new TopicState(Uuid.ZERO_UUID, ErrorCode.NONE);
 
-        TopicState withError(Errors newError) {
+        TopicState withError(ErrorCode newError) {
             return new TopicState(id, newError);
         }
     }

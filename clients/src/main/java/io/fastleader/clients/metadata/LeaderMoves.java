@@ -10,8 +10,8 @@ import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidMetadataException;
-import org.apache.kafka.common.protocol.Errors;
 
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.ProduceResponseData;
 
@@ -38,13 +38,13 @@ public final class LeaderMoves {
     }
 
     /** Whether the error means the client's view of the partition's leadership is wrong. */
-    public static boolean isLeadershipError(Errors error) {
-        return error.exception() instanceof InvalidMetadataException;
+    public static boolean isLeadershipError(ErrorCode error) {
+        return error.exceptionIs(InvalidMetadataException.class);
     }
 
     /** Whether an answer refusing a partition with this error may name its current leader (KIP-951). */
-    public static boolean mayCarryHint(Errors error) {
-        return error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
+    public static boolean mayCarryHint(ErrorCode error) {
+        return error == ErrorCode.NOT_LEADER_OR_FOLLOWER || error == ErrorCode.FENCED_LEADER_EPOCH;
     }
 
     /**
@@ -58,7 +58,7 @@ public final class LeaderMoves {
         for (ProduceResponseData.TopicProduceResponse topic : response.responses()) {
             Uuid topicId = topicIds.getOrDefault(topic.name(), Uuid.ZERO_UUID);
             for (ProduceResponseData.PartitionProduceResponse partition : topic.partitionResponses()) {
-                moves.add(new TopicPartition(topic.name(), partition.index()), topicId, Errors.forCode(partition.errorCode()),
+                moves.add(new TopicPartition(topic.name(), partition.index()), topicId, ErrorCode.forCode(partition.errorCode()),
                         partition.currentLeader().leaderId(), partition.currentLeader().leaderEpoch());
             }
         }
@@ -82,7 +82,7 @@ public final class LeaderMoves {
             }
             for (FetchResponseData.PartitionData partition : topic.partitions()) {
                 moves.add(new TopicPartition(name, partition.partitionIndex()), topic.topicId(),
-                        Errors.forCode(partition.errorCode()), partition.currentLeader().leaderId(),
+                        ErrorCode.forCode(partition.errorCode()), partition.currentLeader().leaderId(),
                         partition.currentLeader().leaderEpoch());
             }
         }
@@ -91,7 +91,7 @@ public final class LeaderMoves {
         return moves;
     }
 
-    private void add(TopicPartition partition, Uuid topicId, Errors error, int leaderId, int leaderEpoch) {
+    private void add(TopicPartition partition, Uuid topicId, ErrorCode error, int leaderId, int leaderEpoch) {
         if (!isLeadershipError(error)) {
             return;
         }

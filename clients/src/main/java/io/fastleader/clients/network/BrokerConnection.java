@@ -19,6 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLHandshakeException;
 
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
@@ -26,7 +27,6 @@ import io.fastleader.protocol.message.ApiVersionsResponseData;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 
 /**
  * One connection to one broker, ready once its ApiVersions handshake is done.
@@ -228,13 +228,13 @@ public final class BrokerConnection implements AutoCloseable {
      */
     private NegotiatedVersions handshake() {
         ApiVersionsResponseData response = apiVersions(ApiKey.API_VERSIONS.highestVersion());
-        if (response.errorCode() == Errors.UNSUPPORTED_VERSION.code()) {
+        if (response.errorCode() == ErrorCode.UNSUPPORTED_VERSION.code()) {
             ApiVersionsResponseData.ApiVersion range = response.apiKeys().find(ApiKey.API_VERSIONS.id());
             short fallback = range == null ? 0 : (short) Math.min(range.maxVersion(), ApiKey.API_VERSIONS.highestVersion());
             response = apiVersions(fallback);
         }
-        if (response.errorCode() != Errors.NONE.code()) {
-            throw new BrokerConnectionException("ApiVersions to " + broker + " failed: " + Errors.forCode(response.errorCode()), null);
+        if (response.errorCode() != ErrorCode.NONE.code()) {
+            throw new BrokerConnectionException("ApiVersions to " + broker + " failed: " + ErrorCode.forCode(response.errorCode()), null);
         }
         return NegotiatedVersions.from(response);
     }

@@ -12,6 +12,7 @@ import javax.security.sasl.SaslClient;
 import javax.security.sasl.SaslException;
 
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.SaslAuthenticateRequestData;
 import io.fastleader.protocol.message.SaslAuthenticateResponseData;
 import io.fastleader.protocol.message.SaslHandshakeRequestData;
@@ -20,7 +21,6 @@ import org.apache.kafka.common.errors.IllegalSaslStateException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.UnsupportedSaslMechanismException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.security.scram.ScramExtensionsCallback;
 import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
 
@@ -48,11 +48,11 @@ final class SaslAuthenticator {
         String mechanism = security.saslMechanism();
         SaslHandshakeResponseData handshake = (SaslHandshakeResponseData)
             exchange.apply(ApiKey.SASL_HANDSHAKE, new SaslHandshakeRequestData().setMechanism(mechanism));
-        if (handshake.errorCode() == Errors.UNSUPPORTED_SASL_MECHANISM.code()) {
+        if (handshake.errorCode() == ErrorCode.UNSUPPORTED_SASL_MECHANISM.code()) {
             throw new UnsupportedSaslMechanismException("the broker does not enable " + mechanism + "; it enables " + handshake.mechanisms());
         }
-        if (handshake.errorCode() != Errors.NONE.code()) {
-            throw new IllegalSaslStateException("SaslHandshake failed: " + Errors.forCode(handshake.errorCode()));
+        if (handshake.errorCode() != ErrorCode.NONE.code()) {
+            throw new IllegalSaslStateException("SaslHandshake failed: " + ErrorCode.forCode(handshake.errorCode()));
         }
         SaslClient client = client(security, host);
         try {
@@ -60,9 +60,10 @@ final class SaslAuthenticator {
             while (true) {
                 SaslAuthenticateResponseData answer = (SaslAuthenticateResponseData)
                     exchange.apply(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateRequestData().setAuthBytes(token));
-                if (answer.errorCode() != Errors.NONE.code()) {
+                if (answer.errorCode() != ErrorCode.NONE.code()) {
                     throw new SaslAuthenticationException(mechanism + " authentication of " + security.saslUsername()
-                        + " failed: " + (answer.errorMessage() != null ? answer.errorMessage() : Errors.forCode(answer.errorCode()).message()));
+                        + " failed: " + (answer.errorMessage() != null ? answer.errorMessage()
+                                : ErrorCode.forCode(answer.errorCode()).message()));
                 }
                 if (client.isComplete()) {
                     return;

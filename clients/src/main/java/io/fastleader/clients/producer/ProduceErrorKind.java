@@ -1,9 +1,7 @@
 package io.fastleader.clients.producer;
 
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.protocol.Errors;
-
 import io.fastleader.clients.metadata.LeaderMoves;
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * What the sender does with a partition's answer to a Produce request. Every error code is
@@ -40,7 +38,7 @@ public enum ProduceErrorKind {
     FATAL;
 
     /** The kind of a partition error code. */
-    public static ProduceErrorKind of(Errors error) {
+    public static ProduceErrorKind of(ErrorCode error) {
         switch (error) {
             case NONE:
             case DUPLICATE_SEQUENCE_NUMBER:
@@ -58,6 +56,6 @@ public enum ProduceErrorKind {
         if (LeaderMoves.isLeadershipError(error)) {
             return LEADER_MOVED;
         }
-        return error.exception() instanceof RetriableException ? RETRIABLE : FATAL;
+        return error.isRetriable() ? RETRIABLE : FATAL;
     }
 }

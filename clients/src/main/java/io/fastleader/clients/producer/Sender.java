@@ -16,7 +16,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,10 +28,11 @@ import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.RequestTimedOutException;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
-import io.fastleader.protocol.message.ProduceResponseData;
 import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
+import io.fastleader.protocol.message.ProduceResponseData;
 
 /**
  * The producer's I/O loop, run by one daemon thread per producer: takes ready batches out of the
@@ -316,7 +316,7 @@ public final class Sender implements Runnable {
                 retry(batch, new KafkaException("the broker's Produce response left out " + batch.topicPartition()), nowMs);
                 continue;
             }
-            Errors code = Errors.forCode(answer.errorCode());
+            ErrorCode code = ErrorCode.forCode(answer.errorCode());
             RuntimeException cause = code.exception(answer.errorMessage());
             batch.timeline().answered(code.name(), nowMs);
             switch (ProduceErrorKind.of(code)) {
@@ -488,8 +488,8 @@ public final class Sender implements Runnable {
         Throwable failure = Failures.cause(error);
         if (failure == null) {
             InitProducerIdResponseData answer = (InitProducerIdResponseData) response;
-            Errors code = Errors.forCode(answer.errorCode());
-            if (code == Errors.NONE) {
+            ErrorCode code = ErrorCode.forCode(answer.errorCode());
+            if (code == ErrorCode.NONE) {
                 identity.initialized(answer);
                 initFailures = 0;
                 LOG.debug("Producer id {} epoch {} from node {}", answer.producerId(), answer.producerEpoch(), node);

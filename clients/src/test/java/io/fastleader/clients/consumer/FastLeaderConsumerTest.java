@@ -29,7 +29,6 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
@@ -43,6 +42,7 @@ import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
@@ -99,7 +99,7 @@ class FastLeaderConsumerTest {
     @Test
     void testFetchesFromTheHintedLeaderAtOnceWhenTheEpochAdvances() throws Exception {
         start(Map.of(), (node, index, asked) -> node == 0
-                ? refused(Errors.NOT_LEADER_OR_FOLLOWER, 1, 6)
+                ? refused(ErrorCode.NOT_LEADER_OR_FOLLOWER, 1, 6)
                 : records(asked.fetchOffset(), 6, "a", "b"));
         consumer.seek(PARTITION, 0);
 
@@ -117,7 +117,7 @@ class FastLeaderConsumerTest {
 
     @Test
     void testBacksOffWhenTheHintDoesNotAdvanceTheEpoch() throws Exception {
-        start(Map.of(), (node, index, asked) -> refused(Errors.NOT_LEADER_OR_FOLLOWER, 0, 5));
+        start(Map.of(), (node, index, asked) -> refused(ErrorCode.NOT_LEADER_OR_FOLLOWER, 0, 5));
         consumer.seek(PARTITION, 0);
 
         assertThat(consumer.poll(Duration.ofSeconds(2)).isEmpty()).isTrue();
@@ -194,7 +194,7 @@ class FastLeaderConsumerTest {
     @Test
     void testValidatesWithOffsetsForLeaderEpochWhenLastFetchedEpochIsDisabled() throws Exception {
         start(Map.of(ConsumerSettings.LAST_FETCHED_EPOCH_ENABLED, false), (node, index, asked) -> node == 0
-                ? refused(Errors.NOT_LEADER_OR_FOLLOWER, 1, 6)
+                ? refused(ErrorCode.NOT_LEADER_OR_FOLLOWER, 1, 6)
                 : records(asked.fetchOffset(), 6, "after"));
         epochs = (node, asked) -> epochEnd(asked.partition(), 5, 150);
         consumer.seek(PARTITION, new OffsetAndMetadata(100, Optional.of(5), ""));
@@ -216,7 +216,7 @@ class FastLeaderConsumerTest {
                 // Fetch v11 carries no hint: the move is learned from Metadata.
                 leader = 1;
                 leaderEpoch = 6;
-                return refused(Errors.NOT_LEADER_OR_FOLLOWER, -1, -1);
+                return refused(ErrorCode.NOT_LEADER_OR_FOLLOWER, -1, -1);
             }
             boolean firstToNewLeader = requests(ApiKey.FETCH).stream().filter(fetch -> fetch.node() == 1).count() == 1;
             return records(asked.fetchOffset(), 6, firstToNewLeader ? "unvalidated" : "validated");
@@ -379,7 +379,7 @@ class FastLeaderConsumerTest {
         return response;
     }
 
-    private FetchResponseData refused(Errors error, int hintedLeader, int hintedEpoch) {
+    private FetchResponseData refused(ErrorCode error, int hintedLeader, int hintedEpoch) {
         FetchResponseData response = response(new FetchResponseData.PartitionData().setPartitionIndex(0)
                 .setErrorCode(error.code())
                 .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(hintedLeader).setLeaderEpoch(hintedEpoch)));

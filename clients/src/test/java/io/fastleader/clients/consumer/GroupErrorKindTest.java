@@ -12,10 +12,11 @@ import org.apache.kafka.common.errors.InvalidCommitOffsetSizeException;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import io.fastleader.protocol.ErrorCode;
 
 class GroupErrorKindTest {
 
@@ -37,7 +38,7 @@ class GroupErrorKindTest {
         "REBALANCE_IN_PROGRESS, FATAL, FATAL, FATAL",
         "INVALID_REQUEST, FATAL, FATAL, FATAL",
     })
-    void testClassifiesEachErrorOncePerRpc(Errors error, GroupErrorKind findCoordinator, GroupErrorKind commit,
+    void testClassifiesEachErrorOncePerRpc(ErrorCode error, GroupErrorKind findCoordinator, GroupErrorKind commit,
                                            GroupErrorKind fetch) {
         assertThat(GroupErrorKind.ofFindCoordinator(error)).isEqualTo(findCoordinator);
         assertThat(GroupErrorKind.ofCommit(error, false)).isEqualTo(commit);
@@ -48,38 +49,38 @@ class GroupErrorKindTest {
     void testFailsAsKafkaConsumerDoes() {
         TopicPartition partition = new TopicPartition("t", 3);
 
-        assertThat(exception(Errors.GROUP_AUTHORIZATION_FAILED, partition)).isInstanceOf(GroupAuthorizationException.class)
+        assertThat(exception(ErrorCode.GROUP_AUTHORIZATION_FAILED, partition)).isInstanceOf(GroupAuthorizationException.class)
                 .satisfies(e -> assertThat(((GroupAuthorizationException) e).groupId()).isEqualTo("g"));
-        assertThat(exception(Errors.TOPIC_AUTHORIZATION_FAILED, partition)).isInstanceOf(TopicAuthorizationException.class)
+        assertThat(exception(ErrorCode.TOPIC_AUTHORIZATION_FAILED, partition)).isInstanceOf(TopicAuthorizationException.class)
                 .satisfies(e -> assertThat(((TopicAuthorizationException) e).unauthorizedTopics()).containsExactlyInAnyOrder("t", "u"));
-        assertThat(exception(Errors.OFFSET_METADATA_TOO_LARGE, partition)).isInstanceOf(OffsetMetadataTooLarge.class);
-        assertThat(exception(Errors.INVALID_COMMIT_OFFSET_SIZE, partition)).isInstanceOf(InvalidCommitOffsetSizeException.class);
-        assertThat(exception(Errors.UNKNOWN_MEMBER_ID, partition)).isInstanceOf(CommitFailedException.class)
+        assertThat(exception(ErrorCode.OFFSET_METADATA_TOO_LARGE, partition)).isInstanceOf(OffsetMetadataTooLarge.class);
+        assertThat(exception(ErrorCode.INVALID_COMMIT_OFFSET_SIZE, partition)).isInstanceOf(InvalidCommitOffsetSizeException.class);
+        assertThat(exception(ErrorCode.UNKNOWN_MEMBER_ID, partition)).isInstanceOf(CommitFailedException.class)
                 .hasMessageContaining("group g").hasMessageContaining("active members");
-        assertThat(exception(Errors.REBALANCE_IN_PROGRESS, partition)).isInstanceOf(RebalanceInProgressException.class);
-        assertThat(exception(Errors.UNKNOWN_TOPIC_OR_PARTITION, partition)).isExactlyInstanceOf(KafkaException.class)
+        assertThat(exception(ErrorCode.REBALANCE_IN_PROGRESS, partition)).isInstanceOf(RebalanceInProgressException.class);
+        assertThat(exception(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, partition)).isExactlyInstanceOf(KafkaException.class)
                 .hasMessageContaining("t-3");
     }
 
     @Test
     void testAMembersStaleEpochIsRetriedButIsFatalOutsideTheGroup() {
-        assertThat(GroupErrorKind.ofCommit(Errors.STALE_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.RETRIABLE);
-        assertThat(GroupErrorKind.ofFetch(Errors.STALE_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.RETRIABLE);
-        assertThat(GroupErrorKind.ofCommit(Errors.STALE_MEMBER_EPOCH, false)).isEqualTo(GroupErrorKind.FATAL);
-        assertThat(GroupErrorKind.ofCommit(Errors.FENCED_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.FATAL);
+        assertThat(GroupErrorKind.ofCommit(ErrorCode.STALE_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.RETRIABLE);
+        assertThat(GroupErrorKind.ofFetch(ErrorCode.STALE_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.RETRIABLE);
+        assertThat(GroupErrorKind.ofCommit(ErrorCode.STALE_MEMBER_EPOCH, false)).isEqualTo(GroupErrorKind.FATAL);
+        assertThat(GroupErrorKind.ofCommit(ErrorCode.FENCED_MEMBER_EPOCH, true)).isEqualTo(GroupErrorKind.FATAL);
     }
 
     @Test
     void testAFencedMembersCommitFailsSayingItIsNoLongerAMember() {
-        assertThat(GroupErrorKind.exception(Errors.FENCED_MEMBER_EPOCH, null, "g", null, Set.of(), true))
+        assertThat(GroupErrorKind.exception(ErrorCode.FENCED_MEMBER_EPOCH, null, "g", null, Set.of(), true))
                 .isInstanceOf(CommitFailedException.class)
                 .hasMessageContaining("no longer a member of the group");
-        assertThat(GroupErrorKind.exception(Errors.UNKNOWN_MEMBER_ID, null, "g", null, Set.of(), false))
+        assertThat(GroupErrorKind.exception(ErrorCode.UNKNOWN_MEMBER_ID, null, "g", null, Set.of(), false))
                 .isInstanceOf(CommitFailedException.class)
                 .hasMessageContaining("active members");
     }
 
-    private static RuntimeException exception(Errors error, TopicPartition partition) {
+    private static RuntimeException exception(ErrorCode error, TopicPartition partition) {
         return GroupErrorKind.exception(error, null, "g", partition, Set.of("t", "u"));
     }
 }

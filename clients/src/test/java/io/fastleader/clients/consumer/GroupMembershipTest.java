@@ -15,7 +15,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.consumer.GroupMembership.Assignment;
@@ -23,6 +22,7 @@ import io.fastleader.clients.consumer.GroupMembership.State;
 import io.fastleader.clients.consumer.GroupMembership.Subscription;
 import io.fastleader.clients.consumer.GroupMembership.Task;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 
@@ -168,7 +168,7 @@ class GroupMembershipTest {
         membership.reconciled(((Task.Reconcile) membership.task().orElseThrow()).target());
         membership.nextHeartbeat(nowMs).orElseThrow();
 
-        membership.onAnswer(refused(Errors.FENCED_MEMBER_EPOCH), nowMs);
+        membership.onAnswer(refused(ErrorCode.FENCED_MEMBER_EPOCH), nowMs);
 
         assertThat(membership.state()).isEqualTo(State.FENCED);
         assertThat(membership.task()).contains(new Task.ReleaseLost());
@@ -189,7 +189,7 @@ class GroupMembershipTest {
         GroupMembership membership = joined(dynamicMember(), 5);
         membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
 
-        assertThat(membership.onAnswer(refused(Errors.UNKNOWN_MEMBER_ID), nowMs + INTERVAL_MS)).isEqualTo(HeartbeatErrorKind.FENCED);
+        assertThat(membership.onAnswer(refused(ErrorCode.UNKNOWN_MEMBER_ID), nowMs + INTERVAL_MS)).isEqualTo(HeartbeatErrorKind.FENCED);
         assertThat(membership.task()).contains(new Task.ReleaseLost());
     }
 
@@ -199,7 +199,7 @@ class GroupMembershipTest {
         long failedAtMs = nowMs + INTERVAL_MS;
         membership.nextHeartbeat(failedAtMs).orElseThrow();
 
-        assertThat(membership.onAnswer(refused(Errors.NOT_COORDINATOR), failedAtMs)).isEqualTo(HeartbeatErrorKind.COORDINATOR_MOVED);
+        assertThat(membership.onAnswer(refused(ErrorCode.NOT_COORDINATOR), failedAtMs)).isEqualTo(HeartbeatErrorKind.COORDINATOR_MOVED);
         ConsumerGroupHeartbeatRequestData retry = membership.nextHeartbeat(failedAtMs).orElseThrow();
 
         assertThat(retry.memberEpoch()).isEqualTo(5);
@@ -218,7 +218,7 @@ class GroupMembershipTest {
         membership.subscribe(ORDERS_TOPIC, nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
-        assertThat(membership.onAnswer(refused(Errors.COORDINATOR_LOAD_IN_PROGRESS), nowMs)).isEqualTo(HeartbeatErrorKind.RETRIABLE);
+        assertThat(membership.onAnswer(refused(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS), nowMs)).isEqualTo(HeartbeatErrorKind.RETRIABLE);
 
         assertThat(membership.nextHeartbeat(nowMs + 99)).isEmpty();
         assertThat(membership.nextHeartbeat(nowMs + 100).orElseThrow().memberEpoch()).isZero();
@@ -230,7 +230,7 @@ class GroupMembershipTest {
         membership.subscribe(ORDERS_TOPIC, nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
-        membership.onAnswer(refused(Errors.GROUP_AUTHORIZATION_FAILED), nowMs);
+        membership.onAnswer(refused(ErrorCode.GROUP_AUTHORIZATION_FAILED), nowMs);
 
         assertThat(membership.state()).isEqualTo(State.FATAL);
         assertThat(membership.task()).hasValueSatisfying(task -> assertThat(((Task.Fail) task).error())
@@ -258,7 +258,7 @@ class GroupMembershipTest {
         membership.subscribe(ORDERS_TOPIC, nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
-        assertThat(membership.onAnswer(refused(Errors.UNSUPPORTED_VERSION), nowMs)).isEqualTo(HeartbeatErrorKind.FATAL);
+        assertThat(membership.onAnswer(refused(ErrorCode.UNSUPPORTED_VERSION), nowMs)).isEqualTo(HeartbeatErrorKind.FATAL);
 
         assertThat(((Task.Fail) membership.task().orElseThrow()).error())
                 .isInstanceOf(UnsupportedVersionException.class)
@@ -295,7 +295,7 @@ class GroupMembershipTest {
         assertThat(membership.identity()).isEqualTo(new MemberIdentity(MEMBER_ID, 5, Optional.of("instance-1")));
         membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
 
-        membership.onAnswer(refused(Errors.FENCED_MEMBER_EPOCH), nowMs + INTERVAL_MS);
+        membership.onAnswer(refused(ErrorCode.FENCED_MEMBER_EPOCH), nowMs + INTERVAL_MS);
 
         assertThat(membership.identity().epoch()).isZero();
         assertThat(membership.identity().memberId()).isEqualTo(MEMBER_ID);
@@ -306,7 +306,7 @@ class GroupMembershipTest {
         GroupMembership membership = dynamicMember();
         membership.subscribe(ORDERS_TOPIC, nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
-        membership.onAnswer(refused(Errors.GROUP_AUTHORIZATION_FAILED), nowMs);
+        membership.onAnswer(refused(ErrorCode.GROUP_AUTHORIZATION_FAILED), nowMs);
 
         membership.subscribe(ORDERS_TOPIC, nowMs);
 
@@ -438,7 +438,7 @@ class GroupMembershipTest {
         return answer;
     }
 
-    private static ConsumerGroupHeartbeatResponseData refused(Errors error) {
+    private static ConsumerGroupHeartbeatResponseData refused(ErrorCode error) {
         return new ConsumerGroupHeartbeatResponseData().setErrorCode(error.code()).setMemberEpoch(-1);
     }
 

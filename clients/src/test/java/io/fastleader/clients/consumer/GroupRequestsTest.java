@@ -12,7 +12,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.junit.jupiter.api.Test;
 
@@ -20,13 +19,14 @@ import io.fastleader.clients.consumer.GroupRequests.Coordinator;
 import io.fastleader.clients.consumer.GroupRequests.Fetched;
 import io.fastleader.clients.consumer.GroupRequests.FetchedOffset;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
-import io.fastleader.protocol.message.OffsetCommitRequestData;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
-import io.fastleader.protocol.message.OffsetCommitResponseData;
+import io.fastleader.protocol.message.OffsetCommitRequestData;
 import io.fastleader.protocol.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
 import io.fastleader.protocol.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import io.fastleader.protocol.message.OffsetCommitResponseData;
 import io.fastleader.protocol.message.OffsetFetchRequestData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 
@@ -58,12 +58,12 @@ class GroupRequestsTest {
                 new FindCoordinatorResponseData.Coordinator().setKey("other").setNodeId(1),
                 new FindCoordinatorResponseData.Coordinator().setKey("g").setNodeId(3),
                 new FindCoordinatorResponseData.Coordinator().setKey("g2").setNodeId(-1)
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setErrorMessage("loading")));
+                        .setErrorCode(ErrorCode.COORDINATOR_NOT_AVAILABLE.code()).setErrorMessage("loading")));
 
-        assertThat(GroupRequests.coordinator(single, "g")).isEqualTo(new Coordinator(2, Errors.NONE, ""));
-        assertThat(GroupRequests.coordinator(batched, "g")).isEqualTo(new Coordinator(3, Errors.NONE, ""));
-        assertThat(GroupRequests.coordinator(batched, "g2")).isEqualTo(new Coordinator(-1, Errors.COORDINATOR_NOT_AVAILABLE, "loading"));
-        assertThat(GroupRequests.coordinator(batched, "missing").error()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(GroupRequests.coordinator(single, "g")).isEqualTo(new Coordinator(2, ErrorCode.NONE, ""));
+        assertThat(GroupRequests.coordinator(batched, "g")).isEqualTo(new Coordinator(3, ErrorCode.NONE, ""));
+        assertThat(GroupRequests.coordinator(batched, "g2")).isEqualTo(new Coordinator(-1, ErrorCode.COORDINATOR_NOT_AVAILABLE, "loading"));
+        assertThat(GroupRequests.coordinator(batched, "missing").error()).isEqualTo(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
 
     @Test
@@ -142,11 +142,11 @@ class GroupRequestsTest {
     void testReadsEachPartitionsCommitErrorInOrder() {
         OffsetCommitResponseData response = new OffsetCommitResponseData().setTopics(List.of(
                 new OffsetCommitResponseTopic().setName("a").setPartitions(List.of(
-                        new OffsetCommitResponsePartition().setPartitionIndex(1).setErrorCode(Errors.NONE.code()),
-                        new OffsetCommitResponsePartition().setPartitionIndex(0).setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code())))));
+                        new OffsetCommitResponsePartition().setPartitionIndex(1).setErrorCode(ErrorCode.NONE.code()),
+                        new OffsetCommitResponsePartition().setPartitionIndex(0).setErrorCode(ErrorCode.OFFSET_METADATA_TOO_LARGE.code())))));
 
         assertThat(GroupRequests.commitErrors(response))
-                .containsExactly(Map.entry(A1, Errors.NONE), Map.entry(A0, Errors.OFFSET_METADATA_TOO_LARGE));
+                .containsExactly(Map.entry(A1, ErrorCode.NONE), Map.entry(A0, ErrorCode.OFFSET_METADATA_TOO_LARGE));
     }
 
     @Test
@@ -184,7 +184,7 @@ class GroupRequestsTest {
     @Test
     void testReadsCommittedOffsetsFromEitherLayout() {
         OffsetFetchResponseData topLevel = new OffsetFetchResponseData()
-                .setErrorCode(Errors.NONE.code())
+                .setErrorCode(ErrorCode.NONE.code())
                 .setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopic().setName("a").setPartitions(List.of(
                         new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(0)
                                 .setCommittedOffset(10).setCommittedLeaderEpoch(4).setMetadata("m"),
@@ -192,18 +192,18 @@ class GroupRequestsTest {
                                 .setCommittedOffset(-1).setCommittedLeaderEpoch(-1).setMetadata("")))));
         OffsetFetchResponseData batched = new OffsetFetchResponseData().setGroups(List.of(
                 new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId("other")
-                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()),
+                        .setErrorCode(ErrorCode.GROUP_AUTHORIZATION_FAILED.code()),
                 new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId("g")
-                        .setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code())
+                        .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code())
                         .setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopics().setName("b").setPartitions(List.of(
                                 new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(0)
                                         .setCommittedOffset(7).setCommittedLeaderEpoch(2).setMetadata("x")
-                                        .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code())))))));
+                                        .setErrorCode(ErrorCode.UNSTABLE_OFFSET_COMMIT.code())))))));
 
-        assertThat(GroupRequests.fetched(topLevel, "g")).isEqualTo(new Fetched(Errors.NONE, List.of(
-                new FetchedOffset(A0, 10, 4, "m", Errors.NONE), new FetchedOffset(A1, -1, -1, "", Errors.NONE))));
-        assertThat(GroupRequests.fetched(batched, "g")).isEqualTo(new Fetched(Errors.COORDINATOR_LOAD_IN_PROGRESS, List.of(
-                new FetchedOffset(B0, 7, 2, "x", Errors.UNSTABLE_OFFSET_COMMIT))));
+        assertThat(GroupRequests.fetched(topLevel, "g")).isEqualTo(new Fetched(ErrorCode.NONE, List.of(
+                new FetchedOffset(A0, 10, 4, "m", ErrorCode.NONE), new FetchedOffset(A1, -1, -1, "", ErrorCode.NONE))));
+        assertThat(GroupRequests.fetched(batched, "g")).isEqualTo(new Fetched(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, List.of(
+                new FetchedOffset(B0, 7, 2, "x", ErrorCode.UNSTABLE_OFFSET_COMMIT))));
     }
 
     private static void assertSerializable(ApiMessage request, short version) {

@@ -8,10 +8,11 @@ import org.apache.kafka.common.errors.GroupMaxSizeReachedException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedAssignorException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import io.fastleader.protocol.ErrorCode;
 
 class HeartbeatErrorKindTest {
 
@@ -34,25 +35,25 @@ class HeartbeatErrorKindTest {
         "FENCED_INSTANCE_ID, FATAL",
         "INVALID_REGULAR_EXPRESSION, FATAL",
     })
-    void testClassifiesEachHeartbeatErrorOnce(Errors error, HeartbeatErrorKind kind) {
+    void testClassifiesEachHeartbeatErrorOnce(ErrorCode error, HeartbeatErrorKind kind) {
         assertThat(HeartbeatErrorKind.of(error)).isEqualTo(kind);
     }
 
     @Test
     void testFailsAsKafkaConsumerDoes() {
-        assertThat(HeartbeatErrorKind.exception(Errors.GROUP_AUTHORIZATION_FAILED, null, "g"))
+        assertThat(HeartbeatErrorKind.exception(ErrorCode.GROUP_AUTHORIZATION_FAILED, null, "g"))
                 .isInstanceOfSatisfying(GroupAuthorizationException.class, e -> assertThat(e.groupId()).isEqualTo("g"));
-        assertThat(HeartbeatErrorKind.exception(Errors.TOPIC_AUTHORIZATION_FAILED, "", "g"))
+        assertThat(HeartbeatErrorKind.exception(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "", "g"))
                 .isInstanceOf(TopicAuthorizationException.class).hasMessageContaining("group g");
-        assertThat(HeartbeatErrorKind.exception(Errors.GROUP_MAX_SIZE_REACHED, "the group is full", "g"))
+        assertThat(HeartbeatErrorKind.exception(ErrorCode.GROUP_MAX_SIZE_REACHED, "the group is full", "g"))
                 .isInstanceOf(GroupMaxSizeReachedException.class).hasMessage("the group is full");
-        assertThat(HeartbeatErrorKind.exception(Errors.UNSUPPORTED_ASSIGNOR, null, "g")).isInstanceOf(UnsupportedAssignorException.class);
-        assertThat(HeartbeatErrorKind.exception(Errors.FENCED_INSTANCE_ID, null, "g")).isInstanceOf(FencedInstanceIdException.class);
+        assertThat(HeartbeatErrorKind.exception(ErrorCode.UNSUPPORTED_ASSIGNOR, null, "g")).isInstanceOf(UnsupportedAssignorException.class);
+        assertThat(HeartbeatErrorKind.exception(ErrorCode.FENCED_INSTANCE_ID, null, "g")).isInstanceOf(FencedInstanceIdException.class);
     }
 
     @Test
     void testAClusterWithoutTheConsumerGroupProtocolIsToldWhatItNeeds() {
-        assertThat(HeartbeatErrorKind.exception(Errors.UNSUPPORTED_VERSION, "not enabled", "g"))
+        assertThat(HeartbeatErrorKind.exception(ErrorCode.UNSUPPORTED_VERSION, "not enabled", "g"))
                 .isInstanceOf(UnsupportedVersionException.class)
                 .hasMessageContaining("group g")
                 .hasMessageContaining("Kafka 4.0")

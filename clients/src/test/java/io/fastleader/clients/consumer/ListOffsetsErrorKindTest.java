@@ -2,9 +2,10 @@ package io.fastleader.clients.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import io.fastleader.protocol.ErrorCode;
 
 class ListOffsetsErrorKindTest {
 
@@ -25,7 +26,7 @@ class ListOffsetsErrorKindTest {
         "INVALID_REQUEST, FATAL",
         "UNKNOWN_SERVER_ERROR, FATAL",
     })
-    void testClassifiesEachErrorOnce(Errors error, ListOffsetsErrorKind kind) {
+    void testClassifiesEachErrorOnce(ErrorCode error, ListOffsetsErrorKind kind) {
         assertThat(ListOffsetsErrorKind.of(error)).isEqualTo(kind);
     }
 }

@@ -18,9 +18,10 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import io.fastleader.protocol.ErrorCode;
 
 
 class LeaderCacheTest {
@@ -245,12 +246,12 @@ class LeaderCacheTest {
     void testTopicErrorKeepsPartitionsAndRecordsError() {
         trackOrders(4, 1);
 
-        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topicError("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION).build(), 2);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topicError("orders", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).build(), 2);
 
-        assertThat(cache.topicError("orders")).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        assertThat(cache.topicError("orders")).isEqualTo(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
         cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 3, 2).build(), 3);
-        assertThat(cache.topicError("orders")).isEqualTo(Errors.NONE);
+        assertThat(cache.topicError("orders")).isEqualTo(ErrorCode.NONE);
         assertThat(cache.leadership(P0).leaderEpoch()).isEqualTo(4);
     }
 

@@ -8,11 +8,11 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidMetadataException;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.ProduceResponseData;
 
@@ -26,9 +26,9 @@ class LeaderMovesTest {
     @Test
     void testReadsTheHintsOfAProduceResponsesPartitionsRefusedForLeadership() {
         ProduceResponseData response = produceResponse(
-                producePartition(0, Errors.NOT_LEADER_OR_FOLLOWER, 2, 7),
-                producePartition(1, Errors.NONE, -1, -1),
-                producePartition(2, Errors.FENCED_LEADER_EPOCH, 3, 9));
+                producePartition(0, ErrorCode.NOT_LEADER_OR_FOLLOWER, 2, 7),
+                producePartition(1, ErrorCode.NONE, -1, -1),
+                producePartition(2, ErrorCode.FENCED_LEADER_EPOCH, 3, 9));
         response.nodeEndpoints().add(new ProduceResponseData.NodeEndpoint().setNodeId(2).setHost("broker-2").setPort(9092).setRack("a"));
 
         LeaderMoves moves = LeaderMoves.of(response, Map.of("orders", ORDERS_ID));
@@ -42,9 +42,9 @@ class LeaderMovesTest {
     void testReadsAFetchResponseNamingItsTopicsByIdTheSameWay() {
         FetchResponseData response = new FetchResponseData();
         response.responses().add(new FetchResponseData.FetchableTopicResponse().setTopicId(ORDERS_ID).setPartitions(List.of(
-                fetchPartition(0, Errors.NOT_LEADER_OR_FOLLOWER, 2, 7),
-                fetchPartition(1, Errors.NONE, -1, -1),
-                fetchPartition(2, Errors.FENCED_LEADER_EPOCH, 3, 9))));
+                fetchPartition(0, ErrorCode.NOT_LEADER_OR_FOLLOWER, 2, 7),
+                fetchPartition(1, ErrorCode.NONE, -1, -1),
+                fetchPartition(2, ErrorCode.FENCED_LEADER_EPOCH, 3, 9))));
         response.nodeEndpoints().add(new FetchResponseData.NodeEndpoint().setNodeId(2).setHost("broker-2").setPort(9092).setRack("a"));
 
         LeaderMoves moves = LeaderMoves.of(response, Map.of(ORDERS_ID, "orders"));
@@ -56,7 +56,7 @@ class LeaderMovesTest {
     @Test
     void testARefusalWithoutCurrentLeaderIsAnIncompleteHint() {
         ProduceResponseData response = produceResponse(new ProduceResponseData.PartitionProduceResponse()
-                .setIndex(0).setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()));
+                .setIndex(0).setErrorCode(ErrorCode.NOT_LEADER_OR_FOLLOWER.code()));
 
         LeaderMoves moves = LeaderMoves.of(response, Map.of());
 
@@ -68,7 +68,7 @@ class LeaderMovesTest {
 
     @Test
     void testALeadershipErrorThatCarriesNoHintRefreshesItsTopic() {
-        LeaderMoves moves = LeaderMoves.of(produceResponse(producePartition(0, Errors.UNKNOWN_TOPIC_OR_PARTITION, 2, 7)), Map.of());
+        LeaderMoves moves = LeaderMoves.of(produceResponse(producePartition(0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 2, 7)), Map.of());
 
         assertThat(moves.hints()).isEmpty();
         assertThat(moves.unhintedTopics()).containsExactly("orders");
@@ -77,23 +77,23 @@ class LeaderMovesTest {
 
     @Test
     void testOtherErrorsAreNoLeaderMove() {
-        LeaderMoves moves = LeaderMoves.of(produceResponse(producePartition(0, Errors.NOT_ENOUGH_REPLICAS, 2, 7)), Map.of());
+        LeaderMoves moves = LeaderMoves.of(produceResponse(producePartition(0, ErrorCode.NOT_ENOUGH_REPLICAS, 2, 7)), Map.of());
 
         assertThat(moves.isEmpty()).isTrue();
     }
 
     @Test
     void testTheRefusalOfAPartitionCarriesTheEpochItsBrokerNamed() {
-        LeaderMoves moves = LeaderMoves.of(produceResponse(producePartition(0, Errors.NOT_LEADER_OR_FOLLOWER, 2, 7)), Map.of());
+        LeaderMoves moves = LeaderMoves.of(produceResponse(producePartition(0, ErrorCode.NOT_LEADER_OR_FOLLOWER, 2, 7)), Map.of());
 
         assertThat(moves.refusal(P0, 12)).isEqualTo(new Refusal(7, 12));
         assertThat(moves.refusal(P1, 12)).isEqualTo(new Refusal(-1, 12));
     }
 
     @ParameterizedTest
-    @EnumSource(Errors.class)
-    void testOnlyNotLeaderAndFencedEpochMayCarryAHintAndBothAreLeadershipErrors(Errors error) {
-        boolean carries = error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
+    @EnumSource(ErrorCode.class)
+    void testOnlyNotLeaderAndFencedEpochMayCarryAHintAndBothAreLeadershipErrors(ErrorCode error) {
+        boolean carries = error == ErrorCode.NOT_LEADER_OR_FOLLOWER || error == ErrorCode.FENCED_LEADER_EPOCH;
 
         assertThat(LeaderMoves.mayCarryHint(error)).isEqualTo(carries);
         assertThat(LeaderMoves.isLeadershipError(error)).isEqualTo(error.exception() instanceof InvalidMetadataException);
@@ -109,13 +109,13 @@ class LeaderMovesTest {
         return response;
     }
 
-    private static ProduceResponseData.PartitionProduceResponse producePartition(int index, Errors error, int leaderId,
+    private static ProduceResponseData.PartitionProduceResponse producePartition(int index, ErrorCode error, int leaderId,
                                                                                  int leaderEpoch) {
         return new ProduceResponseData.PartitionProduceResponse().setIndex(index).setErrorCode(error.code())
                 .setCurrentLeader(new ProduceResponseData.LeaderIdAndEpoch().setLeaderId(leaderId).setLeaderEpoch(leaderEpoch));
     }
 
-    private static FetchResponseData.PartitionData fetchPartition(int index, Errors error, int leaderId, int leaderEpoch) {
+    private static FetchResponseData.PartitionData fetchPartition(int index, ErrorCode error, int leaderId, int leaderEpoch) {
         return new FetchResponseData.PartitionData().setPartitionIndex(index).setErrorCode(error.code())
                 .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(leaderId).setLeaderEpoch(leaderEpoch));
     }

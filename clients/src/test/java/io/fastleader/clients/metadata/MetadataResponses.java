@@ -3,12 +3,12 @@ package io.fastleader.clients.metadata;
 import java.util.List;
 
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.Errors;
 
-import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
+import io.fastleader.protocol.message.MetadataResponseData;
 
 /** Builds Metadata responses as a broker would send them, for tests of the cache. */
 final class MetadataResponses {
@@ -53,7 +53,7 @@ final class MetadataResponses {
     }
 
     /** Adds a topic the broker reports with an error and no partitions. */
-    MetadataResponses topicError(String name, Errors error) {
+    MetadataResponses topicError(String name, ErrorCode error) {
         response.topics().add(new MetadataResponseTopic().setName(name).setErrorCode(error.code()));
         return this;
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.fastleader.clients.network.FrameServer.Received;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
@@ -24,7 +25,6 @@ import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,7 +82,7 @@ class BrokerConnectionTest {
         Received first = server.read();
         // A broker older than our ApiVersions answers in the v0 layout, naming its own range.
         server.respond(ApiKey.API_VERSIONS, (short) 0, first.correlationId(),
-            ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(Errors.UNSUPPORTED_VERSION.code()));
+            ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(ErrorCode.UNSUPPORTED_VERSION.code()));
         Received second = server.answerHandshake(KAFKA_4_3);
         connection = opening.get(10, TimeUnit.SECONDS);
 
@@ -104,7 +104,7 @@ class BrokerConnectionTest {
             }));
         Received first = server.read();
         server.respond(ApiKey.API_VERSIONS, (short) 0, first.correlationId(),
-            ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(Errors.UNSUPPORTED_VERSION.code()));
+            ranges(ApiKey.API_VERSIONS, 0, 2).setErrorCode(ErrorCode.UNSUPPORTED_VERSION.code()));
         server.answerHandshake(KAFKA_4_3);
         connection = opening.get(10, TimeUnit.SECONDS);
 

@@ -2,9 +2,10 @@ package io.fastleader.clients.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import io.fastleader.protocol.ErrorCode;
 
 class ProduceErrorKindTest {
 
@@ -30,7 +31,7 @@ class ProduceErrorKindTest {
         "RECORD_LIST_TOO_LARGE, FATAL",
         "INVALID_REQUIRED_ACKS, FATAL",
     })
-    void testClassifiesEachErrorOnce(Errors error, ProduceErrorKind kind) {
+    void testClassifiesEachErrorOnce(ErrorCode error, ProduceErrorKind kind) {
         assertThat(ProduceErrorKind.of(error)).isEqualTo(kind);
     }
 }

@@ -28,7 +28,6 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -45,6 +44,7 @@ import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
@@ -139,7 +139,7 @@ class SenderTest {
                 // The refresh this refusal asks for will find the new leader.
                 leader = 1;
                 leaderEpoch = 6;
-                return refused(Errors.NOT_LEADER_OR_FOLLOWER);
+                return refused(ErrorCode.NOT_LEADER_OR_FOLLOWER);
             }
             return written(7);
         });
@@ -182,7 +182,7 @@ class SenderTest {
         awaitSenderIdleWith(() -> produced.size() == 1, "the second batch queued behind the first");
 
         // The first batch is at the sequence the broker should expect: it lost the producer's state.
-        giveAnswer(0, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        giveAnswer(0, refused(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER));
         awaitProduceRequests(2);
         giveAnswer(1, written(101));
         awaitProduceRequests(3);
@@ -240,7 +240,7 @@ class SenderTest {
     @Test
     void testAHalfStillTooLargeIsSplitAgain() throws Exception {
         List<String> callbacks = new CopyOnWriteArrayList<>();
-        sendFourRecordsInOneBatch((node, index) -> produced.get(index).records() > 1 ? refused(Errors.MESSAGE_TOO_LARGE)
+        sendFourRecordsInOneBatch((node, index) -> produced.get(index).records() > 1 ? refused(ErrorCode.MESSAGE_TOO_LARGE)
                 : writtenAtSequence(index), callbacks);
 
         awaitEveryBatchEnded();
@@ -256,7 +256,7 @@ class SenderTest {
 
     @Test
     void testASingleRecordTooLargeFailsAndItsPartitionCarriesOn() throws Exception {
-        start(Map.of(), (node, index) -> index == 0 ? refused(Errors.MESSAGE_TOO_LARGE) : written(7));
+        start(Map.of(), (node, index) -> index == 0 ? refused(ErrorCode.MESSAGE_TOO_LARGE) : written(7));
 
         assertThatThrownBy(() -> append().get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RecordTooLargeException.class).hasMessageContaining("max.message.bytes");
@@ -363,10 +363,10 @@ class SenderTest {
         List<Future<RecordMetadata>> futures = sendEach(2);
 
         long checks = retryReadinessChecks.get();
-        giveAnswer(1, refused(Errors.NOT_ENOUGH_REPLICAS));
+        giveAnswer(1, refused(ErrorCode.NOT_ENOUGH_REPLICAS));
         awaitRetryCheckedSince(checks, "the first batch queued again");
         checks = retryReadinessChecks.get();
-        giveAnswer(2, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        giveAnswer(2, refused(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER));
         awaitRetryCheckedSince(checks, "the second batch queued again behind it");
         clock.addAndGet(10_000);
         sender.wakeup();
@@ -388,14 +388,14 @@ class SenderTest {
 
         // A broker wrote the third batch although it refused the second: the second's sequence is spent.
         long checks = retryReadinessChecks.get();
-        giveAnswer(1, refused(Errors.NOT_ENOUGH_REPLICAS));
+        giveAnswer(1, refused(ErrorCode.NOT_ENOUGH_REPLICAS));
         awaitRetryCheckedSince(checks, "the second batch queued again");
         giveAnswer(2, written(8));
         spinUntil(() -> futures.get(1).isDone(), "the third batch written");
         clock.addAndGet(10_000);
         sender.wakeup();
         awaitProduceRequests(4);
-        giveAnswer(3, refused(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER));
+        giveAnswer(3, refused(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER));
         awaitProduceRequests(5);
         giveAnswer(4, written(9));
 
@@ -412,9 +412,9 @@ class SenderTest {
         List<Future<RecordMetadata>> futures = sendEach(2);
 
         long checks = retryReadinessChecks.get();
-        giveAnswer(1, refused(Errors.INVALID_PRODUCER_EPOCH));
+        giveAnswer(1, refused(ErrorCode.INVALID_PRODUCER_EPOCH));
         awaitRetryCheckedSince(checks, "the fenced batch queued again");
-        giveAnswer(2, refused(Errors.INVALID_PRODUCER_EPOCH));
+        giveAnswer(2, refused(ErrorCode.INVALID_PRODUCER_EPOCH));
         awaitProduceRequests(4);
         giveAnswer(3, written(7));
         awaitProduceRequests(5);
@@ -457,7 +457,7 @@ class SenderTest {
 
         clock.addAndGet(12);
         long checks = retryReadinessChecks.get();
-        giveAnswer(0, refused(Errors.NOT_LEADER_OR_FOLLOWER));
+        giveAnswer(0, refused(ErrorCode.NOT_LEADER_OR_FOLLOWER));
         awaitSenderIdleWith(() -> !metadata.cache().leadership(PARTITION).hasLeader() && retryReadinessChecks.get() > checks,
                 "the batch backing off, its partition without a leader");
         int refreshes = metadataRequests.get();
@@ -563,7 +563,7 @@ class SenderTest {
 
     /** The first Produce request is refused as too large; every later one is written at {@link #writtenAtSequence}. */
     private ProduceScript refusedOnceThenWrittenAtSequence() {
-        return (node, index) -> index == 0 ? refused(Errors.MESSAGE_TOO_LARGE) : writtenAtSequence(index);
+        return (node, index) -> index == 0 ? refused(ErrorCode.MESSAGE_TOO_LARGE) : writtenAtSequence(index);
     }
 
     /** The n-th request's batch written at offset 100 + its first sequence number, as if no other producer wrote. */
@@ -793,12 +793,12 @@ class SenderTest {
         return response(new PartitionProduceResponse().setIndex(0).setBaseOffset(baseOffset));
     }
 
-    private static ProduceResponseData refused(Errors error) {
+    private static ProduceResponseData refused(ErrorCode error) {
         return response(new PartitionProduceResponse().setIndex(0).setErrorCode(error.code()).setBaseOffset(-1));
     }
 
     private static ProduceResponseData hinted(int newLeader, int newEpoch) {
-        return response(new PartitionProduceResponse().setIndex(0).setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+        return response(new PartitionProduceResponse().setIndex(0).setErrorCode(ErrorCode.NOT_LEADER_OR_FOLLOWER.code())
                 .setBaseOffset(-1).setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(newLeader).setLeaderEpoch(newEpoch)));
     }
 
