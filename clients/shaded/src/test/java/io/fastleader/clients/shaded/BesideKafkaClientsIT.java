@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -23,7 +25,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -50,13 +52,15 @@ import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * The fastleader-clients artifact used as an application uses it, beside the one kafka-clients
  * release on this JVM's classpath (chosen per failsafe execution in the pom), against a real broker
  * of the release fastleader is built with, in a child JVM: every codec with that release's own
  * compression libraries, consumption by {@code assign} and by {@code subscribe}, a broker's error
- * raised as that release's exception class, and metrics read through its {@code Metric}.
+ * raised as that release's exception class (every error as the nearest class it has), and metrics
+ * read through its {@code Metric}.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -126,7 +130,7 @@ class BesideKafkaClientsIT {
 
         assertThat(received).containsExactlyElementsOf(sent);
         TopicPartition partition = new TopicPartition(topic, 0);
-        assertThat(consumer.committed(Set.of(partition))).containsEntry(partition, new OffsetAndMetadata(sent.size()));
+        assertThat(consumer.committed(Set.of(partition)).get(partition).offset()).isEqualTo(sent.size());
     }
 
     @Test
@@ -140,6 +144,27 @@ class BesideKafkaClientsIT {
         // The application's catch block names its own class: the cause must be exactly that class.
         assertThat(failure.getCause()).isExactlyInstanceOf(RecordTooLargeException.class);
         assertThat(failure.getCause().getClass().getClassLoader()).isSameAs(KafkaException.class.getClassLoader());
+    }
+
+    @Test
+    void testBuildsEveryErrorAsTheNearestClassThisReleaseHas() {
+        for (ErrorCode error : ErrorCode.values()) {
+            if (error == ErrorCode.NONE) {
+                continue;
+            }
+            Class<?> nearest = error.exceptionClassNames().stream()
+                .map(BesideKafkaClientsIT::classOfThisRelease)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElseThrow();
+
+            ApiException exception = error.exception("from the broker");
+
+            assertThat(exception).as(error.name()).isInstanceOf(nearest).hasMessage("from the broker");
+            if (!Modifier.isAbstract(nearest.getModifiers())) {
+                assertThat(exception.getClass()).as(error.name()).isSameAs(nearest);
+            }
+        }
     }
 
     @Test
@@ -163,6 +188,14 @@ class BesideKafkaClientsIT {
             .mapToDouble(entry -> ((Number) entry.getValue().metricValue()).doubleValue())
             .findFirst()
             .orElseThrow(() -> new AssertionError("no metric " + group + "/" + name + " in " + metrics.keySet()));
+    }
+
+    private static Class<?> classOfThisRelease(String name) {
+        try {
+            return Class.forName(name, false, KafkaException.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
     }
 
     private static String newTopic(String name, Map<String, String> configs) throws Exception {
