@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
-import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -91,7 +90,7 @@ public final class ConsumerSettings {
 
     /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
     public List<InetSocketAddress> bootstrapServers() {
-        return ClientUtils.parseAndValidateAddresses(kafka);
+        return FastLeaderConfigs.bootstrapServers(kafka);
     }
 
     /** {@code client.id}; when none was given, Kafka's {@code consumer-<group.id>-<n>}, as {@code ConsumerConfig} generates it. */

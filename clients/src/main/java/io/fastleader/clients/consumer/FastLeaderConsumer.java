@@ -91,6 +91,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
     private static final long NO_OWNER = -1;
+    /** {@code KafkaConsumer}'s close timeout when none is given. */
+    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
 
     private final ConsumerSettings settings;
@@ -460,6 +462,36 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public ConsumerRecords<K, V> poll(Duration timeout) {
+        return poll(timeout, false);
+    }
+
+    /**
+     * {@code Consumer.poll(long)} of kafka-clients 3.x (deprecated there, gone in 4.0), for
+     * applications on 3.7 to 3.9. As {@code KafkaConsumer} 3.x's under its default, classic,
+     * protocol, and unlike {@link #poll(Duration)}, it first waits for as long as it takes until a
+     * subscribed consumer has joined its group and taken its assignment, and until every assigned
+     * partition's committed offset is known; records are then waited for until {@code timeoutMs}
+     * after the call. So {@code poll(0)} right after {@code subscribe} returns a member with its
+     * partitions. ({@code KafkaConsumer} 3.x refuses the call under the consumer protocol.)
+     *
+     * @param timeoutMs how long to wait for records, counted from the call
+     * @throws IllegalArgumentException for a negative timeout, with {@code KafkaConsumer}'s message
+     * @throws WakeupException          if {@link #wakeup()} was called, also while waiting for the group
+     * @deprecated as in kafka-clients 3.x: {@link #poll(Duration)} does not wait beyond its timeout
+     */
+    @Deprecated
+    public ConsumerRecords<K, V> poll(long timeoutMs) {
+        if (timeoutMs < 0) {
+            throw new IllegalArgumentException("Invalid negative timeout " + timeoutMs);
+        }
+        return poll(Duration.ofMillis(timeoutMs), true);
+    }
+
+    /**
+     * @param awaitAssignment whether to wait, without limit, for the assignment and committed offsets
+     *                        first ({@link #poll(long)})
+     */
+    private ConsumerRecords<K, V> poll(Duration timeout, boolean awaitAssignment) {
         return callOwned(() -> {
             consumerMetrics.pollStarted();
             try {
@@ -468,12 +500,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 }
                 long deadlineMs = deadline(timeout);
                 applyPending(0);
+                if (awaitAssignment) {
+                    awaitAssignment();
+                }
                 while (true) {
-                    if (group != null) {
-                        group.onPoll();
-                    }
-                    maybeAutoCommit();
-                    errors.throwOldest();
+                    startPollTurn();
                     ConsumerRecords<K, V> records = fetcher.collect(settings.maxPollRecords());
                     // Sent before returning, so brokers gather the next records while the application works.
                     fetcher.sendFetches();
@@ -492,6 +523,32 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 consumerMetrics.pollEnded();
             }
         });
+    }
+
+    /** What every turn of a poll does first: reconcile the group, auto-commit when due, raise an error found meanwhile. */
+    private void startPollTurn() {
+        if (group != null) {
+            group.onPoll();
+        }
+        maybeAutoCommit();
+        errors.throwOldest();
+    }
+
+    /**
+     * Waits until a group member has joined and reconciled its assignment, and no assigned
+     * partition still waits for its committed offset: what {@code KafkaConsumer} 3.x's
+     * {@code poll(long)} waits for before its timeout counts.
+     */
+    private void awaitAssignment() {
+        while (true) {
+            startPollTurn();
+            positions.resolve();
+            boolean joined = !isGroupSubscribed() || group.hasJoined();
+            if (joined && subscriptions.states().stream().noneMatch(state -> state.phase() == PartitionState.Phase.INITIALIZING)) {
+                return;
+            }
+            applyPending(nextTimerMs() - clockMs.getAsLong());
+        }
     }
 
     /** The earliest time something other than an answer needs the consumer's thread. */
@@ -709,6 +766,33 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                         effective.onComplete(copy, failure == null ? null : unwrap(failure));
                     }));
         });
+    }
+
+    /**
+     * {@code Consumer.committed(TopicPartition)} of kafka-clients 3.x (deprecated there, gone in
+     * 4.0), for applications on 3.7 to 3.9: the partition's committed offset, null if none,
+     * waiting up to {@code default.api.timeout.ms}.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     * @throws TimeoutException        if not known within {@code default.api.timeout.ms}
+     * @deprecated as in kafka-clients 3.x: use {@link #committed(Set)}
+     */
+    @Deprecated
+    public OffsetAndMetadata committed(TopicPartition partition) {
+        return committed(partition, settings.defaultApiTimeout());
+    }
+
+    /**
+     * {@code Consumer.committed(TopicPartition, Duration)} of kafka-clients 3.x (deprecated there,
+     * gone in 4.0), for applications on 3.7 to 3.9: the partition's committed offset, null if none.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     * @throws TimeoutException        if not known within {@code timeout}
+     * @deprecated as in kafka-clients 3.x: use {@link #committed(Set, Duration)}
+     */
+    @Deprecated
+    public OffsetAndMetadata committed(TopicPartition partition, Duration timeout) {
+        return committed(Set.of(partition), timeout).get(partition);
     }
 
     @Override
@@ -932,16 +1016,17 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         inbox.wakeUp();
     }
 
+    /** {@inheritDoc} Waits up to 30 seconds, as {@code KafkaConsumer} does. */
     @Override
     public void close() {
-        close(CloseOptions.timeout(Duration.ofMillis(30_000)));
+        close(DEFAULT_CLOSE_TIMEOUT, false);
     }
 
-    /** {@inheritDoc} Deprecated as in {@code Consumer}: use {@link #close(CloseOptions)}. */
+    /** {@inheritDoc} Deprecated as in {@code Consumer} 4.1+: use {@link #close(CloseOptions)}. */
     @Deprecated
     @Override
     public void close(Duration timeout) {
-        close(CloseOptions.timeout(timeout));
+        close(timeout, false);
     }
 
     /**
@@ -950,13 +1035,26 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void close(CloseOptions options) {
+        // The only place CloseOptions (kafka-clients 4.1+) is used, so that close() and close(Duration) work without it.
+        close(options.timeout().orElse(DEFAULT_CLOSE_TIMEOUT),
+                options.groupMembershipOperation() == CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+    }
+
+    /**
+     * As {@code KafkaConsumer} 4.3 under the consumer protocol, a group member leaves the group:
+     * a static member leaves with epoch -2, keeping its partitions for its session timeout, unless
+     * {@code leaveForGood} (epoch -1); a dynamic member always leaves with -1, as the consumer
+     * protocol has no way for it to stay.
+     *
+     * @param leaveForGood whether closed with {@code CloseOptions} {@code LEAVE_GROUP}
+     */
+    private void close(Duration timeout, boolean leaveForGood) {
         if (closed) {
             return;
         }
         runOwned(() -> {
-            Duration timeout = options.timeout().orElse(Duration.ofMillis(30_000));
             if (isGroupSubscribed()) {
-                leaveOnClose(options.groupMembershipOperation(), timeout);
+                leaveOnClose(leaveForGood, timeout);
             } else if (settings.autoCommit()) {
                 try {
                     commitSync(subscriptions.positionsToCommit(), timeout);
@@ -974,15 +1072,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         });
     }
 
-    /**
-     * As {@code KafkaConsumer} 4.3 under the consumer protocol: {@code LEAVE_GROUP} leaves for good
-     * (epoch -1); otherwise, {@code REMAIN_IN_GROUP} included, a static member leaves with epoch -2,
-     * keeping its partitions for its session timeout, and a dynamic member leaves with -1: the
-     * consumer protocol has no way for a dynamic member to stay.
-     */
-    private void leaveOnClose(CloseOptions.GroupMembershipOperation operation, Duration timeout) {
+    private void leaveOnClose(boolean leaveForGood, Duration timeout) {
         try {
-            leaveGroup(operation == CloseOptions.GroupMembershipOperation.LEAVE_GROUP, timeout);
+            leaveGroup(leaveForGood, timeout);
         } catch (RuntimeException e) {
             LOG.warn("Failed to leave group {} cleanly on close", settings.groupId().orElseThrow(), e);
         }

@@ -346,7 +346,7 @@ final class Fetcher<K, V> {
             }
             nextOffsets.put(state.partition(), new OffsetAndMetadata(next.offset(), next.offsetEpoch(), ""));
         }
-        return new ConsumerRecords<>(records, nextOffsets);
+        return ConsumerRecordsFactory.ON_CLASSPATH.records(records, nextOffsets);
     }
 
     /** Drops the buffered records whose partition was unassigned or moved since: no Fetch waits behind them. */

@@ -222,6 +222,11 @@ final class GroupMembership {
         return state == State.UNSUBSCRIBED ? MemberIdentity.OUTSIDE_THE_GROUP : new MemberIdentity(memberId, epoch, instanceId);
     }
 
+    /** Whether the member is in the group and owns the assignment the coordinator gave it last. */
+    synchronized boolean isReconciled() {
+        return state == State.STABLE && target.samePartitions(owned);
+    }
+
     /** Whether the member takes part in the group: subscribed, and neither leaving nor failed. */
     synchronized boolean isActive() {
         return state == State.JOINING || state == State.STABLE || state == State.FENCED || state == State.STALE;

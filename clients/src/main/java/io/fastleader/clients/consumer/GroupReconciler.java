@@ -155,6 +155,11 @@ final class GroupReconciler {
         return topics != null;
     }
 
+    /** Whether the member is in the group with the coordinator's latest assignment reconciled. */
+    boolean hasJoined() {
+        return membership.isReconciled();
+    }
+
     /**
      * The subscription as {@code KafkaConsumer} reports it: the topics, those a {@code Pattern}
      * matched last, or those of the assignment for a {@code SubscriptionPattern}.

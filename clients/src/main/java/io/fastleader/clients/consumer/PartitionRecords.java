@@ -13,7 +13,6 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
-import org.apache.kafka.common.errors.RecordDeserializationException.DeserializationExceptionOrigin;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -211,24 +210,24 @@ final class PartitionRecords<K, V> {
         try {
             key = record.hasKey() ? decoding.keys().deserialize(topic, headers, record.key()) : null;
         } catch (RuntimeException e) {
-            throw deserializationFailure(DeserializationExceptionOrigin.KEY, record, timestampType, headers, e);
+            throw deserializationFailure(DeserializationErrors.Origin.KEY, record, timestampType, headers, e);
         }
         try {
             value = record.hasValue() ? decoding.values().deserialize(topic, headers, record.value()) : null;
         } catch (RuntimeException e) {
-            throw deserializationFailure(DeserializationExceptionOrigin.VALUE, record, timestampType, headers, e);
+            throw deserializationFailure(DeserializationErrors.Origin.VALUE, record, timestampType, headers, e);
         }
         return new ConsumerRecord<>(topic, partition.partition(), record.offset(), record.timestamp(), timestampType,
                 record.keySize(), record.valueSize(), key, value, headers, epoch(batch.partitionLeaderEpoch()));
     }
 
-    private RecordDeserializationException deserializationFailure(DeserializationExceptionOrigin origin, Record record,
+    private RecordDeserializationException deserializationFailure(DeserializationErrors.Origin origin, Record record,
                                                                   TimestampType timestampType, Headers headers,
                                                                   RuntimeException cause) {
         // record.key() and value() are fresh views, whatever the deserializer did to the buffers it got.
         ByteBuffer key = record.key();
         ByteBuffer value = record.value();
-        return new RecordDeserializationException(origin, partition, record.offset(), record.timestamp(),
+        return DeserializationErrors.ON_CLASSPATH.error(origin, partition, record.offset(), record.timestamp(),
                 timestampType, key, value, headers, "Error deserializing the " + origin.name() + " of the record of "
                         + partition + " at offset " + record.offset()
                         + "; seek past it to continue consuming", cause);

@@ -1,9 +1,13 @@
 package io.fastleader.clients.metadata;
 
+import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -43,6 +47,18 @@ public final class FastLeaderConfigs {
                 .define(CONNECTIONS_PREWARM, Type.BOOLEAN, true, Importance.LOW,
                         "Open connections to every broker hosting a replica of a partition in use, so a leader move "
                                 + "never waits for a TCP or TLS handshake.");
+    }
+
+    /**
+     * {@code bootstrap.servers}, resolved and checked as the Java client does, with
+     * {@code client.dns.lookup}. Through the {@code ClientUtils} overload every kafka-clients
+     * release 3.7 to 4.4 has: the one taking the whole configuration is gone in 4.4.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException for an address that cannot be parsed or resolved
+     */
+    public static List<InetSocketAddress> bootstrapServers(AbstractConfig kafka) {
+        return ClientUtils.parseAndValidateAddresses(kafka.getList(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG),
+                kafka.getString(CommonClientConfigs.CLIENT_DNS_LOOKUP_CONFIG));
     }
 
     /**

@@ -410,6 +410,17 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         throw new UnsupportedOperationException(NO_TRANSACTIONS);
     }
 
+    /**
+     * {@code Producer}'s in kafka-clients 3.x (deprecated there, gone in 4.0), so applications on
+     * 3.7 to 3.9 find it.
+     *
+     * @throws UnsupportedOperationException always: transactions are not supported yet
+     */
+    @Deprecated
+    public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, String consumerGroupId) {
+        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+    }
+
     /** @throws UnsupportedOperationException always: transactions are not supported yet */
     @Override
     public void commitTransaction() {

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
@@ -41,6 +40,13 @@ public final class ProducerSettings {
     public static final String SLOW_BATCH_LOG_MS = "fastleader.slow.batch.log.ms";
 
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
+    /**
+     * Whether the kafka-clients on the classpath defines the {@code compression.*.level} keys
+     * (3.8+, KIP-390). Before, {@code KafkaProducer} compressed at each codec's default level and
+     * {@code ProducerConfig} throws for a key it does not define.
+     */
+    private static final boolean COMPRESSION_LEVEL_KEYS_DEFINED =
+            ProducerConfig.configNames().contains(ProducerConfig.COMPRESSION_GZIP_LEVEL_CONFIG);
 
     private static final ConfigDef FASTLEADER_KEYS = FastLeaderConfigs.common()
             .define(SLOW_BATCH_LOG_MS, Type.LONG, SlowBatchLog.OFF, ConfigDef.Range.atLeast(SlowBatchLog.OFF), Importance.LOW,
@@ -104,7 +110,7 @@ public final class ProducerSettings {
 
     /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
     public List<InetSocketAddress> bootstrapServers() {
-        return ClientUtils.parseAndValidateAddresses(kafka);
+        return FastLeaderConfigs.bootstrapServers(kafka);
     }
 
     /** {@code client.id}, or a generated {@code producer-N} when none was given. */
@@ -124,16 +130,25 @@ public final class ProducerSettings {
         return kafka.getBoolean(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
     }
 
-    /** {@code compression.type} with its level key. */
+    /** {@code compression.type} with its level key, or the codec's default level where kafka-clients has no level keys. */
     public Compression compression() {
+        return compression(COMPRESSION_LEVEL_KEYS_DEFINED);
+    }
+
+    /** {@link #compression()}, told whether {@code ProducerConfig} defines the level keys. */
+    Compression compression(boolean levelKeysDefined) {
         CompressionType type = CompressionType.forName(kafka.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG));
         return switch (type) {
             case NONE -> Compression.NONE;
-            case GZIP -> Compression.gzip().level(kafka.getInt(ProducerConfig.COMPRESSION_GZIP_LEVEL_CONFIG)).build();
+            case GZIP -> Compression.gzip().level(level(type, ProducerConfig.COMPRESSION_GZIP_LEVEL_CONFIG, levelKeysDefined)).build();
             case SNAPPY -> Compression.snappy().build();
-            case LZ4 -> Compression.lz4().level(kafka.getInt(ProducerConfig.COMPRESSION_LZ4_LEVEL_CONFIG)).build();
-            case ZSTD -> Compression.zstd().level(kafka.getInt(ProducerConfig.COMPRESSION_ZSTD_LEVEL_CONFIG)).build();
+            case LZ4 -> Compression.lz4().level(level(type, ProducerConfig.COMPRESSION_LZ4_LEVEL_CONFIG, levelKeysDefined)).build();
+            case ZSTD -> Compression.zstd().level(level(type, ProducerConfig.COMPRESSION_ZSTD_LEVEL_CONFIG, levelKeysDefined)).build();
         };
+    }
+
+    private int level(CompressionType type, String key, boolean levelKeysDefined) {
+        return levelKeysDefined ? kafka.getInt(key) : type.defaultLevel();
     }
 
     public int batchSize() {

@@ -43,8 +43,12 @@ import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
+import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.OffsetFetchResponseData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
 
@@ -59,6 +63,16 @@ class FastLeaderConsumerTest {
     private static final String TOPIC = "orders";
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
     private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
+    private static final String GROUP = "readers";
+    private static final long COMMITTED = 42;
+    /**
+     * A consumer of {@link #GROUP}. A short retry backoff: the group's coordinator may be found
+     * before Metadata names its node, and is then looked for again after a backoff. No auto-commit:
+     * the brokers do not answer commits.
+     */
+    private static final Map<String, Object> IN_GROUP = Map.of(ConsumerConfig.GROUP_ID_CONFIG, GROUP,
+            ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 10, ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 10,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     private static final Duration POLL = Duration.ofSeconds(10);
     private static final Map<String, String> PARTITION_TAGS = Map.of("topic", TOPIC, "partition", "0");
 
@@ -67,6 +81,16 @@ class FastLeaderConsumerTest {
     private volatile int leader = 0;
     private volatile int leaderEpoch = 5;
     private volatile FetchScript fetches;
+    private volatile long committedOffset = COMMITTED;
+    private volatile boolean offsetFetchesAnswered = true;
+    /** Answers a joining member with the partition at epoch 1, and a leaving one with its leave epoch; null leaves it unanswered. */
+    private volatile HeartbeatScript heartbeats = request -> new ConsumerGroupHeartbeatResponseData()
+            .setMemberId(request.memberId())
+            .setMemberEpoch(request.memberEpoch() < 0 ? request.memberEpoch() : 1)
+            .setHeartbeatIntervalMs(60_000)
+            .setAssignment(request.memberEpoch() == 0 ? new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(
+                    List.of(new ConsumerGroupHeartbeatResponseData.TopicPartitions().setTopicId(TOPIC_ID).setPartitions(List.of(0))))
+                    : null);
     private volatile EpochScript epochs = (node, request) -> {
         throw new AssertionError("no OffsetsForLeaderEpoch expected");
     };
@@ -84,6 +108,11 @@ class FastLeaderConsumerTest {
     @FunctionalInterface
     private interface EpochScript {
         OffsetForLeaderEpochResponseData answer(int node, OffsetForLeaderEpochRequestData.OffsetForLeaderPartition asked);
+    }
+
+    @FunctionalInterface
+    private interface HeartbeatScript {
+        ConsumerGroupHeartbeatResponseData answer(ConsumerGroupHeartbeatRequestData request);
     }
 
     @AfterEach
@@ -295,6 +324,104 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testPollWithLongTimeoutReturnsRecordsAsPollDurationDoes() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5, "a", "b"));
+        consumer.seek(PARTITION, 0);
+
+        assertThat(values(pollOfKafkaClients3(10_000))).containsExactly("a", "b");
+    }
+
+    @Test
+    void testPollWithANegativeLongTimeoutIsRefusedAsInKafkaConsumer() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> pollOfKafkaClients3(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Invalid negative timeout -1");
+    }
+
+    @Test
+    void testPollWithLongTimeoutWaitsBeyondItForTheCommittedOffsets() throws Exception {
+        start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        pollOfKafkaClients3(0);
+
+        assertThat(requests(ApiKey.OFFSET_FETCH)).hasSize(1);
+        assertThat(consumer.position(PARTITION, Duration.ZERO)).as("known without waiting").isEqualTo(COMMITTED);
+    }
+
+    @Test
+    void testPollWithLongTimeoutWaitsBeyondItForTheGroupAssignment() throws Exception {
+        create(Map.of(), IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+        consumer.subscribe(List.of(TOPIC));
+
+        pollOfKafkaClients3(0);
+
+        assertThat(consumer.assignment()).containsExactly(PARTITION);
+        assertThat(consumer.position(PARTITION, Duration.ZERO)).isEqualTo(COMMITTED);
+    }
+
+    @Test
+    void testPollWithDurationDoesNotWaitBeyondItForTheGroupAssignment() throws Exception {
+        create(Map.of(), IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+        heartbeats = request -> null;
+        consumer.subscribe(List.of(TOPIC));
+
+        assertThat(consumer.poll(Duration.ZERO).isEmpty()).isTrue();
+        assertThat(consumer.assignment()).isEmpty();
+    }
+
+    @Test
+    void testCommittedOfOnePartitionIsItsCommittedOffset() throws Exception {
+        start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThat(committedOfKafkaClients3(PARTITION)).isEqualTo(new OffsetAndMetadata(COMMITTED, Optional.empty(), ""));
+        assertThat(committedOfKafkaClients3(PARTITION, POLL)).isEqualTo(new OffsetAndMetadata(COMMITTED, Optional.empty(), ""));
+    }
+
+    @Test
+    void testCommittedOfOnePartitionWithoutACommittedOffsetIsNull() throws Exception {
+        start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+        committedOffset = -1;
+
+        assertThat(committedOfKafkaClients3(PARTITION)).isNull();
+    }
+
+    @Test
+    void testCommittedOfOnePartitionTimesOutAsCommittedOfASetDoes() throws Exception {
+        start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+        offsetFetchesAnswered = false;
+
+        assertThatThrownBy(() -> committedOfKafkaClients3(PARTITION, Duration.ofMillis(200)))
+                .isExactlyInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+    }
+
+    @Test
+    void testCommittedOfOnePartitionWithoutAGroupIdFails() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> committedOfKafkaClients3(PARTITION)).isInstanceOf(InvalidGroupIdException.class);
+    }
+
+    /** kafka-clients 3.x's {@code Consumer.poll(long)}, deprecated there and gone in 4.0. */
+    @SuppressWarnings("deprecation")
+    private ConsumerRecords<String, String> pollOfKafkaClients3(long timeoutMs) {
+        return consumer.poll(timeoutMs);
+    }
+
+    /** kafka-clients 3.x's {@code Consumer.committed(TopicPartition)}, deprecated there and gone in 4.0. */
+    @SuppressWarnings("deprecation")
+    private OffsetAndMetadata committedOfKafkaClients3(TopicPartition partition) {
+        return consumer.committed(partition);
+    }
+
+    /** kafka-clients 3.x's {@code Consumer.committed(TopicPartition, Duration)}, deprecated there and gone in 4.0. */
+    @SuppressWarnings("deprecation")
+    private OffsetAndMetadata committedOfKafkaClients3(TopicPartition partition, Duration timeout) {
+        return consumer.committed(partition, timeout);
+    }
+
+    @Test
     void testPositionOfAnUnassignedPartitionIsRefused() throws Exception {
         start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
 
@@ -342,6 +469,12 @@ class FastLeaderConsumerTest {
     }
 
     private void start(Map<ApiKey, Short> maxVersions, Map<String, Object> overrides, FetchScript script) throws Exception {
+        create(maxVersions, overrides, script);
+        consumer.assign(List.of(PARTITION));
+    }
+
+    /** A consumer with neither assignment nor subscription. */
+    private void create(Map<ApiKey, Short> maxVersions, Map<String, Object> overrides, FetchScript script) throws Exception {
         fetches = script;
         brokers = new ScriptedBrokers(2, maxVersions, this::answer);
         Map<String, Object> configs = new HashMap<>();
@@ -352,7 +485,6 @@ class FastLeaderConsumerTest {
         configs.put(FastLeaderConfigs.CONNECTIONS_PREWARM, false);
         configs.putAll(overrides);
         consumer = new FastLeaderConsumer<>(configs, new StringDeserializer(), new StringDeserializer());
-        consumer.assign(List.of(PARTITION));
     }
 
     private ApiMessage answer(int node, ApiKey api, ApiMessage request) {
@@ -368,6 +500,10 @@ class FastLeaderConsumerTest {
             }
             case OFFSET_FOR_LEADER_EPOCH -> epochs.answer(node,
                     ((OffsetForLeaderEpochRequestData) request).topics().iterator().next().partitions().get(0));
+            case FIND_COORDINATOR -> new FindCoordinatorResponseData().setCoordinators(List.of(new FindCoordinatorResponseData.Coordinator()
+                    .setKey(GROUP).setNodeId(0).setHost("127.0.0.1").setPort(brokers.port(0))));
+            case OFFSET_FETCH -> offsetFetchesAnswered ? committed(committedOffset) : null;
+            case CONSUMER_GROUP_HEARTBEAT -> heartbeats.answer((ConsumerGroupHeartbeatRequestData) request);
             default -> throw new IllegalArgumentException("unexpected " + api);
         };
     }
@@ -432,6 +568,14 @@ class FastLeaderConsumerTest {
         return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(200)
                 .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(epoch).setEndOffset(endOffset))
                 .setRecords(MemoryRecords.EMPTY));
+    }
+
+    /** The group's committed offset of {@link #PARTITION}: -1 for none. */
+    private static OffsetFetchResponseData committed(long offset) {
+        return new OffsetFetchResponseData().setGroups(List.of(new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(GROUP)
+                .setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(TOPIC).setPartitions(List.of(
+                        new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(0).setCommittedOffset(offset)
+                                .setMetadata("")))))));
     }
 
     private static OffsetForLeaderEpochResponseData epochEnd(int partition, int epoch, long endOffset) {

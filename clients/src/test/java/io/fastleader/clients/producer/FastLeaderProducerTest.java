@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -60,12 +61,15 @@ class FastLeaderProducerTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation")
     void testTransactionalMethodsSayTheyAreNotSupported() {
         producer = unreachable(Map.of());
 
         List<Runnable> calls = List.of(producer::initTransactions, producer::beginTransaction,
-                () -> producer.sendOffsetsToTransaction(Map.of(), null), producer::commitTransaction,
-                producer::abortTransaction);
+                () -> producer.sendOffsetsToTransaction(Map.of(), (ConsumerGroupMetadata) null), producer::commitTransaction,
+                producer::abortTransaction,
+                // kafka-clients 3.x's, deprecated there and gone in 4.0.
+                () -> producer.sendOffsetsToTransaction(Map.of(), "group"));
 
         for (Runnable call : calls) {
             assertThatThrownBy(call::run).isInstanceOf(UnsupportedOperationException.class)

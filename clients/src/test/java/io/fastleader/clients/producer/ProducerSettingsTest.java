@@ -3,6 +3,7 @@ package io.fastleader.clients.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -167,5 +168,34 @@ class ProducerSettingsTest {
         ProducerSettings settings = ProducerSettings.parse(configs, null, null);
 
         assertThat(settings.compression()).isEqualTo(Compression.zstd().level(7).build());
+    }
+
+    @Test
+    void testCompressionIsAtTheCodecsDefaultLevelWhereProducerConfigHasNoLevelKeys() {
+        // kafka-clients 3.7 defines no compression.*.level key: its KafkaProducer compresses at the codec's default.
+        configs.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "gzip");
+        configs.put(ProducerConfig.COMPRESSION_GZIP_LEVEL_CONFIG, 1);
+
+        ProducerSettings settings = ProducerSettings.parse(configs, null, null);
+
+        assertThat(settings.compression(false)).isEqualTo(Compression.gzip().build());
+        assertThat(settings.compression(true)).isEqualTo(Compression.gzip().level(1).build());
+    }
+
+    @Test
+    void testBootstrapServersAreResolvedAndChecked() {
+        configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092, localhost:9093");
+
+        assertThat(ProducerSettings.parse(configs, null, null).bootstrapServers())
+                .extracting(InetSocketAddress::getPort).containsExactly(9092, 9093);
+    }
+
+    @Test
+    void testABootstrapServerWithoutAPortFailsAsInKafka() {
+        configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null).bootstrapServers())
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid url in bootstrap.servers: localhost");
     }
 }
