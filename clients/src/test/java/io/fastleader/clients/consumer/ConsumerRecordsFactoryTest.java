@@ -12,6 +12,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
+
+@NeedsKafkaClientsNewerThan37
 class ConsumerRecordsFactoryTest {
 
     private static final TopicPartition PARTITION = new TopicPartition("orders", 0);

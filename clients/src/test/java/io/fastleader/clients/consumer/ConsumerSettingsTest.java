@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
+
 class ConsumerSettingsTest {
 
     @ParameterizedTest
@@ -53,6 +55,7 @@ class ConsumerSettingsTest {
     }
 
     @Test
+    @NeedsKafkaClientsNewerThan37
     void testClassicProtocolKeysAreRefusedWithTheConsumerProtocolAskedForAsKafkaConsumerRefusesThem() {
         assertThatThrownBy(() -> parse(Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer",
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000)))

@@ -11,6 +11,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
+
+@NeedsKafkaClientsNewerThan37
 class DeserializationErrorsTest {
 
     private static final TopicPartition PARTITION = new TopicPartition("orders", 0);

@@ -16,7 +16,6 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -118,7 +117,7 @@ class FastLeaderConsumerTest {
     @AfterEach
     void close() throws Exception {
         if (consumer != null) {
-            consumer.close(CloseOptions.timeout(Duration.ZERO));
+            consumer.close(Duration.ZERO);
         }
         if (brokers != null) {
             brokers.close();
@@ -440,7 +439,7 @@ class FastLeaderConsumerTest {
             assertThat(consumer.listTopics(Duration.ofSeconds(20))).containsOnlyKeys(TOPIC);
             assertThat(consumer.partitionsFor("other", Duration.ofSeconds(20))).isEmpty();
         } finally {
-            consumer.close(CloseOptions.timeout(Duration.ZERO));
+            consumer.close(Duration.ZERO);
             consumer = null;
             live.close();
         }

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.FetchResponseData.AbortedTransaction;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -450,6 +451,7 @@ class PartitionRecordsTest {
     // ---- 8. deserialization failures
 
     @Test
+    @NeedsKafkaClientsNewerThan37
     void testDeserializationFailureCarriesTheRecord() {
         PartitionRecords<String, String> records =
                 new PartitionRecords<>(TP, 0, data(batch(0, "bad")), values(refusing("bad")));
@@ -468,6 +470,7 @@ class PartitionRecordsTest {
     }
 
     @Test
+    @NeedsKafkaClientsNewerThan37
     void testKeyDeserializationFailureNamesTheKey() {
         RecordDecoding<String, String> decoding = new RecordDecoding<>(refusing("k0"), new StringDeserializer(),
                 IsolationLevel.READ_UNCOMMITTED, true);
