@@ -455,6 +455,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      * {@inheritDoc} Returns as soon as records are buffered, having sent the next Fetches so the
      * brokers work while the application does; otherwise waits up to {@code timeout} for them.
      *
+     * @throws IllegalArgumentException for a negative timeout, with {@code KafkaConsumer}'s message
      * @throws IllegalStateException if no partition is assigned
      * @throws WakeupException       if {@link #wakeup()} was called
      * @throws org.apache.kafka.clients.consumer.InvalidOffsetException a position out of range or truncated
@@ -481,9 +482,6 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Deprecated
     public ConsumerRecords<K, V> poll(long timeoutMs) {
-        if (timeoutMs < 0) {
-            throw new IllegalArgumentException("Invalid negative timeout " + timeoutMs);
-        }
         return poll(Duration.ofMillis(timeoutMs), true);
     }
 
@@ -492,6 +490,10 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      *                        first ({@link #poll(long)})
      */
     private ConsumerRecords<K, V> poll(Duration timeout, boolean awaitAssignment) {
+        // KafkaConsumer refuses it before anything else, open or closed, with its Timer's message.
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("Invalid negative timeout " + timeout.toMillis());
+        }
         return callOwned(() -> {
             consumerMetrics.pollStarted();
             try {

@@ -340,6 +340,15 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testPollWithANegativeDurationIsRefusedAsInKafkaConsumer() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> consumer.poll(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Invalid negative timeout -1");
+    }
+
+    @Test
     void testPollWithLongTimeoutWaitsBeyondItForTheCommittedOffsets() throws Exception {
         start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
 
