@@ -22,11 +22,19 @@ public enum Execution {
         return this != IN_JVM;
     }
 
-    /** The execution chosen by the switch, {@link #IN_JVM} if none is set. */
+    /**
+     * The execution chosen by the switch. With none set, {@link #IN_JVM} where this JVM can run the
+     * {@link KafkaRelease#CURRENT current} broker, {@link #CHILD_JVM} where its classpath lacks the
+     * broker's jars: a test classpath shaped like an application's (its own kafka-clients release and
+     * the fixtures alone) still gets brokers, from the classpath this module resolved for them.
+     */
     public static Execution fromSwitch() {
-        String value = System.getProperty(SWITCH_PROPERTY, System.getenv(SWITCH_ENV));
+        return fromSwitch(System.getProperty(SWITCH_PROPERTY, System.getenv(SWITCH_ENV)), KafkaRelease.CURRENT.runsInThisJvm());
+    }
+
+    static Execution fromSwitch(String value, boolean currentBrokerRunsInThisJvm) {
         if (value == null || value.isBlank()) {
-            return IN_JVM;
+            return currentBrokerRunsInThisJvm ? IN_JVM : CHILD_JVM;
         }
         try {
             return valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));

@@ -47,7 +47,7 @@ public enum KafkaRelease {
 
     /** The classpath a child JVM needs to run this broker. */
     public String brokerClasspath() {
-        if (this == CURRENT && brokerOnThisClasspath()) {
+        if (runsInThisJvm()) {
             // Under surefire java.class.path is only the booter jar; the real one is here. Entries
             // are made absolute: a broker runs in a folder of its own, and `java -cp x.jar` is relative.
             String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -74,8 +74,12 @@ public enum KafkaRelease {
         return major > 3 || (major == 3 && Integer.parseInt(version[1]) >= 9);
     }
 
-    private static boolean brokerOnThisClasspath() {
-        return KafkaRelease.class.getClassLoader().getResource(BROKER_MAIN.replace('.', '/') + ".class") != null;
+    /**
+     * Whether this broker can run inside this JVM: only the current release can, and only where
+     * this JVM's classpath holds its jars.
+     */
+    public boolean runsInThisJvm() {
+        return this == CURRENT && KafkaRelease.class.getClassLoader().getResource(BROKER_MAIN.replace('.', '/') + ".class") != null;
     }
 
     private byte[] readResource(String name) {
