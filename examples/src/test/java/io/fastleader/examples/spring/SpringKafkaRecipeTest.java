@@ -38,7 +38,10 @@ import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.MessageListener;
 import org.springframework.kafka.support.TopicPartitionOffset;
 
-/** The Spring Kafka recipe against a real single-broker Kafka cluster in this JVM. */
+/**
+ * The Spring Kafka recipe against a real single-broker Kafka cluster: in this JVM here, in a child
+ * JVM in {@code examples/spring-boot}, whose classpath is an application's without the broker.
+ */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SpringKafkaRecipeTest {
