@@ -53,7 +53,11 @@ public final class KafkaClientsRange {
         requireSupported(onClasspath(), INTERNALS_RELOCATED);
     }
 
-    /** The version of the kafka-clients jar that {@link KafkaException} was loaded from, or {@code unknown}. */
+    /**
+     * The version the classpath's first {@code kafka/kafka-version.properties} gives, or
+     * {@code unknown}: in an application, its kafka-clients jar's (Kafka's broker jars carry one
+     * too, with their own release).
+     */
     public static String onClasspath() {
         try (InputStream in = KafkaException.class.getResourceAsStream(VERSION_RESOURCE)) {
             if (in == null) {
