@@ -16,9 +16,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.stream.Stream;
 
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
@@ -112,81 +113,64 @@ final class LinkCheck {
     }
 
     private boolean resolves(Reference reference) {
+        String owner = reference.owner();
         return switch (reference.kind()) {
-            case CLASS -> classExists(reference.owner());
-            case FIELD -> isJdk(reference.owner()) || classExists(reference.owner()) && fieldExists(reference.owner(), reference.member());
-            case METHOD -> isJdk(reference.owner()) || classExists(reference.owner()) && methodExists(reference.owner(), reference.member());
+            case CLASS -> classExists(owner);
+            case FIELD -> isJdk(owner) || declaredInHierarchy(owner, type -> type.fields().contains(reference.member()));
+            case METHOD -> isJdk(owner) || declaredInHierarchy(owner, type -> type.methods().containsKey(reference.member()));
         };
     }
 
     private Set<String> inheritedAbstractMethods(ClassShape shape) {
         Set<String> abstractMethods = new LinkedHashSet<>();
-        forEachSupertype(shape, supertype -> supertype.methods().forEach((method, access) -> {
-            if ((access & Opcodes.ACC_ABSTRACT) != 0) {
-                abstractMethods.add(method);
-            }
-        }));
+        for (ClassShape supertype : supertypes(shape)) {
+            supertype.methods().forEach((method, access) -> {
+                if ((access & Opcodes.ACC_ABSTRACT) != 0) {
+                    abstractMethods.add(method);
+                }
+            });
+        }
         return abstractMethods;
     }
 
-    /** Implemented by the class or a superclass, or a default method of one of its interfaces. */
+    /** Implemented by the class, a superclass, or a default method of one of its interfaces. */
     private boolean implemented(ClassShape shape, String method) {
-        for (ClassShape type = shape; type != null; type = type.superName() == null ? null : shape(type.superName()).orElse(null)) {
+        return Stream.concat(Stream.of(shape), supertypes(shape).stream()).anyMatch(type -> {
             Integer access = type.methods().get(method);
-            if (access != null && (access & Opcodes.ACC_ABSTRACT) == 0) {
-                return true;
-            }
-        }
-        boolean[] byDefault = {false};
-        forEachSupertype(shape, supertype -> {
-            Integer access = supertype.methods().get(method);
-            if (supertype.isInterface() && access != null && (access & Opcodes.ACC_ABSTRACT) == 0) {
-                byDefault[0] = true;
-            }
+            return access != null && (access & Opcodes.ACC_ABSTRACT) == 0;
         });
-        return byDefault[0];
     }
 
-    private void forEachSupertype(ClassShape shape, Consumer<ClassShape> action) {
+    /** Every superclass and superinterface of {@code shape} the classpath has, each once. */
+    private List<ClassShape> supertypes(ClassShape shape) {
+        List<ClassShape> supertypes = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         List<String> pending = new ArrayList<>(shape.supertypes());
         while (!pending.isEmpty()) {
             String name = pending.remove(pending.size() - 1);
             if (seen.add(name)) {
                 shape(name).ifPresent(supertype -> {
-                    action.accept(supertype);
+                    supertypes.add(supertype);
                     pending.addAll(supertype.supertypes());
                 });
             }
         }
+        return supertypes;
     }
 
     private boolean classExists(String name) {
         return isJdk(name) || shape(name).isPresent();
     }
 
-    /** Field resolution as the JVM does it: the class, its interfaces, then its superclasses. */
-    private boolean fieldExists(String owner, String member) {
+    /**
+     * Whether {@code owner} or one of its supertypes {@code declares} the member: what field and
+     * method resolution look through (their order matters to which one the JVM picks, not to whether
+     * there is one). False when the classpath lacks {@code owner}.
+     */
+    private boolean declaredInHierarchy(String owner, Predicate<ClassShape> declares) {
         Optional<ClassShape> shape = shape(owner);
-        if (shape.isEmpty()) {
-            return false;
-        }
-        if (shape.get().fields().contains(member)) {
-            return true;
-        }
-        return shape.get().supertypes().stream().anyMatch(supertype -> fieldExists(supertype, member));
-    }
-
-    /** Method resolution as the JVM does it: the class and its superclasses, then every superinterface. */
-    private boolean methodExists(String owner, String member) {
-        Optional<ClassShape> shape = shape(owner);
-        if (shape.isEmpty()) {
-            return false;
-        }
-        if (shape.get().methods().containsKey(member)) {
-            return true;
-        }
-        return shape.get().supertypes().stream().anyMatch(supertype -> methodExists(supertype, member));
+        return shape.isPresent() && (declares.test(shape.get())
+                || shape.get().supertypes().stream().anyMatch(supertype -> declaredInHierarchy(supertype, declares)));
     }
 
     private Optional<ClassShape> shape(String name) {
