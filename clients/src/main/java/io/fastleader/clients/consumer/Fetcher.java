@@ -237,13 +237,13 @@ final class Fetcher<K, V> {
                 if (asked == null || !stillCurrent(asked)) {
                     continue;
                 }
-                switch (FetchErrorKind.of(ErrorCode.forCode(data.errorCode()))) {
+                ErrorCode error = ErrorCode.forCode(data.errorCode());
+                switch (FetchErrorKind.of(error)) {
                     case NONE -> accept(fetch, asked, data, tally, nowMs);
                     case LEADER_MOVED -> refuse(asked, moves.refusal(partition, nowMs - fetch.sentMs), nowMs);
                     case RETRY_LATER -> refuse(asked, Refusal.NONE, nowMs);
                     case OFFSET_OUT_OF_RANGE -> errors.capture(() -> asked.state().outOfRange(asked.fetchOffset(), settings.resetStrategy()));
-                    case FATAL -> errors.add(ErrorCode.forCode(data.errorCode()).exception(
-                            "Fetching " + partition + " failed: " + ErrorCode.forCode(data.errorCode()).message()));
+                    case FATAL -> errors.add(error.exception("Fetching " + partition + " failed: " + error.message()));
                 }
             }
         }
