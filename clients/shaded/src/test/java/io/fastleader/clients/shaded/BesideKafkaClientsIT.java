@@ -152,6 +152,8 @@ class BesideKafkaClientsIT {
             if (error == ErrorCode.NONE) {
                 continue;
             }
+            // Names the shade plugin rewrote into its relocated packages would point at no class of the application.
+            assertThat(error.exceptionClassNames()).as(error.name()).allMatch(name -> name.startsWith("org.apache.kafka."));
             Class<?> nearest = error.exceptionClassNames().stream()
                 .map(BesideKafkaClientsIT::classOfThisRelease)
                 .filter(Objects::nonNull)
