@@ -122,6 +122,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final PositionResolver positions;
     private final ReplicaPrewarm prewarm;
     private long nextAutoCommitMs;
+    /** Set once {@code close} starts: from then on a {@link #wakeup()} is ignored, as {@code KafkaConsumer} ignores it. */
+    private boolean closing;
     private boolean closed;
 
     /** A consumer configured by {@code configs}, deserializers from {@code key.deserializer} and {@code value.deserializer}. */
@@ -587,7 +589,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     private void checkWakeup() {
-        if (wakeupRequested.compareAndSet(true, false)) {
+        if (!closing && wakeupRequested.compareAndSet(true, false)) {
             throw new WakeupException();
         }
     }
@@ -1055,6 +1057,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             return;
         }
         runOwned(() -> {
+            closing = true;
             if (isGroupSubscribed()) {
                 leaveOnClose(leaveForGood, timeout);
             } else if (settings.autoCommit()) {

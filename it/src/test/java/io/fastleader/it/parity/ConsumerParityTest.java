@@ -248,21 +248,12 @@ class ConsumerParityTest {
         }
     }
 
-    /** Runs {@code workload} with a consumer of each flavour, built from the cluster's client configuration with {@code config} on top. */
     private static <T> Map<Flavour, T> each(Map<String, Object> config, Function<Consumer<String, String>, T> workload) {
-        Map<Flavour, T> results = new HashMap<>();
-        for (Flavour flavour : Flavour.values()) {
-            results.put(flavour, with(flavour, config, workload));
-        }
-        return results;
+        return SideBySide.each(cluster, config, workload);
     }
 
     private static <T> T with(Flavour flavour, Map<String, Object> config, Function<Consumer<String, String>, T> workload) {
-        Map<String, Object> full = new HashMap<>(cluster.clientConfig());
-        full.putAll(config);
-        try (Consumer<String, String> consumer = flavour.consumer(full)) {
-            return workload.apply(consumer);
-        }
+        return SideBySide.with(cluster, flavour, config, workload);
     }
 
     private static String describe(ConsumerRecord<String, String> record) {
