@@ -14,7 +14,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,6 +55,8 @@ import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.consumer.group.Assignee;
+import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.metadata.EpochBackoff;
@@ -113,11 +114,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final Deserializer<V> valueDeserializer;
     private final ConsumerInterceptorChain<K, V> interceptors;
     private final OffsetLookup offsetLookup;
-    private final Optional<GroupOffsets> groupOffsets;
-    /** Null without a {@code group.id}, as are {@link #group} and {@link #groupMetrics}. */
-    private final GroupMembership membership;
-    private final GroupMetrics groupMetrics;
-    private final GroupReconciler group;
+    /** Empty without a {@code group.id}. */
+    private final Optional<ConsumerGroup> group;
     private final Fetcher<K, V> fetcher;
     private final PositionResolver positions;
     private final ReplicaPrewarm prewarm;
@@ -175,21 +173,14 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             this.consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs);
-            GroupCoordinator coordinator = settings.groupId().map(id -> new GroupCoordinator(pool, metadata, id)).orElse(null);
-            this.groupMetrics = coordinator == null ? null : new GroupMetrics(metrics, Time.SYSTEM);
-            this.membership = coordinator == null ? null : new GroupMembership(coordinator.groupId(), Uuid.randomUuid().toString(),
-                    settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(),
-                    settings.maxPollIntervalMs(), backoff, () -> ThreadLocalRandom.current().nextDouble());
-            this.groupOffsets = Optional.ofNullable(coordinator).map(found -> new GroupOffsets(pool, found, membership::identity, backoff,
-                    clockMs, () -> ThreadLocalRandom.current().nextDouble()));
-            this.group = coordinator == null ? null : new GroupReconciler(membership,
-                    register(new GroupHeartbeats(pool, coordinator, membership, clockMs, inbox::wakeUp, groupMetrics, clientId)),
-                    metadata, inbox, inbox::wakeUp, clockMs, settings.metadataMaxAgeMs(), new Reconciled(), groupMetrics);
+            this.group = settings.groupId().map(id -> register(new ConsumerGroup(new ConsumerGroup.Settings(id,
+                    settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(), backoff,
+                    settings.metadataMaxAgeMs(), clientId), pool, metadata, metrics, clockMs, inbox, inbox::wakeUp, new Reconciled())));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
             PollThread thread = new PollThread(settings, consumerMetrics, inbox, clockMs, errors);
             this.fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
-            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, groupOffsets, thread);
+            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, thread);
             this.prewarm = settings.connectionsPrewarm()
                     ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
@@ -253,14 +244,12 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         SubscriptionState.Change change = subscriptions.assign(partitions);
         change.removed().forEach(consumerMetrics::unassigned);
         change.added().forEach(consumerMetrics::assigned);
-        if (groupMetrics != null) {
-            groupMetrics.assignedPartitions(subscriptions.partitions().size());
-        }
+        group.ifPresent(joined -> joined.assignedPartitions(subscriptions.partitions().size()));
         useTopics(change);
     }
 
     /** Reconciliation's hold on the assignment: the same path as {@link #assign}, without its commit of the old one. */
-    private final class Reconciled implements GroupReconciler.Assignee {
+    private final class Reconciled implements Assignee {
         @Override
         public Set<TopicPartition> assignment() {
             return subscriptions.partitions();
@@ -309,7 +298,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     /** {@inheritDoc} For a {@code Pattern}, the topics it matched last; for a {@code SubscriptionPattern}, those assigned. */
     @Override
     public Set<String> subscription() {
-        return callOwned(() -> group == null ? Set.of() : Collections.unmodifiableSet(group.subscription()));
+        return callOwned(() -> group.map(joined -> Collections.unmodifiableSet(joined.subscription())).orElse(Set.of()));
     }
 
     /**
@@ -391,19 +380,16 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         subscribe(pattern, null);
     }
 
-    private GroupReconciler requireGroupSubscribable() {
-        if (group == null) {
-            throw new InvalidGroupIdException("To use the group management or offset commit APIs, you must provide a valid "
-                    + "group.id in the consumer configuration.");
-        }
-        if (!group.isSubscribed() && !subscriptions.isEmpty()) {
+    private ConsumerGroup requireGroupSubscribable() {
+        ConsumerGroup joining = group();
+        if (!joining.isSubscribed() && !subscriptions.isEmpty()) {
             throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
         }
-        return group;
+        return joining;
     }
 
     private boolean isGroupSubscribed() {
-        return group != null && group.isSubscribed();
+        return group.isPresent() && group.get().isSubscribed();
     }
 
     /**
@@ -430,7 +416,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      *                partitions for its session timeout (-2); a dynamic member always leaves with -1
      */
     private void leaveGroup(boolean forGood, Duration timeout) {
-        CompletableFuture<Void> left = group.leave(!forGood);
+        CompletableFuture<Void> left = group().leave(!forGood);
         try {
             await(left, deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
                     + settings.groupId().orElseThrow());
@@ -531,9 +517,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     /** What every turn of a poll does first: reconcile the group, auto-commit when due, raise an error found meanwhile. */
     private void startPollTurn() {
-        if (group != null) {
-            group.onPoll();
-        }
+        group.ifPresent(ConsumerGroup::onPoll);
         maybeAutoCommit();
         errors.throwOldest();
     }
@@ -547,7 +531,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         while (true) {
             startPollTurn();
             positions.resolve();
-            boolean joined = !isGroupSubscribed() || group.hasJoined();
+            boolean joined = !isGroupSubscribed() || group().hasJoined();
             if (joined && subscriptions.states().stream().noneMatch(state -> state.phase() == PartitionState.Phase.INITIALIZING)) {
                 return;
             }
@@ -570,8 +554,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         if (settings.autoCommit()) {
             next = Math.min(next, nextAutoCommitMs);
         }
-        if (group != null) {
-            next = Math.min(next, group.nextTimerMs());
+        if (group.isPresent()) {
+            next = Math.min(next, group.get().nextTimerMs());
         }
         return next;
     }
@@ -830,27 +814,17 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     /** {@inheritDoc} Outside the group (assigning partitions itself): no generation, no member id. */
     @Override
-    // Kafka deprecates building it anywhere but in a consumer; this is one.
-    @SuppressWarnings("removal")
     public ConsumerGroupMetadata groupMetadata() {
-        return callOwned(() -> {
-            group();
-            MemberIdentity member = membership.identity();
-            return member.isMember()
-                    ? new ConsumerGroupMetadata(settings.groupId().orElseThrow(), member.epoch(), member.memberId(), member.instanceId())
-                    : new ConsumerGroupMetadata(settings.groupId().orElseThrow());
-        });
+        return callOwned(() -> group().metadata());
     }
 
     /** Commits at the coordinator, each call timed into {@code commit-latency} as {@code KafkaConsumer} times its commits. */
     private CompletableFuture<Void> commitTimed(Map<TopicPartition, OffsetAndMetadata> offsets, long deadlineMs) {
-        long startMs = clockMs.getAsLong();
-        return group().commit(offsets, deadlineMs)
-                .whenComplete((ignored, failure) -> groupMetrics.commitAnswered(clockMs.getAsLong() - startMs));
+        return group().commit(offsets, deadlineMs, clockMs);
     }
 
-    private GroupOffsets group() {
-        return groupOffsets.orElseThrow(() -> new InvalidGroupIdException(
+    private ConsumerGroup group() {
+        return group.orElseThrow(() -> new InvalidGroupIdException(
                 "To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration."));
     }
 

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.consumer.ListOffsetsRequests.Plan;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Target;
+import io.fastleader.clients.consumer.group.Retries;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;

@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
@@ -43,7 +44,7 @@ final class PositionResolver {
     private final ConnectionPool pool;
     private final LeaderCache cache;
     private final OffsetLookup offsetLookup;
-    private final Optional<GroupOffsets> groupOffsets;
+    private final Optional<ConsumerGroup> group;
     private final ConsumerSettings settings;
     private final ConsumerMetrics metrics;
     private final Executor inbox;
@@ -54,12 +55,12 @@ final class PositionResolver {
 
     /** @param thread where lookups' answers are applied: its inbox runs them on the consumer's thread */
     PositionResolver(ConnectionPool pool, ClusterMetadata metadata, SubscriptionState subscriptions, OffsetLookup offsetLookup,
-                     Optional<GroupOffsets> groupOffsets, PollThread thread) {
+                     Optional<ConsumerGroup> group, PollThread thread) {
         this.pool = pool;
         this.cache = metadata.cache();
         this.subscriptions = subscriptions;
         this.offsetLookup = offsetLookup;
-        this.groupOffsets = groupOffsets;
+        this.group = group;
         this.settings = thread.settings();
         this.metrics = thread.metrics();
         this.inbox = thread.inbox();
@@ -102,13 +103,13 @@ final class PositionResolver {
 
 
     private void lookUpCommitted(Set<TopicPartition> partitions, long nowMs) {
-        if (groupOffsets.isEmpty()) {
+        if (group.isEmpty()) {
             partitions.forEach(partition -> errors.capture(() -> subscriptions.state(partition).noCommittedOffset(settings.resetStrategy())));
             return;
         }
         underWay.addAll(partitions);
         boolean requireStable = settings.isolationLevel() == IsolationLevel.READ_COMMITTED;
-        groupOffsets.get().committed(partitions, requireStable, deadline(nowMs))
+        group.get().committed(partitions, requireStable, deadline(nowMs))
                 .whenComplete((committed, failure) -> inbox.execute(() -> {
                     underWay.removeAll(partitions);
                     if (failure != null) {

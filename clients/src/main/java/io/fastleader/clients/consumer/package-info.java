@@ -6,7 +6,7 @@
  * assigned partitions and each one's {@code PartitionState} (position, pause, phase, backoff);
  * {@code Fetcher} and {@code PositionResolver} ask it, and only the consumer's thread touches
  * them. Transport threads only queue answers ({@code EventInbox}), which {@code poll} applies.
- * {@code OffsetLookup} (ListOffsets) and {@code GroupOffsets} (coordinator, commits) are
+ * {@code OffsetLookup} (ListOffsets) and the group's offsets (coordinator, commits) are
  * thread-safe request loops: they synchronize on their own state, run on transport threads and
  * the JDK's delay thread, and hand their results back through futures that the consumer's thread
  * takes up via the inbox.
@@ -16,12 +16,9 @@
  * {@code PositionResolver} (committed offsets, resets, OffsetsForLeaderEpoch validation). Leader
  * moves go through the metadata package, as for the producer ({@code LeaderMoves},
  * {@code ClusterMetadata.onLeaderMoves}, {@code EpochBackoff}). Errors are classified once, in
- * {@code FetchErrorKind}, {@code ListOffsetsErrorKind}, {@code GroupErrorKind} and {@code HeartbeatErrorKind}.
+ * {@code FetchErrorKind} and {@code ListOffsetsErrorKind}.
  *
- * <p>Group membership (KIP-848): {@code GroupMembership} is the state machine (pure, clock-driven,
- * under its own lock); {@code GroupHeartbeats} sends its heartbeats from a thread of its own to the
- * coordinator {@code GroupCoordinator} finds; {@code GroupReconciler}, on the consumer's thread,
- * resolves target assignments, runs the listener's callbacks and changes the assignment through
- * {@code SubscriptionState}.
+ * <p>The group ({@code subscribe}, commits, committed offsets) is behind one type,
+ * {@link io.fastleader.clients.consumer.group.ConsumerGroup}, in its own package.
  */
 package io.fastleader.clients.consumer;

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import io.fastleader.clients.consumer.GroupOffsets;
+import io.fastleader.clients.consumer.group.GroupOffsets;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.it.cluster.Await;

@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import java.util.HashMap;
 import java.util.List;
@@ -25,7 +25,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.fastleader.clients.consumer.GroupRequests.FetchedOffset;
+import io.fastleader.clients.consumer.group.GroupRequests.FetchedOffset;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;

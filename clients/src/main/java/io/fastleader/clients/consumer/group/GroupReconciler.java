@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import java.util.Collection;
 import java.util.Comparator;
@@ -26,9 +26,9 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.fastleader.clients.consumer.GroupMembership.Assignment;
-import io.fastleader.clients.consumer.GroupMembership.Subscription;
-import io.fastleader.clients.consumer.GroupMembership.Task;
+import io.fastleader.clients.consumer.group.GroupMembership.Assignment;
+import io.fastleader.clients.consumer.group.GroupMembership.Subscription;
+import io.fastleader.clients.consumer.group.GroupMembership.Task;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.protocol.message.MetadataResponseData;
@@ -59,18 +59,6 @@ final class GroupReconciler {
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         }
     };
-
-    /** What reconciliation asks of the consumer it runs in. */
-    interface Assignee {
-        /** The partitions assigned now. */
-        Set<TopicPartition> assignment();
-
-        /** Makes exactly {@code partitions} the assignment; kept partitions keep their positions. */
-        void assign(Collection<TopicPartition> partitions);
-
-        /** Commits the positions of {@code partitions} before they are revoked, with auto-commit; failures are logged. */
-        void commitBeforeRevoking(Set<TopicPartition> partitions);
-    }
 
     private final GroupMembership membership;
     private final GroupHeartbeats heartbeats;

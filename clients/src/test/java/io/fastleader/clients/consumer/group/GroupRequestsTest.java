@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,9 +15,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.junit.jupiter.api.Test;
 
-import io.fastleader.clients.consumer.GroupRequests.Coordinator;
-import io.fastleader.clients.consumer.GroupRequests.Fetched;
-import io.fastleader.clients.consumer.GroupRequests.FetchedOffset;
+import io.fastleader.clients.consumer.group.GroupRequests.Coordinator;
+import io.fastleader.clients.consumer.group.GroupRequests.Fetched;
+import io.fastleader.clients.consumer.group.GroupRequests.FetchedOffset;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;

@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,10 +17,10 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.junit.jupiter.api.Test;
 
-import io.fastleader.clients.consumer.GroupMembership.Assignment;
-import io.fastleader.clients.consumer.GroupMembership.State;
-import io.fastleader.clients.consumer.GroupMembership.Subscription;
-import io.fastleader.clients.consumer.GroupMembership.Task;
+import io.fastleader.clients.consumer.group.GroupMembership.Assignment;
+import io.fastleader.clients.consumer.group.GroupMembership.State;
+import io.fastleader.clients.consumer.group.GroupMembership.Subscription;
+import io.fastleader.clients.consumer.group.GroupMembership.Task;
 import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;

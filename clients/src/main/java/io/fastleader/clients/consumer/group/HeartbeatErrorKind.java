@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;

@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;

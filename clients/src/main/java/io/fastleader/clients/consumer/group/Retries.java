@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * deadline that fails a pending result, and a retry that runs after its backoff. Both run on the
  * JDK's shared delay thread, which only hands the work on: the tasks given here must not block.
  */
-final class Retries {
+public final class Retries {
 
     private Retries() {
     }
@@ -20,7 +20,7 @@ final class Retries {
      * {@code clockMs}, unless it completes first; the timer is cancelled when it does, so a far
      * deadline holds nothing once the result is in.
      */
-    static void failAtDeadline(CompletableFuture<?> result, long deadlineMs, LongSupplier clockMs,
+    public static void failAtDeadline(CompletableFuture<?> result, long deadlineMs, LongSupplier clockMs,
                                Supplier<? extends Throwable> timeout) {
         CompletableFuture<Void> timer = new CompletableFuture<>();
         timer.orTimeout(untilMs(deadlineMs, clockMs.getAsLong()), TimeUnit.MILLISECONDS)
@@ -36,12 +36,12 @@ final class Retries {
      * Runs {@code task} on the delay thread after {@code delayMs}, never on the caller's thread: a
      * retry that fails at once (say to a broker backing off) cannot recurse into the next one.
      */
-    static void after(long delayMs, Runnable task) {
+    public static void after(long delayMs, Runnable task) {
         CompletableFuture.delayedExecutor(Math.max(0, delayMs), TimeUnit.MILLISECONDS, Runnable::run).execute(task);
     }
 
     /** Milliseconds from {@code nowMs} to {@code atMs}, 0 if it has passed; saturates instead of overflowing. */
-    static long untilMs(long atMs, long nowMs) {
+    public static long untilMs(long atMs, long nowMs) {
         long left = atMs - nowMs;
         // Overflows only for the far ends (Long.MAX_VALUE for never, Long.MIN_VALUE for at once).
         boolean overflowed = ((atMs ^ nowMs) & (atMs ^ left)) < 0;

@@ -1,4 +1,4 @@
-package io.fastleader.clients.consumer;
+package io.fastleader.clients.consumer.group;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +12,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.fastleader.clients.consumer.GroupRequests.Coordinator;
+import io.fastleader.clients.consumer.group.GroupRequests.Coordinator;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.network.ConnectionPool;
