@@ -100,11 +100,13 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final SubscriptionState subscriptions = new SubscriptionState();
-    private final EventInbox inbox = new EventInbox();
     private final PendingErrors errors = new PendingErrors();
     private final AtomicLong owner = new AtomicLong(NO_OWNER);
     private final AtomicInteger ownerDepth = new AtomicInteger();
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
+    /** Set when the application's thread is interrupted in a call: the call, running on the state owner, stops. */
+    private final AtomicBoolean interruptRequested = new AtomicBoolean();
+    private final ConsumerThread stateOwner;
     private final Metrics metrics;
     private final ConsumerMetrics consumerMetrics;
     private final ConnectionPool pool;
@@ -155,6 +157,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         String clientId = settings.clientId();
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
+            // Registered first, so closed last: closing the other resources may still hand it answers.
+            this.stateOwner = register(new ConsumerThread(clientId, clockMs));
             this.metrics = register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
             this.keyDeserializer = register(keyDeserializer != null ? keyDeserializer
                     : configuredDeserializer(kafka, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, clientIdOverride, true));
@@ -172,19 +176,19 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER);
             this.consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
-            this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs);
+            this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs, stateOwner);
             this.group = settings.groupId().map(id -> register(new ConsumerGroup(new ConsumerGroup.Settings(id,
                     settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(), backoff,
-                    settings.metadataMaxAgeMs(), clientId), pool, metadata, metrics, clockMs, inbox, inbox::wakeUp, new Reconciled())));
+                    settings.metadataMaxAgeMs()), pool, metadata, metrics, clockMs, stateOwner, stateOwner::wakeUp, new Reconciled())));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
-            PollThread thread = new PollThread(settings, consumerMetrics, inbox, clockMs, errors);
+            PollThread thread = new PollThread(settings, consumerMetrics, stateOwner, clockMs, errors);
             this.fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
             this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, thread);
             this.prewarm = settings.connectionsPrewarm()
                     ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
-            cache.wakeOnChange(inbox::wakeUp);
+            cache.wakeOnChange(stateOwner::wakeUp);
             this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
             FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
             if (!settings.classicProtocolKeysGiven().isEmpty()) {
@@ -282,7 +286,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         Set<String> added = change.topicsAdded();
         if (!added.isEmpty()) {
             metadata.awaitTopics(added).thenRun(() -> {
-                inbox.wakeUp();
+                stateOwner.wakeUp();
                 if (prewarm != null) {
                     added.forEach(prewarm::prewarmTopic);
                 }
@@ -482,7 +486,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("Invalid negative timeout " + timeout.toMillis());
         }
-        return callOwned(() -> {
+        ConsumerRecords<K, V> polled = callOwned(() -> {
             consumerMetrics.pollStarted();
             try {
                 if (subscriptions.isEmpty() && !isGroupSubscribed()) {
@@ -501,7 +505,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     // After the fetches: building them can find positions to validate.
                     positions.resolve();
                     if (!records.isEmpty()) {
-                        return interceptors.onConsume(records);
+                        return records;
                     }
                     long nowMs = clockMs.getAsLong();
                     if (nowMs >= deadlineMs) {
@@ -513,6 +517,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                 consumerMetrics.pollEnded();
             }
         });
+        return polled.isEmpty() ? polled : interceptors.onConsume(polled);
     }
 
     /** What every turn of a poll does first: reconcile the group, auto-commit when due, raise an error found meanwhile. */
@@ -560,21 +565,19 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         return next;
     }
 
-    /** Applies queued answers on this thread, waiting up to {@code maxWaitMs} for the first one. */
+    /** Runs the state owner's queued tasks (answers, timers) within a call, waiting up to {@code maxWaitMs} for the first one. */
     private void applyPending(long maxWaitMs) {
-        checkWakeup();
-        try {
-            inbox.runPending(maxWaitMs);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptException(e);
-        }
-        checkWakeup();
+        checkWakeupAndInterrupt();
+        stateOwner.runPending(maxWaitMs);
+        checkWakeupAndInterrupt();
     }
 
-    private void checkWakeup() {
+    private void checkWakeupAndInterrupt() {
         if (!closing && wakeupRequested.compareAndSet(true, false)) {
             throw new WakeupException();
+        }
+        if (interruptRequested.compareAndSet(true, false)) {
+            throw new InterruptException(new InterruptedException());
         }
     }
 
@@ -710,17 +713,17 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+        Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
         runOwned(() -> {
             long startNanos = System.nanoTime();
             try {
-                Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
                 await(commitTimed(copy, deadline(timeout)), deadline(timeout),
                         () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
-                interceptors.onCommit(copy);
             } finally {
                 consumerMetrics.commitSyncTook(System.nanoTime() - startNanos);
             }
         });
+        interceptors.onCommit(copy);
     }
 
     @Override
@@ -736,8 +739,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     /**
-     * {@inheritDoc} The callback runs on the consumer's thread, in a later {@code poll},
-     * {@code commitSync} or {@code close}; without one, failures are logged.
+     * {@inheritDoc} The callback runs on the application's thread, in a later call of this
+     * consumer ({@code poll}, {@code commitSync}, {@code close}, ...); without one, failures are logged.
      *
      * @throws InvalidGroupIdException without a {@code group.id}
      */
@@ -747,7 +750,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
             OffsetCommitCallback effective = callback != null ? callback : this::logCommitFailure;
             commitTimed(copy, deadline(settings.defaultApiTimeout()))
-                    .whenComplete((ignored, failure) -> inbox.execute(() -> {
+                    .whenComplete((ignored, failure) -> stateOwner.onApplicationThreadLater(() -> {
                         if (failure == null) {
                             interceptors.onCommit(copy);
                         }
@@ -991,7 +994,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     @Override
     public void wakeup() {
         wakeupRequested.set(true);
-        inbox.wakeUp();
+        stateOwner.wakeUp();
     }
 
     /** {@inheritDoc} Waits up to 30 seconds, as {@code KafkaConsumer} does. */
@@ -1030,25 +1033,28 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         if (closed) {
             return;
         }
-        runOwned(() -> {
-            closing = true;
-            if (isGroupSubscribed()) {
-                leaveOnClose(leaveForGood, timeout);
-            } else if (settings.autoCommit()) {
-                try {
-                    commitSync(subscriptions.positionsToCommit(), timeout);
-                } catch (RuntimeException e) {
-                    LOG.warn("Failed to commit offsets on close", e);
+        acquire();
+        try {
+            stateOwner.call(() -> {
+                closing = true;
+                if (isGroupSubscribed()) {
+                    leaveOnClose(leaveForGood, timeout);
+                } else if (settings.autoCommit()) {
+                    try {
+                        commitSync(subscriptions.positionsToCommit(), timeout);
+                    } catch (RuntimeException e) {
+                        LOG.warn("Failed to commit offsets on close", e);
+                    }
                 }
-            }
-            try {
-                inbox.runPending(0);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+                // Answers already in (say of an async commit) run, so their callbacks run before close returns.
+                stateOwner.runPending(0);
+                return null;
+            }, () -> interruptRequested.set(true));
             closed = true;
             releaseResources();
-        });
+        } finally {
+            release();
+        }
     }
 
     private void leaveOnClose(boolean leaveForGood, Duration timeout) {
@@ -1069,7 +1075,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     /** Waits for {@code future} on this thread, applying answers meanwhile; honours {@link #wakeup()}. */
     private <T> T await(CompletableFuture<T> future, long deadlineMs, Supplier<String> timeoutMessage) {
-        future.whenComplete((result, failure) -> inbox.wakeUp());
+        future.whenComplete((result, failure) -> stateOwner.wakeUp());
         while (!future.isDone()) {
             long remainingMs = deadlineMs - clockMs.getAsLong();
             if (remainingMs <= 0) {
@@ -1102,11 +1108,17 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         return timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
     }
 
-    /** Runs a call of the API as the consumer's one user ({@link #acquire}) and returns its result. */
+    /**
+     * Runs a call of the API on the state owner, as the consumer's one user ({@link #acquire}), and
+     * returns its result; a call made by the owner itself (one call in another) runs in place.
+     */
     private <T> T callOwned(Supplier<T> call) {
+        if (stateOwner.isCurrent()) {
+            return call.get();
+        }
         acquire();
         try {
-            return call.get();
+            return stateOwner.call(call, () -> interruptRequested.set(true));
         } finally {
             release();
         }

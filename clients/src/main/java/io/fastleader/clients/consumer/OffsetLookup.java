@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Plan;
 import io.fastleader.clients.consumer.ListOffsetsRequests.Target;
 import io.fastleader.clients.consumer.group.Retries;
+import io.fastleader.clients.consumer.group.StateOwner;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
@@ -52,9 +53,8 @@ import io.fastleader.protocol.message.ListOffsetsResponseData;
  * time. Topics the cache does not know yet are awaited first. Everything ends by the caller's
  * deadline.
  *
- * <p>Thread-safe; nothing blocks. Answers are handled on the transport's threads, retries on the
- * JDK's delay thread, so the returned futures complete there: callers that do real work on
- * completion should continue asynchronously on their own executor.
+ * <p>Runs on the consumer's state owner: answers, retries and the looks a leader change asks for
+ * are tasks there, and the returned futures complete there. Nothing blocks.
  */
 public final class OffsetLookup {
 
@@ -65,12 +65,16 @@ public final class OffsetLookup {
     private final LeaderCache cache;
     private final EpochBackoff retryBackoff;
     private final LongSupplier clockMs;
+    private final StateOwner owner;
 
     /**
      * @param retryBackoff between attempts of a partition
      * @param clockMs      monotonic milliseconds, the clock deadlines are given in
+     * @param owner        runs every answer and retry, one at a time
      */
-    public OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, EpochBackoff retryBackoff, LongSupplier clockMs) {
+    public OffsetLookup(ConnectionPool pool, ClusterMetadata metadata, EpochBackoff retryBackoff, LongSupplier clockMs,
+                        StateOwner owner) {
+        this.owner = Objects.requireNonNull(owner, "owner");
         this.pool = Objects.requireNonNull(pool, "pool");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.cache = metadata.cache();
@@ -116,8 +120,8 @@ public final class OffsetLookup {
         private final Set<TopicPartition> waiting = new HashSet<>();
         /** Each partition's backoff since its last failed attempt; absent before the first. */
         private final Map<TopicPartition, EpochBackoff.State> backoffs = new HashMap<>();
-        /** Looks again on the delay thread when the cache learns a leader change: it may end a backoff. */
-        private final Runnable lookAgain = () -> Retries.after(0, this::sendDue);
+        /** Looks again on the owner when the cache learns a leader change: it may end a backoff. */
+        private final Runnable lookAgain = () -> owner.execute(this::sendDue);
         private long wakeAtMs = Long.MAX_VALUE;
         private RuntimeException lastError;
         /** Topics the metadata did not know when the lookup started, until it does. */
@@ -131,7 +135,7 @@ public final class OffsetLookup {
         }
 
         void start() {
-            Retries.failAtDeadline(result, deadlineMs, clockMs, this::timedOut);
+            Retries.failAtDeadline(result, deadlineMs, clockMs, owner, this::timedOut);
             cache.wakeOnChange(lookAgain);
             result.whenComplete((offsets, error) -> cache.stopWaking(lookAgain));
             Set<String> unknown = new TreeSet<>();
@@ -147,7 +151,7 @@ public final class OffsetLookup {
             synchronized (this) {
                 awaitedTopics = unknown;
             }
-            metadata.awaitTopics(unknown).whenComplete((known, error) -> {
+            metadata.awaitTopics(unknown).whenCompleteAsync((known, error) -> {
                 synchronized (this) {
                     awaitedTopics = Set.of();
                 }
@@ -157,7 +161,7 @@ public final class OffsetLookup {
                 } else {
                     sendDue();
                 }
-            });
+            }, owner);
         }
 
         /** Sends every partition whose backoff is over to its leader; backs off those without one. */
@@ -191,7 +195,7 @@ public final class OffsetLookup {
                 metadata.onLeaderError(refresh);
             }
             requests.forEach((node, targets) -> pool.send(node, ApiKey.LIST_OFFSETS, ListOffsetsRequests.request(targets, isolation, timeoutMs))
-                    .whenComplete((response, error) -> answered(node, targets, response, error)));
+                    .whenCompleteAsync((response, error) -> answered(node, targets, response, error), owner));
         }
 
         private void answered(int node, List<Target> targets, ApiMessage response, Throwable error) {
@@ -289,7 +293,7 @@ public final class OffsetLookup {
             }
             if (nextMs < wakeAtMs) {
                 wakeAtMs = nextMs;
-                Retries.after(Retries.untilMs(nextMs, nowMs), this::wake);
+                owner.after(Retries.untilMs(nextMs, nowMs), this::wake);
             }
         }
 

@@ -4,12 +4,13 @@ import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
- * What the pieces working on the consumer's thread share: the settings, the metrics, the inbox
- * that runs transport answers on that thread, its clock, and the errors {@code poll} raises.
+ * What the pieces working on the consumer's state owner share: the settings, the metrics, the
+ * owner itself (which runs transport answers as its tasks), its clock, and the errors {@code poll}
+ * raises.
  *
- * @param inbox   runs a task on the consumer's thread, in the next {@code poll} or blocking call
+ * @param inbox   runs a task on the consumer's state owner ({@link ConsumerThread})
  * @param clockMs monotonic milliseconds
- * @param errors  errors met on the consumer's thread, raised by the next {@code poll}
+ * @param errors  errors met on the state owner, raised by the next {@code poll}
  */
 record PollThread(ConsumerSettings settings, ConsumerMetrics metrics, Executor inbox, LongSupplier clockMs,
                   PendingErrors errors) {

@@ -32,6 +32,8 @@ final class ClientStack implements AutoCloseable {
     static final EpochBackoff LEADER_RETRY_BACKOFF = EpochBackoff.of(MetadataConfig.defaults());
 
     final Metrics metrics = new Metrics();
+    /** Runs the answers and retries of the request loops built on this stack. */
+    final SingleThreadOwner owner = new SingleThreadOwner();
     final ConnectionPool pool = new ConnectionPool(ConnectionConfig.defaults("fastleader-it"), PoolConfig.defaults());
     final ClusterMetadata metadata;
 
@@ -59,6 +61,7 @@ final class ClientStack implements AutoCloseable {
     public void close() {
         metadata.close();
         pool.close();
+        owner.close();
         metrics.close();
     }
 }

@@ -73,7 +73,7 @@ class OffsetLookupOnRealBrokersTest {
     void start() {
         client = new ClientStack(cluster);
         metadata = client.metadata;
-        lookup = new OffsetLookup(client.pool, metadata, ClientStack.LEADER_RETRY_BACKOFF, ClientStack::nowMs);
+        lookup = new OffsetLookup(client.pool, metadata, ClientStack.LEADER_RETRY_BACKOFF, ClientStack::nowMs, client.owner);
     }
 
     @AfterEach

@@ -6,7 +6,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
@@ -41,7 +40,7 @@ public final class ConsumerGroup implements AutoCloseable {
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
      */
     public record Settings(String groupId, Optional<String> instanceId, Optional<String> rack, Optional<String> remoteAssignor,
-                           int maxPollIntervalMs, ExponentialBackoff retryBackoff, long topicListingIntervalMs, String clientId) {
+                           int maxPollIntervalMs, ExponentialBackoff retryBackoff, long topicListingIntervalMs) {
         public Settings {
             Objects.requireNonNull(groupId, "groupId");
         }
@@ -55,21 +54,21 @@ public final class ConsumerGroup implements AutoCloseable {
     private final GroupReconciler reconciler;
 
     /**
-     * @param inbox        runs a task on the consumer's thread
-     * @param wakeConsumer makes a consumer thread waiting in {@code poll} look again
+     * @param owner        the consumer's state owner: everything here runs on it
+     * @param wakeConsumer makes a call waiting on the owner look again
      * @param assignee     the consumer's assignment, which reconciliation changes
      */
     public ConsumerGroup(Settings settings, ConnectionPool pool, ClusterMetadata metadata, Metrics kafkaMetrics, LongSupplier clockMs,
-                         Executor inbox, Runnable wakeConsumer, Assignee assignee) {
+                         StateOwner owner, Runnable wakeConsumer, Assignee assignee) {
         DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
-        GroupCoordinator coordinator = new GroupCoordinator(pool, metadata, settings.groupId());
+        GroupCoordinator coordinator = new GroupCoordinator(pool, metadata, settings.groupId(), owner);
         this.groupId = settings.groupId();
         this.metrics = new GroupMetrics(kafkaMetrics, Time.SYSTEM);
         this.membership = new GroupMembership(groupId, Uuid.randomUuid().toString(), settings.instanceId(), settings.rack(),
                 settings.remoteAssignor(), settings.maxPollIntervalMs(), settings.maxPollIntervalMs(), settings.retryBackoff(), random);
-        this.offsets = new GroupOffsets(pool, coordinator, membership::identity, settings.retryBackoff(), clockMs, random);
-        this.heartbeats = new GroupHeartbeats(pool, coordinator, membership, clockMs, wakeConsumer, metrics, settings.clientId());
-        this.reconciler = new GroupReconciler(membership, heartbeats, metadata, inbox, wakeConsumer, clockMs,
+        this.offsets = new GroupOffsets(pool, coordinator, membership::identity, settings.retryBackoff(), clockMs, random, owner);
+        this.heartbeats = new GroupHeartbeats(pool, coordinator, membership, clockMs, wakeConsumer, metrics, owner);
+        this.reconciler = new GroupReconciler(membership, heartbeats, metadata, owner, wakeConsumer, clockMs,
                 settings.topicListingIntervalMs(), assignee, metrics);
     }
 

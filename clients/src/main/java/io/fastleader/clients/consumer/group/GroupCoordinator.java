@@ -25,7 +25,7 @@ import io.fastleader.protocol.message.FindCoordinatorResponseData;
  * it moved (or its connection breaks), then found again by the next caller, at once. Shared by the
  * group's offset calls and its heartbeats, so one discovery serves both.
  *
- * <p>Thread-safe; nothing blocks.
+ * <p>Runs on the consumer's state owner, answers included; nothing blocks.
  */
 final class GroupCoordinator {
 
@@ -36,14 +36,14 @@ final class GroupCoordinator {
     private final ClusterMetadata metadata;
     private final LeaderCache cache;
     private final String groupId;
-    private final Object lock = new Object();
-    /** Guarded by {@code lock}, as is everything below. */
+    private final StateOwner owner;
     private int coordinator = UNKNOWN;
     private CompletableFuture<Integer> discovery;
     private int discoveryFailures;
 
-    GroupCoordinator(ConnectionPool pool, ClusterMetadata metadata, String groupId) {
+    GroupCoordinator(ConnectionPool pool, ClusterMetadata metadata, String groupId, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
+        this.owner = Objects.requireNonNull(owner, "owner");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.cache = metadata.cache();
         this.groupId = Objects.requireNonNull(groupId, "groupId");
@@ -59,30 +59,24 @@ final class GroupCoordinator {
      * caller decides when to ask again.
      */
     CompletableFuture<Integer> find() {
-        CompletableFuture<Integer> found;
-        int asked;
-        synchronized (lock) {
-            if (coordinator != UNKNOWN) {
-                return CompletableFuture.completedFuture(coordinator);
-            }
-            if (discovery != null) {
-                return discovery;
-            }
-            found = new CompletableFuture<>();
-            discovery = found;
-            asked = anyBroker();
+        if (coordinator != UNKNOWN) {
+            return CompletableFuture.completedFuture(coordinator);
         }
+        if (discovery != null) {
+            return discovery;
+        }
+        CompletableFuture<Integer> found = new CompletableFuture<>();
+        discovery = found;
+        int asked = anyBroker();
         pool.send(asked, ApiKey.FIND_COORDINATOR, GroupRequests.findCoordinator(groupId))
-                .whenComplete((response, error) -> discovered(asked, found, response, error));
+                .whenCompleteAsync((response, error) -> discovered(asked, found, response, error), owner);
         return found;
     }
 
     /** Forgets {@code nodeId} as the coordinator, if it still is the one known: the next {@link #find} asks again. */
     void forget(int nodeId) {
-        synchronized (lock) {
-            if (coordinator == nodeId) {
-                coordinator = UNKNOWN;
-            }
+        if (coordinator == nodeId) {
+            coordinator = UNKNOWN;
         }
     }
 
@@ -102,14 +96,12 @@ final class GroupCoordinator {
                 nodeId = answer.nodeId();
             }
         }
-        synchronized (lock) {
-            discovery = null;
-            if (failure == null) {
-                coordinator = nodeId;
-                discoveryFailures = 0;
-            } else {
-                discoveryFailures++;
-            }
+        discovery = null;
+        if (failure == null) {
+            coordinator = nodeId;
+            discoveryFailures = 0;
+        } else {
+            discoveryFailures++;
         }
         if (failure == null) {
             LOG.debug("Group {} is coordinated by node {}", groupId, nodeId);

@@ -1,17 +1,11 @@
 package io.fastleader.clients.consumer.group;
 
 import java.util.Objects;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
-import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.VersionedRequest;
@@ -20,17 +14,16 @@ import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 
 /**
- * Sends a member's heartbeats to its group's coordinator on a thread of its own, so the member
- * stays in the group while the application works between polls, as {@code KafkaConsumer}'s
+ * Sends a member's heartbeats to its group's coordinator from the consumer's state owner, so the
+ * member stays in the group while the application works between polls, as {@code KafkaConsumer}'s
  * background thread does. {@link GroupMembership} decides what to send and when; this class only
- * finds the coordinator, sends, hands the outcome back, and wakes the consumer's thread, which may
+ * finds the coordinator, sends, hands the answer to the owner, and wakes the consumer, which may
  * have partitions to reconcile.
  */
 final class GroupHeartbeats implements AutoCloseable {
 
     /** ConsumerGroupHeartbeat v1 brought {@code SubscribedTopicRegex}. */
     private static final short FIRST_REGEX_VERSION = 1;
-    private static final long CLOSE_WAIT_MS = 5_000;
 
     private final ConnectionPool pool;
     private final GroupCoordinator coordinator;
@@ -38,62 +31,55 @@ final class GroupHeartbeats implements AutoCloseable {
     private final LongSupplier clockMs;
     private final Runnable wakeConsumer;
     private final GroupMetrics metrics;
-    private final ClientThreads threads = new ClientThreads();
-    private final ScheduledExecutorService timer;
-    /** Touched on the timer thread only. */
-    private ScheduledFuture<?> next;
+    private final StateOwner owner;
+    private Runnable cancelNext = () -> { };
+    private boolean closed;
 
     /** @param wakeConsumer makes a consumer thread waiting in {@code poll} look at the membership again */
     GroupHeartbeats(ConnectionPool pool, GroupCoordinator coordinator, GroupMembership membership, LongSupplier clockMs,
-                    Runnable wakeConsumer, GroupMetrics metrics, String clientId) {
+                    Runnable wakeConsumer, GroupMetrics metrics, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
         this.membership = Objects.requireNonNull(membership, "membership");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
-                threads.named("fastleader-heartbeat-" + clientId + "-"));
-        executor.setRemoveOnCancelPolicy(true);
-        this.timer = executor;
+        this.owner = Objects.requireNonNull(owner, "owner");
     }
 
-    /** Looks at the membership now: sends what is due, and plans the next look. Safe on any thread. */
+    /** Looks at the membership now: sends what is due, and plans the next look. */
     void poke() {
-        try {
-            timer.execute(this::run);
-        } catch (RejectedExecutionException closed) {
-            // Closed: nothing more is sent.
-        }
+        owner.execute(this::run);
     }
 
     private void run() {
+        if (closed) {
+            return;
+        }
         long nowMs = clockMs.getAsLong();
         membership.nextHeartbeat(nowMs).ifPresent(this::send);
-        if (next != null) {
-            next.cancel(false);
-        }
+        cancelNext.run();
         long dueMs = membership.nextDueMs();
         if (dueMs != Long.MAX_VALUE) {
-            next = timer.schedule(this::run, Retries.untilMs(dueMs, clockMs.getAsLong()), TimeUnit.MILLISECONDS);
+            cancelNext = owner.after(Retries.untilMs(dueMs, clockMs.getAsLong()), this::run);
         }
     }
 
     private void send(ConsumerGroupHeartbeatRequestData request) {
-        coordinator.find().whenComplete((node, lookupError) -> {
+        coordinator.find().whenCompleteAsync((node, lookupError) -> {
             if (lookupError != null) {
                 answered(GroupCoordinator.UNKNOWN, null, lookupError);
                 return;
             }
             metrics.heartbeatSent();
             long sentMs = clockMs.getAsLong();
-            pool.send(node, ApiKey.CONSUMER_GROUP_HEARTBEAT, atVersion(request)).whenComplete((response, error) -> {
+            pool.send(node, ApiKey.CONSUMER_GROUP_HEARTBEAT, atVersion(request)).whenCompleteAsync((response, error) -> {
                 if (error == null) {
                     metrics.heartbeatAnswered(clockMs.getAsLong() - sentMs);
                 }
                 answered(node, response, error);
-            });
-        });
+            }, owner);
+        }, owner);
     }
 
     /** The request as sent at {@code version}: a regex subscription needs v1. */
@@ -122,7 +108,9 @@ final class GroupHeartbeats implements AutoCloseable {
     /** Stops sending; the caller has left the group first if it meant to. */
     @Override
     public void close() {
-        timer.shutdownNow();
-        threads.awaitEnd(CLOSE_WAIT_MS);
+        owner.execute(() -> {
+            closed = true;
+            cancelNext.run();
+        });
     }
 }

@@ -37,8 +37,8 @@ import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
  *   any --fatal error--&gt; FATAL (poll raises it until the application unsubscribes)
  * </pre>
  *
- * <p>Thread-safe: the heartbeat thread and the consumer's thread both use it, each call under
- * this object's lock. No I/O and no clock of its own.
+ * <p>Used on the consumer's state owner only (heartbeat answers reach it as the owner's tasks),
+ * so it needs no lock. No I/O and no clock of its own.
  */
 final class GroupMembership {
 
@@ -147,10 +147,10 @@ final class GroupMembership {
         this.random = random;
     }
 
-    // ---------------------------------------------------------------- the consumer's thread
+    // ---------------------------------------------------------------- asked for by poll and the application's calls
 
     /** Subscribes, or changes the subscription; a member not in the group (or stopped by a fatal error) joins. */
-    synchronized void subscribe(Subscription wanted, long nowMs) {
+    void subscribe(Subscription wanted, long nowMs) {
         subscription = Objects.requireNonNull(wanted, "wanted");
         if (state == State.UNSUBSCRIBED || state == State.FATAL) {
             join(nowMs);
@@ -158,12 +158,12 @@ final class GroupMembership {
     }
 
     /** The application polled: its poll timer starts again. */
-    synchronized void polled(long nowMs) {
+    void polled(long nowMs) {
         lastPollMs = nowMs;
     }
 
     /** What the consumer's thread must do now, if anything. */
-    synchronized Optional<Task> task() {
+    Optional<Task> task() {
         return switch (state) {
             case FATAL -> Optional.of(new Task.Fail(fatal));
             case FENCED, STALE -> Optional.of(new Task.ReleaseLost());
@@ -173,7 +173,7 @@ final class GroupMembership {
     }
 
     /** The partitions a fenced or stale member owned are given up: it joins again, owning none. */
-    synchronized void released(long nowMs) {
+    void released(long nowMs) {
         owned = Assignment.NONE;
         if (state == State.FENCED || state == State.STALE) {
             join(nowMs);
@@ -181,7 +181,7 @@ final class GroupMembership {
     }
 
     /** The consumer's thread made {@code assignment} its own: the next heartbeat, sent at once, says so. */
-    synchronized void reconciled(Assignment assignment) {
+    void reconciled(Assignment assignment) {
         owned = assignment;
     }
 
@@ -192,7 +192,7 @@ final class GroupMembership {
      * @param staticRejoin whether a static member keeps its place for its session timeout
      * @return completes once the coordinator answered the leave or it failed; at once when not in the group
      */
-    synchronized CompletableFuture<Void> leave(boolean staticRejoin) {
+    CompletableFuture<Void> leave(boolean staticRejoin) {
         subscription = null;
         owned = Assignment.NONE;
         if (state == State.JOINING || state == State.STABLE) {
@@ -209,37 +209,37 @@ final class GroupMembership {
     }
 
     /** When the current target assignment arrived: a rebalance lasts from then until it is reconciled. */
-    synchronized long targetSinceMs() {
+    long targetSinceMs() {
         return targetSinceMs;
     }
 
-    synchronized State state() {
+    State state() {
         return state;
     }
 
     /** Who commits for the group: this member at its epoch, or nobody in it while it is not in the group. */
-    synchronized MemberIdentity identity() {
+    MemberIdentity identity() {
         return state == State.UNSUBSCRIBED ? MemberIdentity.OUTSIDE_THE_GROUP : new MemberIdentity(memberId, epoch, instanceId);
     }
 
     /** Whether the member is in the group and owns the assignment the coordinator gave it last. */
-    synchronized boolean isReconciled() {
+    boolean isReconciled() {
         return state == State.STABLE && target.samePartitions(owned);
     }
 
     /** Whether the member takes part in the group: subscribed, and neither leaving nor failed. */
-    synchronized boolean isActive() {
+    boolean isActive() {
         return state == State.JOINING || state == State.STABLE || state == State.FENCED || state == State.STALE;
     }
 
-    // ---------------------------------------------------------------- the heartbeat thread
+    // ---------------------------------------------------------------- heartbeats
 
     /**
      * The heartbeat to send now, if one is due and none is in flight; the caller sends it and
      * hands the outcome to {@link #onAnswer} or {@link #onNoAnswer}. A member whose application has
      * not polled for {@code max.poll.interval.ms} leaves here, as {@code KafkaConsumer} does.
      */
-    synchronized Optional<ConsumerGroupHeartbeatRequestData> nextHeartbeat(long nowMs) {
+    Optional<ConsumerGroupHeartbeatRequestData> nextHeartbeat(long nowMs) {
         if (inFlight || nowMs < notBeforeMs) {
             return Optional.empty();
         }
@@ -258,7 +258,7 @@ final class GroupMembership {
     }
 
     /** When {@link #nextHeartbeat} will next have something to send; {@code Long.MAX_VALUE} if nothing is planned. */
-    synchronized long nextDueMs() {
+    long nextDueMs() {
         if (inFlight || !isHeartbeating()) {
             return Long.MAX_VALUE;
         }
@@ -267,7 +267,7 @@ final class GroupMembership {
     }
 
     /** Applies the coordinator's answer to the heartbeat in flight. */
-    synchronized HeartbeatErrorKind onAnswer(ConsumerGroupHeartbeatResponseData answer, long nowMs) {
+    HeartbeatErrorKind onAnswer(ConsumerGroupHeartbeatResponseData answer, long nowMs) {
         inFlight = false;
         ErrorCode error = ErrorCode.forCode(answer.errorCode());
         HeartbeatErrorKind kind = HeartbeatErrorKind.of(error);
@@ -294,7 +294,7 @@ final class GroupMembership {
      * The heartbeat in flight got no answer. A retriable failure (a broken connection, a timeout,
      * no coordinator found) is treated as the coordinator having moved; anything else ends the membership.
      */
-    synchronized HeartbeatErrorKind onNoAnswer(Throwable failure, long nowMs) {
+    HeartbeatErrorKind onNoAnswer(Throwable failure, long nowMs) {
         inFlight = false;
         if (state == State.LEAVING) {
             LOG.debug("Member {} could not tell group {} it leaves; the coordinator will drop it after its session timeout",

@@ -47,8 +47,8 @@ import io.fastleader.protocol.message.OffsetFetchResponseData;
  * group is retried after the backoff too. A call fails at once with a non-retriable error, and
  * with {@link TimeoutException} once its deadline passes.
  *
- * <p>Thread-safe; nothing blocks. The returned futures complete on the transport's threads or the
- * JDK's delay thread: callers that do real work on completion should continue on their own executor.
+ * <p>Runs on the consumer's state owner: answers and retries are tasks there, and the returned
+ * futures complete there. Nothing blocks.
  */
 public final class GroupOffsets {
 
@@ -61,17 +61,19 @@ public final class GroupOffsets {
     private final Supplier<MemberIdentity> member;
     private final ExponentialBackoff retryBackoff;
     private final LongSupplier clockMs;
+    private final StateOwner owner;
     private final DoubleSupplier random;
 
     /**
      * @param groupId      {@code group.id}
      * @param retryBackoff {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, between attempts of a call
      * @param clockMs      monotonic milliseconds, the clock deadlines are given in
+     * @param owner        runs every answer and retry, one at a time
      */
     public GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, ExponentialBackoff retryBackoff,
-                        LongSupplier clockMs) {
-        this(pool, new GroupCoordinator(pool, metadata, groupId), () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff, clockMs,
-                () -> ThreadLocalRandom.current().nextDouble());
+                        LongSupplier clockMs, StateOwner owner) {
+        this(pool, new GroupCoordinator(pool, metadata, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff,
+                clockMs, () -> ThreadLocalRandom.current().nextDouble(), owner);
     }
 
     /**
@@ -79,8 +81,9 @@ public final class GroupOffsets {
      * member's commits carry its current epoch.
      */
     GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> member, ExponentialBackoff retryBackoff,
-                 LongSupplier clockMs, DoubleSupplier random) {
+                 LongSupplier clockMs, DoubleSupplier random, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
+        this.owner = Objects.requireNonNull(owner, "owner");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
         this.groupId = coordinator.groupId();
         this.member = Objects.requireNonNull(member, "member");
@@ -257,7 +260,7 @@ public final class GroupOffsets {
         }
 
         void start(long deadlineMs) {
-            Retries.failAtDeadline(result, deadlineMs, clockMs, this::timedOut);
+            Retries.failAtDeadline(result, deadlineMs, clockMs, owner, this::timedOut);
             attempt();
         }
 
@@ -265,20 +268,20 @@ public final class GroupOffsets {
             if (result.isDone()) {
                 return;
             }
-            coordinator.find().whenComplete((node, lookupError) -> {
+            coordinator.find().whenCompleteAsync((node, lookupError) -> {
                 if (lookupError != null) {
                     failed(UNKNOWN, Failures.cause(lookupError));
                     return;
                 }
                 Sent<T> sent = send.apply(node);
-                sent.response().whenComplete((response, error) -> {
+                sent.response().whenCompleteAsync((response, error) -> {
                     if (error != null) {
                         failed(node, Failures.cause(error));
                     } else {
                         answered(node, response, sent.read());
                     }
-                });
-            });
+                }, owner);
+            }, owner);
         }
 
         private void answered(int node, ApiMessage response, Function<ApiMessage, Outcome<T>> read) {
@@ -326,7 +329,7 @@ public final class GroupOffsets {
                 backoffMs = firstLoss ? 0 : retryBackoff.millis(failures, random.getAsDouble());
             }
             LOG.debug("{} for group {} failed; retrying in {} ms", what, groupId, backoffMs, error);
-            Retries.after(backoffMs, this::attempt);
+            owner.after(backoffMs, this::attempt);
         }
 
         private synchronized TimeoutException timedOut() {

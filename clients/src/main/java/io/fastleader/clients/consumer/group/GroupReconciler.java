@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -34,7 +33,7 @@ import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.protocol.message.MetadataResponseData;
 
 /**
- * The consumer's side of group membership, on the consumer's thread: what the application
+ * The consumer's side of group membership, on the consumer's state owner: what the application
  * subscribed to, and the reconciliation the consumer group protocol asks for. A target assignment
  * arrives by topic id and is resolved to names through metadata; partitions leaving are committed
  * (with auto-commit) and revoked first, with the listener's {@code onPartitionsRevoked}; then the
@@ -42,8 +41,9 @@ import io.fastleader.protocol.message.MetadataResponseData;
  * and handed to {@code onPartitionsAssigned}; then the next heartbeat acknowledges the assignment.
  * A fenced member gives its partitions up with {@code onPartitionsLost} and joins again.
  *
- * <p>Listener callbacks run here, on the thread that calls {@code poll}, as in {@code KafkaConsumer};
- * an exception one throws is logged and raised by {@code poll} once the reconciliation is done.
+ * <p>Listener callbacks (and the commit before revoking) are handed to the thread that calls
+ * {@code poll}, as in {@code KafkaConsumer}, and waited for; an exception one throws is logged and
+ * raised by {@code poll} once the reconciliation is done.
  */
 final class GroupReconciler {
 
@@ -64,7 +64,7 @@ final class GroupReconciler {
     private final GroupHeartbeats heartbeats;
     private final ClusterMetadata metadata;
     private final LeaderCache cache;
-    private final Executor inbox;
+    private final StateOwner owner;
     private final Runnable wakeConsumer;
     private final LongSupplier clockMs;
     private final long topicListingIntervalMs;
@@ -85,13 +85,13 @@ final class GroupReconciler {
      * @param wakeConsumer            makes a consumer thread waiting in {@code poll} look again
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
      */
-    GroupReconciler(GroupMembership membership, GroupHeartbeats heartbeats, ClusterMetadata metadata, Executor inbox,
+    GroupReconciler(GroupMembership membership, GroupHeartbeats heartbeats, ClusterMetadata metadata, StateOwner owner,
                     Runnable wakeConsumer, LongSupplier clockMs, long topicListingIntervalMs, Assignee assignee, GroupMetrics metrics) {
         this.membership = Objects.requireNonNull(membership, "membership");
         this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.cache = metadata.cache();
-        this.inbox = Objects.requireNonNull(inbox, "inbox");
+        this.owner = Objects.requireNonNull(owner, "owner");
         this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.topicListingIntervalMs = topicListingIntervalMs;
@@ -229,7 +229,7 @@ final class GroupReconciler {
         LOG.info("Reconciling the assignment of epoch {}: revoking {}, adding {}", target.epoch(), revoked, added);
         RuntimeException error = null;
         if (!revoked.isEmpty()) {
-            assignee.commitBeforeRevoking(revoked);
+            owner.onApplicationThread(() -> assignee.commitBeforeRevoking(revoked));
             error = callback("onPartitionsRevoked", metrics::revokedCallback, () -> listener.onPartitionsRevoked(revoked));
         }
         assignee.assign(wanted);
@@ -266,7 +266,7 @@ final class GroupReconciler {
         }
         CompletableFuture<MetadataResponseData> asked = metadata.describeAllTopics();
         listing = asked;
-        asked.whenComplete((response, error) -> inbox.execute(() -> listed(asked, response, error)));
+        asked.whenCompleteAsync((response, error) -> listed(asked, response, error), owner);
     }
 
     private void listed(CompletableFuture<MetadataResponseData> asked, MetadataResponseData response, Throwable error) {
@@ -324,7 +324,7 @@ final class GroupReconciler {
             if (state == GroupMembership.State.FENCED || state == GroupMembership.State.STALE) {
                 error = callback("onPartitionsLost", metrics::lostCallback, () -> listener.onPartitionsLost(owned));
             } else {
-                assignee.commitBeforeRevoking(owned);
+                owner.onApplicationThread(() -> assignee.commitBeforeRevoking(owned));
                 error = callback("onPartitionsRevoked", metrics::revokedCallback, () -> listener.onPartitionsRevoked(owned));
             }
             assignee.assign(Set.of());
@@ -349,7 +349,7 @@ final class GroupReconciler {
     private RuntimeException callback(String name, LongConsumer latency, Runnable call) {
         long startMs = clockMs.getAsLong();
         try {
-            call.run();
+            owner.onApplicationThread(call);
             return null;
         } catch (WakeupException | InterruptException e) {
             throw e;

@@ -2,9 +2,9 @@ package io.fastleader.clients.consumer.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -20,32 +20,28 @@ class RetriesTest {
     }
 
     @Test
-    void testAPendingResultFailsAtTheDeadline() throws Exception {
+    void testAPendingResultFailsAtTheDeadlineOnTheOwner() {
+        ManualOwner owner = new ManualOwner(1_000);
         CompletableFuture<String> result = new CompletableFuture<>();
+        Retries.failAtDeadline(result, 1_020, owner::nowMs, owner, () -> new TimeoutException("late"));
 
-        Retries.failAtDeadline(result, 1_020, () -> 1_000, () -> new TimeoutException("late"));
+        owner.runUntil(1_019);
+        assertThat(result).isNotDone();
+        owner.runUntil(1_020);
 
-        assertThat(result).failsWithin(5, TimeUnit.SECONDS).withThrowableOfType(ExecutionException.class)
+        assertThat(result).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(TimeoutException.class).withMessageContaining("late");
     }
 
     @Test
-    void testAResultInTimeIsLeftAlone() throws Exception {
+    void testAResultInTimeIsLeftAlone() {
+        ManualOwner owner = new ManualOwner(1_000);
         CompletableFuture<String> result = new CompletableFuture<>();
-        Retries.failAtDeadline(result, 1_050, () -> 1_000, () -> new TimeoutException("late"));
+        Retries.failAtDeadline(result, 1_050, owner::nowMs, owner, () -> new TimeoutException("late"));
 
         result.complete("done");
-        Thread.sleep(100);
+        owner.runUntil(2_000);
 
         assertThat(result).isCompletedWithValue("done");
-    }
-
-    @Test
-    void testARetryRunsOnTheDelayThreadNeverTheCallers() throws Exception {
-        CompletableFuture<Thread> ranOn = new CompletableFuture<>();
-
-        Retries.after(0, () -> ranOn.complete(Thread.currentThread()));
-
-        assertThat(ranOn.get(5, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
     }
 }
