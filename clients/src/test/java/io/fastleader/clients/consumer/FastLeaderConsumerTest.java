@@ -9,14 +9,18 @@ import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.LogTruncationException;
@@ -32,6 +36,7 @@ import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -93,6 +98,7 @@ class FastLeaderConsumerTest {
     private volatile EpochScript epochs = (node, request) -> {
         throw new AssertionError("no OffsetsForLeaderEpoch expected");
     };
+    private Deserializer<String> valueDeserializer = new StringDeserializer();
     private ScriptedBrokers brokers;
     private FastLeaderConsumer<String, String> consumer;
 
@@ -380,6 +386,35 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testListenerCallbacksRunOnThePollingThreadAndRecordsAreDecodedOnTheStateOwner() throws Exception {
+        Set<String> decodedOn = ConcurrentHashMap.newKeySet();
+        valueDeserializer = (topic, data) -> {
+            decodedOn.add(Thread.currentThread().getName());
+            return new String(data);
+        };
+        create(Map.of(), IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5, "a"));
+        List<String> callbacksOn = new CopyOnWriteArrayList<>();
+        consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                callbacksOn.add("revoked on " + Thread.currentThread().getName());
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                callbacksOn.add("assigned on " + Thread.currentThread().getName());
+            }
+        });
+
+        assertThat(pollOfKafkaClients3(10_000)).isNotEmpty();
+        consumer.unsubscribe();
+
+        String polling = Thread.currentThread().getName();
+        assertThat(callbacksOn).containsExactly("assigned on " + polling, "revoked on " + polling);
+        assertThat(decodedOn).allMatch(name -> name.startsWith("fastleader-consumer-")).isNotEmpty();
+    }
+
+    @Test
     void testCommittedOfOnePartitionIsItsCommittedOffset() throws Exception {
         start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
 
@@ -492,7 +527,7 @@ class FastLeaderConsumerTest {
         configs.put(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS, 60_000);
         configs.put(FastLeaderConfigs.CONNECTIONS_PREWARM, false);
         configs.putAll(overrides);
-        consumer = new FastLeaderConsumer<>(configs, new StringDeserializer(), new StringDeserializer());
+        consumer = new FastLeaderConsumer<>(configs, new StringDeserializer(), valueDeserializer);
     }
 
     private ApiMessage answer(int node, ApiKey api, ApiMessage request) {
