@@ -2,14 +2,24 @@
  * {@link io.fastleader.clients.consumer.FastLeaderConsumer}: a {@code Consumer}, of a group or of
  * assigned partitions, that follows a moved leader on the next Fetch.
  *
- * <p>The consumer's work is done on the thread that calls it. {@code SubscriptionState} owns the
- * assigned partitions and each one's {@code PartitionState} (position, pause, phase, backoff);
- * {@code Fetcher} and {@code PositionResolver} ask it, and only the consumer's thread touches
- * them. Transport threads only queue answers ({@code EventInbox}), which {@code poll} applies.
- * {@code OffsetLookup} (ListOffsets) and the group's offsets (coordinator, commits) are
- * thread-safe request loops: they synchronize on their own state, run on transport threads and
- * the JDK's delay thread, and hand their results back through futures that the consumer's thread
- * takes up via the inbox.
+ * <p>Which thread runs what:
+ * <ul>
+ *   <li>The state owner, {@code ConsumerThread} ({@code fastleader-consumer-<client.id>}), runs
+ *       every change to the consumer's state, one task at a time: the assignment and each
+ *       partition's {@code PartitionState} in {@code SubscriptionState}, the records
+ *       {@code Fetcher} buffers and decodes (deserializers run here), {@code PositionResolver}'s
+ *       lookups, {@code OffsetLookup}, and the whole group (membership, reconciliation,
+ *       heartbeats, coordinator, commits) behind {@code ConsumerGroup}. Its timers (heartbeats,
+ *       retries, deadlines) fire on it.</li>
+ *   <li>Network threads only hand answers to the owner ({@code whenCompleteAsync(..., owner)} or
+ *       the inbox executor); no consumer state is touched on them.</li>
+ *   <li>The application's thread only validates arguments, hands each call to the owner and
+ *       waits for its result; while it waits it runs what must run on it: the rebalance
+ *       listener's callbacks (and the auto-commit before revoking), commit callbacks and
+ *       interceptors. A call made by such a callback is run by the owner in the middle of the
+ *       call that waits for the callback, so callbacks may use the consumer as in
+ *       {@code KafkaConsumer}.</li>
+ * </ul>
  *
  * <p>Each concern has its own class: {@code Fetcher} (Fetch requests and answers, records buffered
  * between polls), {@code PartitionRecords} (decoding one partition's batches),
