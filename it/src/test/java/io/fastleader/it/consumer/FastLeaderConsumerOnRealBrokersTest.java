@@ -433,6 +433,7 @@ class FastLeaderConsumerOnRealBrokersTest {
                     .filter(thread -> !before.contains(thread) && thread.getName().startsWith("fastleader-"))
                     .toList();
             assertThat(started).extracting(Thread::getName).as("the consumer's threads while open")
+                    .anyMatch(name -> name.startsWith("fastleader-consumer-"))
                     .anyMatch(name -> name.startsWith("fastleader-metadata-"))
                     .anyMatch(name -> name.startsWith("fastleader-reader-"))
                     .anyMatch(name -> name.startsWith("fastleader-writer-"));
