@@ -180,7 +180,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                     settings.isolationLevel(), settings.checkCrcs());
             PollThread thread = new PollThread(settings, consumerMetrics, inbox, clockMs, errors);
             this.fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
-            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, thread);
+            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, retryBackoff, thread);
             this.prewarm = settings.connectionsPrewarm()
                     ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
