@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
@@ -41,7 +42,10 @@ import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
  * on. A lookup that goes to the partition's leader (OffsetsForLeaderEpoch, ListOffsets) remembers
  * the leader epoch it was decided and sent at, from one read of the cache: once the cache knows a
  * newer epoch for the partition, its backoff is over at once. A committed-offset lookup goes to the
- * group's coordinator, which no leader epoch concerns: its backoff ends by time only.
+ * group's coordinator, which no leader epoch concerns: its backoff ends by time only. A validation
+ * refused for a leadership reason, or lost in transit, has its topics refreshed, which is how the
+ * newer epoch is learned (OffsetsForLeaderEpoch answers carry no leader hints); a reset's lookup
+ * does the same itself ({@link OffsetLookup}).
  */
 final class PositionResolver {
 
@@ -53,6 +57,7 @@ final class PositionResolver {
 
     private final SubscriptionState subscriptions;
     private final ConnectionPool pool;
+    private final ClusterMetadata metadata;
     private final LeaderCache cache;
     private final OffsetLookup offsetLookup;
     private final Optional<ConsumerGroup> group;
@@ -71,6 +76,7 @@ final class PositionResolver {
     PositionResolver(ConnectionPool pool, ClusterMetadata metadata, SubscriptionState subscriptions, OffsetLookup offsetLookup,
                      Optional<ConsumerGroup> group, EpochBackoff retryBackoff, PollThread thread) {
         this.pool = pool;
+        this.metadata = metadata;
         this.cache = metadata.cache();
         this.subscriptions = subscriptions;
         this.offsetLookup = offsetLookup;
@@ -228,13 +234,16 @@ final class PositionResolver {
 
     private void validated(Map<TopicPartition, Asked> asked, ApiMessage response, Throwable failure) {
         underWay.removeAll(asked.keySet());
+        Set<String> refresh = new TreeSet<>();
         if (failure != null) {
             logFailure("OffsetsForLeaderEpoch", asked.keySet(), failure);
             asked.values().forEach(validation -> {
                 if (stillValidating(validation)) {
                     backOff(validation.state(), validation.leaderEpoch());
+                    refresh.add(validation.state().partition().topic());
                 }
             });
+            refreshLeaders(refresh);
             return;
         }
         for (OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topic : ((OffsetForLeaderEpochResponseData) response).topics()) {
@@ -260,8 +269,19 @@ final class PositionResolver {
                 } else if (stillValidating(validation)) {
                     logFailure("OffsetsForLeaderEpoch", Set.of(state.partition()), error.exception());
                     backOff(state, validation.leaderEpoch());
+                    if (FetchErrorKind.of(error) == FetchErrorKind.LEADER_MOVED) {
+                        refresh.add(state.partition().topic());
+                    }
                 }
             }
+        }
+        refreshLeaders(refresh);
+    }
+
+    /** Refreshes the topics whose leaders refused or could not be reached: a newer leader epoch found ends their backoff. */
+    private void refreshLeaders(Set<String> topics) {
+        if (!topics.isEmpty()) {
+            metadata.onLeaderError(topics);
         }
     }
 

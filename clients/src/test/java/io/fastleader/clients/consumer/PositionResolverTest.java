@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,6 +70,9 @@ class PositionResolverTest {
     private volatile Function<TopicPartition, ErrorCode> validationErrors = partition -> ErrorCode.NONE;
     /** How a broker answers each partition of a ListOffsets. */
     private volatile Function<TopicPartition, ErrorCode> listingErrors = partition -> ErrorCode.NONE;
+    /** Who leads {@link #P0} at which epoch, as Metadata answers say. */
+    private volatile int leaderOfP0 = 0;
+    private volatile int epochOfP0 = 5;
     private ScriptedBrokers brokers;
     private ConnectionPool pool;
     private ClusterMetadata metadata;
@@ -143,6 +147,30 @@ class PositionResolverTest {
 
         assertThat(validations).as("asked again at once, of the new leader at its epoch")
                 .containsExactly(new Asked(0, P0, 5), new Asked(1, P0, 6));
+        assertThat(subscriptions.state(P0).phase()).isEqualTo(Phase.FETCHING);
+    }
+
+    @Test
+    void testAValidationRefusedByAFormerLeaderLearnsTheNewOneAndAsksItAtOnce() throws Exception {
+        start();
+        validationErrors = partition -> validations.size() == 1 ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.NONE;
+        CountDownLatch moved = new CountDownLatch(1);
+        metadata.cache().wakeOnChange(() -> {
+            if (metadata.cache().leaderEpoch(P0) == 6) {
+                moved.countDown();
+            }
+        });
+        awaitValidation(P0);
+        resolver.resolve();
+        leaderOfP0 = 1;
+        epochOfP0 = 6;
+        applyAnswer();
+
+        assertThat(moved.await(10, TimeUnit.SECONDS)).as("the refusal's refresh found the new leader").isTrue();
+        resolver.resolve();
+        applyAnswer();
+
+        assertThat(validations).containsExactly(new Asked(0, P0, 5), new Asked(1, P0, 6));
         assertThat(subscriptions.state(P0).phase()).isEqualTo(Phase.FETCHING);
     }
 
@@ -267,7 +295,8 @@ class PositionResolverTest {
                 .setName(TOPIC).setTopicId(TOPIC_ID);
         for (int partition = 0; partition < 2; partition++) {
             topic.partitions().add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(partition)
-                    .setLeaderId(0).setLeaderEpoch(5).setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
+                    .setLeaderId(partition == 0 ? leaderOfP0 : 0).setLeaderEpoch(partition == 0 ? epochOfP0 : 5)
+                    .setReplicaNodes(List.of(0, 1)).setIsrNodes(List.of(0, 1)));
         }
         response.topics().add(topic);
         return response;
