@@ -174,7 +174,8 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs);
             this.group = settings.groupId().map(id -> register(new ConsumerGroup(new ConsumerGroup.Settings(id,
-                    settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(), backoff,
+                    settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(),
+                    backoff, retryBackoff,
                     settings.metadataMaxAgeMs(), clientId), pool, metadata, metrics, clockMs, inbox, inbox::wakeUp, new Reconciled())));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
