@@ -179,12 +179,13 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             this.offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs, stateOwner);
             this.group = settings.groupId().map(id -> register(new ConsumerGroup(new ConsumerGroup.Settings(id,
                     settings.groupInstanceId(), settings.clientRack(), settings.remoteAssignor(), settings.maxPollIntervalMs(), backoff,
-                    settings.metadataMaxAgeMs()), pool, metadata, metrics, clockMs, stateOwner, stateOwner::wakeUp, new Reconciled())));
+                    retryBackoff, settings.metadataMaxAgeMs()), pool, metadata, metrics, clockMs, stateOwner, stateOwner::wakeUp,
+                    new Reconciled())));
             RecordDecoding<K, V> decoding = new RecordDecoding<>(this.keyDeserializer, this.valueDeserializer,
                     settings.isolationLevel(), settings.checkCrcs());
             PollThread thread = new PollThread(settings, consumerMetrics, stateOwner, clockMs, errors);
             this.fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
-            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, thread);
+            this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, retryBackoff, thread);
             this.prewarm = settings.connectionsPrewarm()
                     ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.

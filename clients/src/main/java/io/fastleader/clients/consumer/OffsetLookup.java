@@ -31,6 +31,7 @@ import io.fastleader.clients.consumer.group.StateOwner;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
+import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
@@ -108,6 +109,11 @@ public final class OffsetLookup {
         return lookup.result;
     }
 
+    /** The leader epoch a read of the cache gave, -1 if the partition is not tracked or the broker did not say. */
+    private static int epochOf(PartitionLeadership leadership) {
+        return leadership == null ? -1 : leadership.leaderEpoch();
+    }
+
     /** One call of {@link #offsets}; each of its partitions is waiting to be sent, in flight (in neither) or found. */
     private final class Lookup {
 
@@ -175,14 +181,18 @@ public final class OffsetLookup {
                 }
                 long nowMs = clockMs.getAsLong();
                 Map<TopicPartition, Long> due = new LinkedHashMap<>();
+                // One read of each partition's leadership: the epoch that may end its backoff is the one it is routed and sent at.
+                Map<TopicPartition, PartitionLeadership> leaderships = new HashMap<>();
                 for (TopicPartition partition : waiting) {
-                    if (backoffOf(partition).isOver(cache.leaderEpoch(partition), nowMs)) {
+                    PartitionLeadership leadership = cache.leadership(partition);
+                    if (backoffOf(partition).isOver(epochOf(leadership), nowMs)) {
                         due.put(partition, timestamps.get(partition));
+                        leaderships.put(partition, leadership);
                     }
                 }
-                Plan plan = ListOffsetsRequests.plan(due, cache::routable);
+                Plan plan = ListOffsetsRequests.plan(due, partition -> cache.routable(leaderships.get(partition)));
                 for (TopicPartition partition : plan.withoutLeader()) {
-                    backOffLocked(partition, cache.leaderEpoch(partition),
+                    backOffLocked(partition, epochOf(leaderships.get(partition)),
                             new LeaderNotAvailableException("no leader is known for " + partition), nowMs);
                     refresh.add(partition.topic());
                 }

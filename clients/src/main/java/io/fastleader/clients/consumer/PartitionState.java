@@ -26,7 +26,9 @@ import io.fastleader.clients.metadata.EpochBackoff;
  *
  * A partition refused for a leadership reason backs off as {@link EpochBackoff} says, and is
  * fetchable again when that backoff is over: by time, or at once when the leader epoch it was
- * refused at is superseded (an accepted hint or a Metadata refresh; hints enabled).
+ * refused at is superseded (an accepted hint or a Metadata refresh; hints enabled). A failed
+ * lookup of its position (committed offset, reset, validation) backs it off the same way, in the
+ * one {@link #backoff}: the phases never overlap, so one request of the partition is waiting at a time.
  */
 final class PartitionState {
 
@@ -109,11 +111,15 @@ final class PartitionState {
         clearBackoff();
     }
 
-    /** The position is to be looked up: {@code seekToBeginning}, {@code seekToEnd}, or a reset. */
+    /**
+     * The position is to be looked up: {@code seekToBeginning}, {@code seekToEnd}, or a reset. A
+     * new lookup, which nothing refused yet: a backoff earned before is moot, as after a seek.
+     */
     void requestReset(ResetStrategy strategy) {
         moves++;
         pendingReset = strategy;
         phase = Phase.AWAIT_RESET;
+        clearBackoff();
     }
 
     /** The initial lookup found no committed offset: reset per {@code auto.offset.reset}, or stop. */
@@ -142,14 +148,18 @@ final class PartitionState {
         return phase == Phase.FETCHING && !paused && backoff.isOver(leaderEpoch, nowMs);
     }
 
-    /** Its backoff since the leader last refused it or answered from behind; {@link EpochBackoff.State#NONE} if none. */
+    /**
+     * Its backoff since the leader last refused it or answered from behind, or since a lookup of its
+     * position last failed; {@link EpochBackoff.State#NONE} if none.
+     */
     EpochBackoff.State backoff() {
         return backoff;
     }
 
     /**
      * Holds the partition back as {@code state}: the leader refused it (not the leader, epoch fenced
-     * or unknown, replica not available, broken connection), or answered from behind the position.
+     * or unknown, replica not available, broken connection), answered from behind the position, or
+     * a lookup of its position failed.
      */
     void backOff(EpochBackoff.State state) {
         backoff = state;

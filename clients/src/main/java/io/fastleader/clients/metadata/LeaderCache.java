@@ -104,7 +104,15 @@ public final class LeaderCache {
      * whose endpoint the client lacks): a Metadata refresh of its topic is the way on.
      */
     public PartitionLeadership routable(TopicPartition partition) {
-        PartitionLeadership leadership = leadership(partition);
+        return routable(leadership(partition));
+    }
+
+    /**
+     * {@code leadership} if its partition's requests can go to the leader now, as
+     * {@link #routable(TopicPartition)} says, else null: for a caller that read the leadership once
+     * and needs its epoch whether or not it routes (a retry's backoff is judged against it).
+     */
+    public PartitionLeadership routable(PartitionLeadership leadership) {
         return leadership != null && leadership.hasLeader() && nodes.containsKey(leadership.leaderId()) ? leadership : null;
     }
 

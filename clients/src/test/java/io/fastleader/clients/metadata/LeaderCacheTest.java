@@ -310,6 +310,17 @@ class LeaderCacheTest {
     }
 
     @Test
+    void testALeadershipReadOnceIsJudgedRoutableWithoutReadingThePartitionAgain() {
+        trackOrders(4, 1);
+        PartitionLeadership read = cache.leadership(P0);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).partition("orders", TOPIC_ID, 0, 2, 6, List.of(2)).build(), 2);
+
+        assertThat(cache.routable(read)).as("the leadership as read, not as the cache has it now").isSameAs(read);
+        assertThat(cache.routable((PartitionLeadership) null)).as("untracked").isNull();
+        assertThat(cache.routable(cache.leadership(P1))).isSameAs(cache.leadership(P1));
+    }
+
+    @Test
     void testListenerIsToldOnItsOwnExecutorWithOneTaskPerWrite() {
         List<Runnable> tasks = new ArrayList<>();
         List<TopicPartition> changed = new ArrayList<>();

@@ -1,19 +1,18 @@
 package io.fastleader.it.consumer;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Metrics;
 
+import io.fastleader.clients.consumer.group.SingleThreadOwner;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.ConnectionPool;
-import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.PoolConfig;
 import io.fastleader.it.cluster.KafkaTestCluster;
 
@@ -24,11 +23,11 @@ import io.fastleader.it.cluster.KafkaTestCluster;
  */
 final class ClientStack implements AutoCloseable {
 
-    /** {@code retry.backoff.ms} and {@code retry.backoff.max.ms} at Kafka's defaults. */
-    static final ExponentialBackoff RETRY_BACKOFF =
-            new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), ExponentialBackoff.KAFKA_JITTER);
-
-    /** The same backoff for requests a partition's leader may refuse, following leader epochs as with hints on. */
+    /**
+     * The consumer's one retry policy, {@code retry.backoff.ms} and {@code retry.backoff.max.ms} at Kafka's
+     * defaults: following leader epochs as with hints on for requests a partition's leader may refuse, by
+     * failures in a row for those a coordinator answers.
+     */
     static final EpochBackoff LEADER_RETRY_BACKOFF = EpochBackoff.of(MetadataConfig.defaults());
 
     final Metrics metrics = new Metrics();

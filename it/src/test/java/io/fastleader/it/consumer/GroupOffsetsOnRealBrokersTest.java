@@ -191,7 +191,7 @@ class GroupOffsetsOnRealBrokersTest {
     }
 
     private GroupOffsets groupOffsets(String group) {
-        return new GroupOffsets(client.pool, client.metadata, group, ClientStack.RETRY_BACKOFF, ClientStack::nowMs, client.owner);
+        return new GroupOffsets(client.pool, client.metadata, group, ClientStack.LEADER_RETRY_BACKOFF, ClientStack::nowMs, client.owner);
     }
 
     private static KafkaConsumer<String, String> kafkaConsumer(String group) {

@@ -21,6 +21,7 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 
@@ -36,13 +37,18 @@ public final class ConsumerGroup implements AutoCloseable {
      * What the group needs of the consumer's configuration.
      *
      * @param maxPollIntervalMs      {@code max.poll.interval.ms}, also the rebalance timeout sent to the coordinator
-     * @param retryBackoff           {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}
+     * @param retryBackoff           {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, between failed heartbeats
+     * @param offsetsRetryBackoff    between attempts of an offset commit or fetch: the consumer's one retry policy, the
+     *                               one its fetches and offset lookups follow ({@link GroupOffsets} says why no leader
+     *                               epoch ends its waits)
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
      */
     public record Settings(String groupId, Optional<String> instanceId, Optional<String> rack, Optional<String> remoteAssignor,
-                           int maxPollIntervalMs, ExponentialBackoff retryBackoff, long topicListingIntervalMs) {
+                           int maxPollIntervalMs, ExponentialBackoff retryBackoff, EpochBackoff offsetsRetryBackoff,
+                           long topicListingIntervalMs) {
         public Settings {
             Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(offsetsRetryBackoff, "offsetsRetryBackoff");
         }
     }
 
@@ -66,7 +72,7 @@ public final class ConsumerGroup implements AutoCloseable {
         this.metrics = new GroupMetrics(kafkaMetrics, Time.SYSTEM);
         this.membership = new GroupMembership(groupId, Uuid.randomUuid().toString(), settings.instanceId(), settings.rack(),
                 settings.remoteAssignor(), settings.maxPollIntervalMs(), settings.maxPollIntervalMs(), settings.retryBackoff(), random);
-        this.offsets = new GroupOffsets(pool, coordinator, membership::identity, settings.retryBackoff(), clockMs, random, owner);
+        this.offsets = new GroupOffsets(pool, coordinator, membership::identity, settings.offsetsRetryBackoff(), clockMs, owner);
         this.heartbeats = new GroupHeartbeats(pool, coordinator, membership, clockMs, wakeConsumer, metrics, owner);
         this.reconciler = new GroupReconciler(membership, heartbeats, metadata, owner, wakeConsumer, clockMs,
                 settings.topicListingIntervalMs(), assignee, metrics);

@@ -8,8 +8,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
@@ -27,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.consumer.group.GroupRequests.FetchedOffset;
 import io.fastleader.clients.metadata.ClusterMetadata;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.network.ConnectionPool;
-import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
@@ -47,6 +45,17 @@ import io.fastleader.protocol.message.OffsetFetchResponseData;
  * group is retried after the backoff too. A call fails at once with a non-retriable error, and
  * with {@link TimeoutException} once its deadline passes.
  *
+ * <p>The backoff is the consumer's one retry policy, the {@link EpochBackoff} its fetches and offset
+ * lookups follow, applied as it is to something no partition leader refused. The coordinator leads
+ * the group's partition of {@code __consumer_offsets}, but the client has no epoch of that
+ * leadership to follow: FindCoordinator names a node and no epoch, and which partition the group
+ * maps to depends on the brokers' {@code offsets.topic.num.partitions}; the client does not track
+ * that topic in its leader cache, so no epoch advance could end a wait early. What stands in for
+ * "a newer leader" here is losing the coordinator: the first time, it is found again and asked at
+ * once ({@code Call.retryLater}). Every other wait is {@link EpochBackoff#untilMs}'s, as for the
+ * producer's producer-id requests: by the call's failures in a row, exponential and jittered, from
+ * {@code retry.backoff.ms} to {@code retry.backoff.max.ms}.
+ *
  * <p>Runs on the consumer's state owner: answers and retries are tasks there, and the returned
  * futures complete there. Nothing blocks.
  */
@@ -59,29 +68,28 @@ public final class GroupOffsets {
     private final GroupCoordinator coordinator;
     private final String groupId;
     private final Supplier<MemberIdentity> member;
-    private final ExponentialBackoff retryBackoff;
+    private final EpochBackoff retryBackoff;
     private final LongSupplier clockMs;
     private final StateOwner owner;
-    private final DoubleSupplier random;
 
     /**
      * @param groupId      {@code group.id}
-     * @param retryBackoff {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, between attempts of a call
+     * @param retryBackoff between attempts of a call: the consumer's retry policy, shared with its {@code OffsetLookup}
      * @param clockMs      monotonic milliseconds, the clock deadlines are given in
      * @param owner        runs every answer and retry, one at a time
      */
-    public GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, ExponentialBackoff retryBackoff,
-                        LongSupplier clockMs, StateOwner owner) {
-        this(pool, new GroupCoordinator(pool, metadata, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff,
-                clockMs, () -> ThreadLocalRandom.current().nextDouble(), owner);
+    public GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, EpochBackoff retryBackoff, LongSupplier clockMs,
+                        StateOwner owner) {
+        this(pool, new GroupCoordinator(pool, metadata, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff, clockMs,
+                owner);
     }
 
     /**
      * Offsets committed and read as {@code member} says at the time of each attempt: a group
      * member's commits carry its current epoch.
      */
-    GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> member, ExponentialBackoff retryBackoff,
-                 LongSupplier clockMs, DoubleSupplier random, StateOwner owner) {
+    GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> member, EpochBackoff retryBackoff,
+                 LongSupplier clockMs, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.owner = Objects.requireNonNull(owner, "owner");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
@@ -89,7 +97,6 @@ public final class GroupOffsets {
         this.member = Objects.requireNonNull(member, "member");
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
-        this.random = Objects.requireNonNull(random, "random");
     }
 
     /** The group this object commits for. */
@@ -326,7 +333,8 @@ public final class GroupOffsets {
                 lastError = error;
                 boolean firstLoss = lostCoordinator && !coordinatorLost;
                 coordinatorLost |= lostCoordinator;
-                backoffMs = firstLoss ? 0 : retryBackoff.millis(failures, random.getAsDouble());
+                long nowMs = clockMs.getAsLong();
+                backoffMs = firstLoss ? 0 : Retries.untilMs(retryBackoff.untilMs(failures, nowMs), nowMs);
             }
             LOG.debug("{} for group {} failed; retrying in {} ms", what, groupId, backoffMs, error);
             owner.after(backoffMs, this::attempt);

@@ -1,18 +1,15 @@
-package io.fastleader.it.consumer;
+package io.fastleader.clients.consumer.group;
 
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-
-import io.fastleader.clients.consumer.group.StateOwner;
-
 /**
- * A state owner for tests that drive the consumer's request loops without a consumer: one JDK
- * scheduler thread runs every answer and retry in order. No application thread waits on it, so a
- * callback runs in place.
+ * A state owner for tests that drive the consumer's request loops without a consumer (here and in
+ * {@code it/}, through this module's test jar): one JDK scheduler thread runs every answer and
+ * retry in order. No application thread waits on it, so a callback runs in place.
  */
-final class SingleThreadOwner implements StateOwner, AutoCloseable {
+public final class SingleThreadOwner implements StateOwner, AutoCloseable {
 
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
         Thread thread = new Thread(task, "test-state-owner");
