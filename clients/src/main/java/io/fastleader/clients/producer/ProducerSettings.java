@@ -191,11 +191,6 @@ public final class ProducerSettings {
         return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
     }
 
-    /** {@code retry.backoff.max.ms}. */
-    public long retryBackoffMaxMs() {
-        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
-    }
-
     public int retries() {
         return kafka.getInt(ProducerConfig.RETRIES_CONFIG);
     }

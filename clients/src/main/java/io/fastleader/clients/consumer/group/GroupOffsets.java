@@ -89,11 +89,6 @@ public final class GroupOffsets {
         this.random = Objects.requireNonNull(random, "random");
     }
 
-    /** The group this object commits for. */
-    public String groupId() {
-        return groupId;
-    }
-
     /**
      * Commits the offsets, each with its metadata string and the leader epoch of the record
      * before it (-1 when the offset has none). Retriable failures are retried as a whole until
