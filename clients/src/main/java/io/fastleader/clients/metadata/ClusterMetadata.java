@@ -75,7 +75,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private final ClientThreads threads = new ClientThreads();
     private final ScheduledExecutorService thread;
     private final Object lock = new Object();
-    /** Its membership changes under {@code lock}; uses are noted without it. */
+    /** The topics in use, for this object and its schedule; membership changes under {@code lock}, uses are noted without it. */
     private final TopicUse topicUse;
     /** Guarded by {@code lock}, as is everything below. */
     private final RefreshSchedule schedule;
@@ -111,7 +111,7 @@ public final class ClusterMetadata implements AutoCloseable {
         // The pool learns every node table before the cache shows a leadership that names it.
         this.cache = new LeaderCache(metrics, this::useNodes);
         this.topicUse = new TopicUse(config.metadataMaxIdle());
-        this.schedule = new RefreshSchedule(config, random);
+        this.schedule = new RefreshSchedule(config, topicUse, random);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
                 threads.named("fastleader-metadata-" + INSTANCES.incrementAndGet() + "-"));
         executor.setRemoveOnCancelPolicy(true);
@@ -159,7 +159,6 @@ public final class ClusterMetadata implements AutoCloseable {
                 }
             }
             topicUse.add(topics, clockMs.getAsLong());
-            schedule.addTopics(topics);
         }
         poke();
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
@@ -197,7 +196,6 @@ public final class ClusterMetadata implements AutoCloseable {
     public void removeTopics(Collection<String> topics) {
         synchronized (lock) {
             topicUse.remove(topics);
-            schedule.removeTopics(topics);
         }
     }
 
@@ -362,7 +360,6 @@ public final class ClusterMetadata implements AutoCloseable {
     private void expireIdleTopicsLocked(long nowMs) {
         Set<String> idle = topicUse.expire(nowMs);
         if (!idle.isEmpty()) {
-            schedule.removeTopics(idle);
             LOG.debug("No longer refreshing {}: not used for metadata.max.idle.ms ({} ms)", idle,
                     config.metadataMaxIdle().toMillis());
         }
