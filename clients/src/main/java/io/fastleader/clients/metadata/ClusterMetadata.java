@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -126,6 +127,15 @@ public final class ClusterMetadata implements AutoCloseable {
     public void every(Duration period, Runnable task) {
         long millis = Math.max(1, period.toMillis());
         thread.scheduleWithFixedDelay(task, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Runs tasks on the metadata thread, in order, after what it is doing now; after {@link #close}
+     * it refuses them ({@link RejectedExecutionException}). For work that reacts to the cache but
+     * must stay off the threads that write it, such as {@link ReplicaPrewarm}'s.
+     */
+    public Executor executor() {
+        return thread::execute;
     }
 
     /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */
@@ -321,7 +331,8 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         thread.shutdownNow();
         waits.forEach(wait -> wait.completeExceptionally(new KafkaException("the client's metadata is closed")));
-        // Its tasks only send requests and apply answers: it ends as soon as the one running returns.
+        // Its tasks send requests, apply answers and do upkeep that never blocks (ReplicaPrewarm's):
+        // it ends as soon as the one running returns.
         threads.awaitEnd(THREAD_END_MILLIS);
     }
 
