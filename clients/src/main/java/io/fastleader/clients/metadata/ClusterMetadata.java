@@ -51,9 +51,10 @@ import io.fastleader.protocol.message.MetadataResponseData;
  * through {@link #awaitTopics} like a new one.
  *
  * <p>All Metadata responses are applied on this object's one thread, in the order the requests
- * were sent. Requests go to the broker that last answered one, moving on to the next known broker
- * after a failure, and to the bootstrap servers while no broker is known (or when every known one
- * has failed, the bootstrap servers are also in the rotation, under ids -1, -2, ...).
+ * were sent; one request is in flight at a time. Requests go to the broker that answered last
+ * (unless its connection has requests waiting and another known broker's has none), moving on to
+ * the next after a failure: the known brokers in turn, then the bootstrap servers (under ids -1,
+ * -2, ...), which are all there is while no broker is known.
  */
 public final class ClusterMetadata implements AutoCloseable {
 
@@ -78,7 +79,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private final Object lock = new Object();
     /** The topics in use, for this object and its schedule; membership changes under {@code lock}, uses are noted without it. */
     private final TopicUse topicUse;
-    /** Guarded by {@code lock}, as is everything below. */
+    /** Guarded by {@code lock}, as is everything below but {@code metadataNode}. */
     private final RefreshSchedule schedule;
     private final Map<String, List<TopicWait>> topicWaiters = new HashMap<>();
     private ScheduledFuture<?> wakeup;

@@ -6,7 +6,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The timing of the consumer's request loops ({@link OffsetLookup}, {@link GroupOffsets}): a
+ * The timing of the consumer's request loops ({@code OffsetLookup}, {@link GroupOffsets}): a
  * deadline that fails a pending result, and a retry that runs after its backoff. Both run on the
  * JDK's shared delay thread, which only hands the work on: the tasks given here must not block.
  */
