@@ -21,6 +21,7 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
+import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
@@ -33,7 +34,7 @@ import io.fastleader.clients.network.PoolConfig;
  * value, and unknown keys are logged as Kafka logs them); this class adds the cross-key checks
  * {@code KafkaConsumer} makes and turns the result into the settings of each part of the client.
  */
-public final class ConsumerSettings {
+public final class ConsumerSettings implements ClusterSettings {
 
     /**
      * Whether Fetch requests carry {@code LastFetchedEpoch} (Fetch v12+), so that a log truncated
@@ -89,6 +90,7 @@ public final class ConsumerSettings {
     }
 
     /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
+    @Override
     public List<InetSocketAddress> bootstrapServers() {
         return FastLeaderConfigs.bootstrapServers(kafka);
     }
@@ -193,21 +195,25 @@ public final class ConsumerSettings {
         return (Boolean) fastleader.get(LAST_FETCHED_EPOCH_ENABLED);
     }
 
+    @Override
     public boolean connectionsPrewarm() {
         return (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
     }
 
     /** The transport's settings: timeouts and security. */
+    @Override
     public ConnectionConfig connectionConfig(String clientId) {
         return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION);
     }
 
     /** The connection pool's settings. */
+    @Override
     public PoolConfig poolConfig() {
         return PoolConfig.from(kafka);
     }
 
     /** The metadata settings, with {@code allow.auto.create.topics}; assigned topics stay in use until unassigned. */
+    @Override
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS)),
                 kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG), MetadataConfig.NO_IDLE_EXPIRY, leaderHintsEnabled());

@@ -1,7 +1,6 @@
 package io.fastleader.clients.consumer;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.ConcurrentModificationException;
@@ -46,7 +45,6 @@ import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.metrics.KafkaMetric;
-import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -57,6 +55,8 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.consumer.group.Assignee;
 import io.fastleader.clients.consumer.group.ConsumerGroup;
+import io.fastleader.clients.metadata.ClientResources;
+import io.fastleader.clients.metadata.ClientResources.ClusterLink;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.metadata.EpochBackoff;
@@ -67,7 +67,6 @@ import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.KafkaClientsRange;
-import io.fastleader.clients.network.NetworkMetrics;
 
 /**
  * A Kafka consumer that follows a partition's leader the moment it moves: when a broker refuses a
@@ -98,7 +97,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
     private final ConsumerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ClientResources resources = new ClientResources("FastLeaderConsumer");
     private final SubscriptionState subscriptions = new SubscriptionState();
     private final PendingErrors errors = new PendingErrors();
     private final AtomicLong owner = new AtomicLong(NO_OWNER);
@@ -159,7 +158,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
         try {
             // Registered first, so closed last: closing the other resources may still hand it answers.
             this.stateOwner = register(new ConsumerThread(clientId, clockMs));
-            this.metrics = register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
+            this.metrics = resources.openMetrics(clientId);
             this.keyDeserializer = register(keyDeserializer != null ? keyDeserializer
                     : configuredDeserializer(kafka, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, clientIdOverride, true));
             this.valueDeserializer = register(valueDeserializer != null ? valueDeserializer
@@ -168,9 +167,11 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             List<ConsumerInterceptor<K, V>> configured = (List<ConsumerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
                     ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, ConsumerInterceptor.class, clientIdOverride);
             this.interceptors = register(new ConsumerInterceptorChain<>(configured));
-            NetworkMetrics network = new NetworkMetrics(metrics, ConsumerMetrics.CLIENT_GROUP, ConsumerMetrics.NODE_GROUP);
-            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(), network::connectionTo));
-            this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
+            ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ConsumerMetrics.CLIENT_GROUP,
+                    ConsumerMetrics.NODE_GROUP, opened -> subscriptions::usesTopic);
+            this.pool = cluster.pool();
+            this.metadata = cluster.metadata();
+            this.prewarm = cluster.prewarm();
             this.cache = metadata.cache();
             ExponentialBackoff backoff = new ExponentialBackoff(Duration.ofMillis(settings.retryBackoffMs()),
                     Duration.ofMillis(settings.retryBackoffMaxMs()), ExponentialBackoff.KAFKA_JITTER);
@@ -186,8 +187,6 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
             PollThread thread = new PollThread(settings, consumerMetrics, stateOwner, clockMs, errors);
             this.fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
             this.positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, group, retryBackoff, thread);
-            this.prewarm = settings.connectionsPrewarm()
-                    ? ReplicaPrewarm.start(metadata, pool, subscriptions::usesTopic, settings.poolConfig().reconnectBackoff()) : null;
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
             cache.wakeOnChange(stateOwner::wakeUp);
             this.nextAutoCommitMs = clockMs.getAsLong() + settings.autoCommitIntervalMs();
@@ -197,8 +196,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                         + "coordinator decides session timeout, heartbeat interval and assignment", settings.classicProtocolKeysGiven());
             }
         } catch (RuntimeException e) {
-            releaseResources();
-            throw new KafkaException("Failed to construct the FastLeaderConsumer", e);
+            throw resources.failedToStart(e);
         }
     }
 
@@ -211,8 +209,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     private <T extends AutoCloseable> T register(T resource) {
-        resources.add(resource);
-        return resource;
+        return resources.register(resource);
     }
 
     // ---------------------------------------------------------------- assignment
@@ -1067,9 +1064,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     }
 
     private void releaseResources() {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            Utils.closeQuietly(resources.get(i), resources.get(i).getClass().getSimpleName());
-        }
+        resources.close();
     }
 
     // ---------------------------------------------------------------- helpers

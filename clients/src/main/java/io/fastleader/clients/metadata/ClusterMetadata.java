@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -50,9 +51,10 @@ import io.fastleader.protocol.message.MetadataResponseData;
  * through {@link #awaitTopics} like a new one.
  *
  * <p>All Metadata responses are applied on this object's one thread, in the order the requests
- * were sent. Requests go to the broker that last answered one, moving on to the next known broker
- * after a failure, and to the bootstrap servers while no broker is known (or when every known one
- * has failed, the bootstrap servers are also in the rotation, under ids -1, -2, ...).
+ * were sent; one request is in flight at a time. Requests go to the broker that answered last
+ * (unless its connection has requests waiting and another known broker's has none), moving on to
+ * the next after a failure: the known brokers in turn, then the bootstrap servers (under ids -1,
+ * -2, ...), which are all there is while no broker is known.
  */
 public final class ClusterMetadata implements AutoCloseable {
 
@@ -75,9 +77,9 @@ public final class ClusterMetadata implements AutoCloseable {
     private final ClientThreads threads = new ClientThreads();
     private final ScheduledExecutorService thread;
     private final Object lock = new Object();
-    /** Its membership changes under {@code lock}; uses are noted without it. */
+    /** The topics in use, for this object and its schedule; membership changes under {@code lock}, uses are noted without it. */
     private final TopicUse topicUse;
-    /** Guarded by {@code lock}, as is everything below. */
+    /** Guarded by {@code lock}, as is everything below but {@code metadataNode}. */
     private final RefreshSchedule schedule;
     private final Map<String, List<TopicWait>> topicWaiters = new HashMap<>();
     private ScheduledFuture<?> wakeup;
@@ -111,7 +113,7 @@ public final class ClusterMetadata implements AutoCloseable {
         // The pool learns every node table before the cache shows a leadership that names it.
         this.cache = new LeaderCache(metrics, this::useNodes);
         this.topicUse = new TopicUse(config.metadataMaxIdle());
-        this.schedule = new RefreshSchedule(config, random);
+        this.schedule = new RefreshSchedule(config, topicUse, random);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
                 threads.named("fastleader-metadata-" + INSTANCES.incrementAndGet() + "-"));
         executor.setRemoveOnCancelPolicy(true);
@@ -126,6 +128,15 @@ public final class ClusterMetadata implements AutoCloseable {
     public void every(Duration period, Runnable task) {
         long millis = Math.max(1, period.toMillis());
         thread.scheduleWithFixedDelay(task, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Runs tasks on the metadata thread, in order, after what it is doing now; after {@link #close}
+     * it refuses them ({@link RejectedExecutionException}). For work that reacts to the cache but
+     * must stay off the threads that write it, such as {@link ReplicaPrewarm}'s.
+     */
+    public Executor executor() {
+        return thread::execute;
     }
 
     /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */
@@ -159,7 +170,6 @@ public final class ClusterMetadata implements AutoCloseable {
                 }
             }
             topicUse.add(topics, clockMs.getAsLong());
-            schedule.addTopics(topics);
         }
         poke();
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
@@ -197,7 +207,6 @@ public final class ClusterMetadata implements AutoCloseable {
     public void removeTopics(Collection<String> topics) {
         synchronized (lock) {
             topicUse.remove(topics);
-            schedule.removeTopics(topics);
         }
     }
 
@@ -323,7 +332,8 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         thread.shutdownNow();
         waits.forEach(wait -> wait.completeExceptionally(new KafkaException("the client's metadata is closed")));
-        // Its tasks only send requests and apply answers: it ends as soon as the one running returns.
+        // Its tasks send requests, apply answers and do upkeep that never blocks (ReplicaPrewarm's):
+        // it ends as soon as the one running returns.
         threads.awaitEnd(THREAD_END_MILLIS);
     }
 
@@ -362,7 +372,6 @@ public final class ClusterMetadata implements AutoCloseable {
     private void expireIdleTopicsLocked(long nowMs) {
         Set<String> idle = topicUse.expire(nowMs);
         if (!idle.isEmpty()) {
-            schedule.removeTopics(idle);
             LOG.debug("No longer refreshing {}: not used for metadata.max.idle.ms ({} ms)", idle,
                     config.metadataMaxIdle().toMillis());
         }

@@ -159,11 +159,6 @@ public final class LeaderCache {
         listeners.add(new Listener(Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor")));
     }
 
-    /** Unregisters a listener added with {@link #addListener}. */
-    public void removeListener(LeaderChangeListener listener) {
-        listeners.removeIf(registered -> registered.listener() == listener);
-    }
-
     /**
      * Runs {@code wakeup} on the writing thread after every write that changed a leader or epoch,
      * for a loop that then reads the cache itself (as a sender checks readiness): it must only wake

@@ -4,9 +4,11 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Learns of every leader or leader-epoch change the {@link LeaderCache} makes, for work a change
- * calls for beyond a readiness check ({@link ReplicaPrewarm} connects to the new leader). Told on
- * the executor it was registered with ({@link LeaderCache#addListener}), after the new value is
- * visible to readers, never on the thread that wrote it.
+ * calls for beyond a readiness check ({@link ReplicaPrewarm} connects to the partition's brokers).
+ * Told on the executor it was registered with ({@link LeaderCache#addListener}), after the new value
+ * is visible to readers. Registered with {@code Runnable::run}, it is told on the thread that wrote
+ * the change, before the write wakes the loops waiting for one ({@link LeaderCache#wakeOnChange}):
+ * only for a step that must come before them, which must be quick and must not block.
  */
 @FunctionalInterface
 public interface LeaderChangeListener {

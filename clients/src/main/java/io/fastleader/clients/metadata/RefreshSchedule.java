@@ -13,7 +13,8 @@ import io.fastleader.clients.network.ExponentialBackoff;
 
 /**
  * When to send the next Metadata request and for which topics: a state machine driven by the
- * caller's clock, with no I/O and no threads of its own (not thread-safe; the owner serialises calls).
+ * caller's clock, with no I/O and no threads of its own (not thread-safe; the owner serialises calls,
+ * and changes the {@link TopicUse} it asks only while holding the same lock).
  *
  * <ul>
  *   <li>One request at a time. What is asked for while one is in flight waits for the next, and
@@ -33,7 +34,7 @@ final class RefreshSchedule {
     private final MetadataConfig config;
     private final ExponentialBackoff failureBackoff;
     private final DoubleSupplier random;
-    private final Set<String> topicsInUse = new HashSet<>();
+    private final TopicUse topicsInUse;
     private final Map<RefreshCause, Set<String>> urgent = new EnumMap<>(RefreshCause.class);
     private final Map<String, Long> confirmationsDueMs = new HashMap<>();
     private long lastSuccessMs = NEVER;
@@ -41,25 +42,15 @@ final class RefreshSchedule {
     private int consecutiveFailures;
     private RefreshPlan inFlight;
 
-    /** @param random uniform in [0, 1), spreads each failure backoff */
-    RefreshSchedule(MetadataConfig config, DoubleSupplier random) {
+    /**
+     * @param topicsInUse the topics periodic refreshes describe, as they are when each is planned
+     * @param random      uniform in [0, 1), spreads each failure backoff
+     */
+    RefreshSchedule(MetadataConfig config, TopicUse topicsInUse, DoubleSupplier random) {
         this.config = config;
         this.failureBackoff = config.refreshBackoff();
+        this.topicsInUse = topicsInUse;
         this.random = random;
-    }
-
-    /** Topics the client now uses; any new to it is fetched at once. */
-    void addTopics(Collection<String> topics) {
-        for (String topic : topics) {
-            if (topicsInUse.add(topic)) {
-                refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
-            }
-        }
-    }
-
-    /** Topics the client no longer uses; periodic refreshes stop describing them. */
-    void removeTopics(Collection<String> topics) {
-        topicsInUse.removeAll(topics);
     }
 
     /** Asks for the topics as soon as the backoff allows. */
@@ -98,7 +89,7 @@ final class RefreshSchedule {
         }
         Map<RefreshCause, Set<String>> plan = new EnumMap<>(RefreshCause.class);
         if (nowMs >= periodicDueMs()) {
-            plan.put(RefreshCause.PERIODIC, Set.copyOf(topicsInUse));
+            plan.put(RefreshCause.PERIODIC, topicsInUse.topics());
         }
         if (nowMs >= notBeforeMs) {
             plan.putAll(urgent);

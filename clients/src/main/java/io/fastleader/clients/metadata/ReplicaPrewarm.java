@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 
 import org.apache.kafka.common.TopicPartition;
@@ -23,8 +24,13 @@ import io.fastleader.clients.network.ConnectionPool;
  * ({@link ConnectionPool#connectNow}), as its election says it is up, while the backoff grown
  * during its downtime could otherwise refuse requests to it for up to
  * {@code reconnect.backoff.max.ms}.
+ *
+ * <p>What a leadership change calls for, like {@link #keepWarm}, runs on the metadata thread, not on
+ * the thread that wrote the cache (the metadata thread applying an answer, a producer's sender or a
+ * consumer's polling thread applying hints): only the connect to a new leader is made in the write
+ * itself ({@link #follow}). {@link #prewarmTopic} runs on its caller's thread.
  */
-public final class ReplicaPrewarm implements LeaderChangeListener {
+public final class ReplicaPrewarm {
 
     private final ConnectionPool pool;
     private final LeaderCache cache;
@@ -47,11 +53,22 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
     public static ReplicaPrewarm start(ClusterMetadata metadata, ConnectionPool pool, Predicate<String> topicInUse,
                                        Duration keepWarmPeriod) {
         ReplicaPrewarm prewarm = new ReplicaPrewarm(pool, metadata.cache(), topicInUse);
-        // On the writing thread: it only asks the pool, which never blocks, and the pool then starts
-        // connecting to a new leader before the sender or the consumer, woken by the same write, send to it.
-        metadata.cache().addListener(prewarm, Runnable::run);
+        prewarm.follow(metadata.executor());
         metadata.every(keepWarmPeriod, prewarm::keepWarm);
         return prewarm;
+    }
+
+    /**
+     * Follows the cache's leadership changes of the topics in use: the brokers of a changed
+     * partition are connected to on {@code executor}. One step is taken in the write instead, as it
+     * must come before the writing thread's next request: the new leader is connected to despite
+     * its backoff ({@link ConnectionPool#connectNow}), a single call to the pool, which never
+     * blocks. A sender that goes on to send to that leader, or that the write wakes to do so, then
+     * waits for this connect instead of being refused by the backoff.
+     */
+    void follow(Executor executor) {
+        cache.addListener(this::connectNewLeader, Runnable::run);
+        cache.addListener(this::connectReplicas, executor);
     }
 
     /** Connects to the brokers of every partition of {@code topic} the cache knows. */
@@ -73,22 +90,24 @@ public final class ReplicaPrewarm implements LeaderChangeListener {
         nodes.forEach(pool::connect);
     }
 
-    @Override
-    public void onLeaderChange(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
-        if (topicInUse.test(partition.topic())) {
-            topics.add(partition.topic());
-            prewarm(current);
+    /** In the write: see {@link #follow}. */
+    private void connectNewLeader(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
+        if (current.hasLeader() && topicInUse.test(partition.topic())) {
+            pool.connectNow(current.leaderId());
         }
     }
 
-    private void prewarm(PartitionLeadership leadership) {
-        // A broker that cannot be reached now is retried by keepWarm, or by the first request that needs it.
-        Set<Integer> followers = brokersOf(leadership);
-        if (leadership.hasLeader()) {
-            followers.remove(leadership.leaderId());
-            pool.connectNow(leadership.leaderId());
+    /** On the executor: the partition's other brokers, the leader being connected to in the write. */
+    private void connectReplicas(TopicPartition partition, PartitionLeadership previous, PartitionLeadership current) {
+        if (topicInUse.test(partition.topic())) {
+            topics.add(partition.topic());
+            // A broker that cannot be reached now is retried by keepWarm, or by the first request that needs it.
+            Set<Integer> followers = brokersOf(current);
+            if (current.hasLeader()) {
+                followers.remove(current.leaderId());
+            }
+            followers.forEach(pool::connect);
         }
-        followers.forEach(pool::connect);
     }
 
     /** The brokers of every partition of {@code topic} the cache knows. */

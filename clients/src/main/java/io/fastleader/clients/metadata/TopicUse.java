@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * The topics a client uses and when each was last used, for {@code metadata.max.idle.ms}: a topic
  * not used for that long is {@link #expire expired}, as {@code KafkaProducer} forgets a topic it
- * has stopped sending to, so that its metadata is no longer refreshed.
+ * has stopped sending to, so that its metadata is no longer refreshed. The one record of which
+ * topics are in use: {@link RefreshSchedule} asks it which to refresh periodically.
  *
  * <p>{@link #touch} takes no lock, as a producer calls it for every record, and never adds a topic;
  * the owner serialises {@link #add}, {@link #remove} and {@link #expire}, so that a topic's
@@ -29,6 +30,11 @@ final class TopicUse {
     /** Whether the topic is in use. */
     boolean contains(String topic) {
         return lastUseMs.containsKey(topic);
+    }
+
+    /** The topics in use, a copy. */
+    Set<String> topics() {
+        return Set.copyOf(lastUseMs.keySet());
     }
 
     /**

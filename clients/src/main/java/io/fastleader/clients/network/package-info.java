@@ -2,10 +2,13 @@
  * Connections to brokers: framing, pipelining, request timeouts and API version negotiation.
  *
  * <p>Each {@link io.fastleader.clients.network.BrokerConnection} has two platform threads, a writer
- * and a reader, and lets the caller write its own request when it can do so without waiting.
- * Java 17, our floor, has no virtual threads, and a client talks to a handful of brokers, so two
- * threads per broker cost little; in exchange the state machine reads top to bottom and a failure
- * of either thread closes the connection and fails every request on it with one
+ * and a reader, and lets the caller write its own request when it can do so without waiting. The
+ * {@link io.fastleader.clients.network.ConnectionPool} keeps one connection per broker for a
+ * producer and two for a consumer (its Fetches have their own), so a client runs two or four such
+ * threads per broker, plus the pool's: one per connection being opened and one for the idle sweep.
+ * Java 17, our floor, has no virtual threads, and a client talks to a handful of brokers, so these
+ * threads cost little; in exchange the state machine reads top to bottom and a failure of either
+ * thread closes the connection and fails every request on it with one
  * {@link io.fastleader.clients.network.BrokerConnectionException}. A connection and the
  * {@link io.fastleader.clients.network.ConnectionPool} complete their futures only after releasing
  * their locks, so a callback may send again, on any connection, from wherever it runs.

@@ -1,7 +1,6 @@
 package io.fastleader.clients.producer;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +37,6 @@ import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.metrics.KafkaMetric;
-import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.Serializer;
@@ -46,6 +44,8 @@ import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.ClientResources;
+import io.fastleader.clients.metadata.ClientResources.ClusterLink;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.ClusterView;
@@ -82,7 +82,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final ProducerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ClientResources resources = new ClientResources("FastLeaderProducer");
     private final Metrics metrics;
     private final ProducerMetrics producerMetrics;
     private final ConnectionPool pool;
@@ -129,41 +129,40 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
-            this.metrics = register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
-            this.keySerializer = register(keySerializer != null ? keySerializer
+            this.metrics = resources.openMetrics(clientId);
+            this.keySerializer = resources.register(keySerializer != null ? keySerializer
                     : configuredSerializer(kafka, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, clientIdOverride, true));
-            this.valueSerializer = register(valueSerializer != null ? valueSerializer
+            this.valueSerializer = resources.register(valueSerializer != null ? valueSerializer
                     : configuredSerializer(kafka, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, clientIdOverride, false));
             this.partitioner = kafka.getConfiguredInstance(ProducerConfig.PARTITIONER_CLASS_CONFIG, Partitioner.class,
                     clientIdOverride);
             if (partitioner != null) {
-                register(partitioner);
+                resources.register(partitioner);
             }
             @SuppressWarnings("unchecked")
             List<ProducerInterceptor<K, V>> configured = (List<ProducerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
                     ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ProducerInterceptor.class, clientIdOverride);
-            this.interceptors = register(new Interceptors<>(configured));
+            this.interceptors = resources.register(new Interceptors<>(configured));
             this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));
-            NetworkMetrics network = new NetworkMetrics(metrics, ProducerMetrics.KAFKA_GROUP, ProducerMetrics.NODE_GROUP);
-            this.pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(), network::connectionTo));
-            this.metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(), metrics));
+            ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ProducerMetrics.KAFKA_GROUP,
+                    ProducerMetrics.NODE_GROUP, opened -> opened::inUse);
+            this.pool = cluster.pool();
+            this.metadata = cluster.metadata();
+            this.prewarm = cluster.prewarm();
             this.cache = metadata.cache();
             this.producerMetrics = new ProducerMetrics(metrics);
-            producerMetrics.watch(network::requestsInFlight, metadata::ageMs);
+            producerMetrics.watch(cluster.network()::requestsInFlight, metadata::ageMs);
             this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
                     settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()),
                     producerMetrics, cache::leaderEpoch);
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
                     producerMetrics, new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
-            this.prewarm = settings.connectionsPrewarm()
-                    ? ReplicaPrewarm.start(metadata, pool, metadata::inUse, settings.poolConfig().reconnectBackoff()) : null;
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();
             FastLeaderConfigs.logUnusedKeys(kafka, ProducerConfig.configNames());
         } catch (RuntimeException e) {
-            releaseResources();
-            throw new KafkaException("Failed to construct the FastLeaderProducer", e);
+            throw resources.failedToStart(e);
         }
     }
 
@@ -173,11 +172,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         Serializer<T> serializer = kafka.getConfiguredInstance(key, Serializer.class);
         serializer.configure(kafka.originals(overrides), isKey);
         return serializer;
-    }
-
-    private <T extends AutoCloseable> T register(T resource) {
-        resources.add(resource);
-        return resource;
     }
 
     /** {@inheritDoc} Same as {@code send(record, null)}. */
@@ -469,7 +463,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                 joinSender(0);
             }
         }
-        releaseResources();
+        resources.close();
     }
 
     /** Waits for the sender thread ({@code 0}: without limit); false if it still runs. */
@@ -481,17 +475,5 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             LOG.warn("Interrupted while closing the producer; records not yet acknowledged fail");
         }
         return !senderThread.isAlive();
-    }
-
-    /** Closes what the producer opened, last first. */
-    private void releaseResources() {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            try {
-                resources.get(i).close();
-            } catch (Exception e) {
-                LOG.warn("Failed to close {} while closing the producer", resources.get(i).getClass().getName(), e);
-            }
-        }
-        resources.clear();
     }
 }

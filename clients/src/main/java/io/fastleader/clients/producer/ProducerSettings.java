@@ -19,6 +19,7 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
@@ -31,7 +32,7 @@ import io.fastleader.clients.network.PoolConfig;
  * and value, and an unknown key is logged as Kafka logs it); this class adds the cross-key checks
  * {@code KafkaProducer} makes and turns the result into the settings of each part of the client.
  */
-public final class ProducerSettings {
+public final class ProducerSettings implements ClusterSettings {
 
     /**
      * A batch that ends (acknowledged or failed) more than this many milliseconds after its creation
@@ -109,6 +110,7 @@ public final class ProducerSettings {
     }
 
     /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
+    @Override
     public List<InetSocketAddress> bootstrapServers() {
         return FastLeaderConfigs.bootstrapServers(kafka);
     }
@@ -191,11 +193,6 @@ public final class ProducerSettings {
         return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
     }
 
-    /** {@code retry.backoff.max.ms}. */
-    public long retryBackoffMaxMs() {
-        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
-    }
-
     public int retries() {
         return kafka.getInt(ProducerConfig.RETRIES_CONFIG);
     }
@@ -204,6 +201,7 @@ public final class ProducerSettings {
         return leaderHintsEnabled;
     }
 
+    @Override
     public boolean connectionsPrewarm() {
         return connectionsPrewarm;
     }
@@ -214,11 +212,13 @@ public final class ProducerSettings {
     }
 
     /** The transport's settings: in-flight limit, timeouts, security. */
+    @Override
     public ConnectionConfig connectionConfig(String clientId) {
         return ConnectionConfig.from(kafka, clientId, maxInFlightPerConnection());
     }
 
     /** The connection pool's settings. */
+    @Override
     public PoolConfig poolConfig() {
         return PoolConfig.from(kafka);
     }
@@ -227,6 +227,7 @@ public final class ProducerSettings {
      * The metadata settings; a producer always lets brokers create topics it sends to, as Kafka's
      * does, and stops refreshing a topic it has not sent to for {@code metadata.max.idle.ms}.
      */
+    @Override
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, hintConfirmationDelay, true,
                 Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG)), leaderHintsEnabled());

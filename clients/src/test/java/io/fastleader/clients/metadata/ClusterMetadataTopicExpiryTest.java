@@ -35,8 +35,8 @@ import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseParti
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
 
 /**
- * {@code metadata.max.idle.ms} in {@link ClusterMetadata}, and waits for a partition a topic does
- * not have yet, against a scripted broker on a clock the test moves. Metadata requests go no sooner than {@code retry.backoff.ms} after the last answer,
+ * {@code metadata.max.idle.ms} in {@link ClusterMetadata}, which topics it asks for, and waits for a
+ * partition a topic does not have yet, against a scripted broker on a clock the test moves. Metadata requests go no sooner than {@code retry.backoff.ms} after the last answer,
  * so the test moves the clock past it before asking for more.
  */
 @Timeout(60)
@@ -100,6 +100,19 @@ class ClusterMetadataTopicExpiryTest {
         assertThat(refreshes(RefreshCause.NEW_TOPIC)).isEqualTo(3);
         assertThat(metadata.inUse("orders")).isTrue();
         assertThat(metadata.recordUse("orders")).isTrue();
+    }
+
+    @Test
+    void testATopicAlreadyInUseIsNotAskedForAgainWhenAwaitedAgain() throws Exception {
+        start();
+        metadata.awaitTopics(List.of("orders")).get(10, TimeUnit.SECONDS);
+        clock.addAndGet(1_000);
+
+        CompletableFuture<Void> again = metadata.awaitTopics(List.of("orders"));
+        metadata.awaitTopics(List.of("payments")).get(10, TimeUnit.SECONDS);
+
+        assertThat(again).isDone();
+        assertThat(requested).containsExactly(Set.of("orders"), Set.of("payments"));
     }
 
     @Test

@@ -15,8 +15,9 @@ class RefreshScheduleTest {
     private static final MetadataConfig CONFIG = new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100),
             Duration.ofMillis(1000), Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true);
 
+    private final TopicUse topicsInUse = new TopicUse(MetadataConfig.NO_IDLE_EXPIRY);
     /** The midpoint of the jitter range: every backoff is exactly its base term. */
-    private final RefreshSchedule schedule = new RefreshSchedule(CONFIG, () -> 0.5);
+    private final RefreshSchedule schedule = new RefreshSchedule(CONFIG, topicsInUse, () -> 0.5);
 
     @Test
     void testNothingIsDueBeforeAnyTopicIsUsed() {
@@ -26,7 +27,7 @@ class RefreshScheduleTest {
 
     @Test
     void testNewTopicIsFetchedAtOnce() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
 
         RefreshPlan plan = schedule.start(0);
 
@@ -35,7 +36,7 @@ class RefreshScheduleTest {
 
     @Test
     void testOnlyOneRequestIsInFlight() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         schedule.start(0);
 
         schedule.refreshNow(RefreshCause.LEADER_ERROR, Set.of("orders"));
@@ -46,7 +47,7 @@ class RefreshScheduleTest {
 
     @Test
     void testRequestsMadeWhileInFlightGoOutTogetherInTheNext() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         schedule.start(0);
         schedule.refreshNow(RefreshCause.LEADER_ERROR, Set.of("orders"));
         schedule.refreshNow(RefreshCause.REJECTED_HINT, Set.of("payments"));
@@ -74,7 +75,7 @@ class RefreshScheduleTest {
 
     @Test
     void testFailuresBackOffExponentiallyUpToTheMaximum() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         List<Long> waits = new ArrayList<>();
         long now = 0;
         for (int failure = 0; failure < 6; failure++) {
@@ -90,7 +91,7 @@ class RefreshScheduleTest {
 
     @Test
     void testFailedRequestAsksAgainForWhatItCarried() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         schedule.start(0);
         schedule.failed(0);
 
@@ -101,7 +102,7 @@ class RefreshScheduleTest {
 
     @Test
     void testSuccessResetsTheFailureBackoff() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         schedule.start(0);
         schedule.failed(0);
         schedule.start(100);
@@ -149,7 +150,7 @@ class RefreshScheduleTest {
 
     @Test
     void testEveryTopicInUseIsRefreshedAfterMaxAge() {
-        schedule.addTopics(List.of("orders", "payments"));
+        use("orders", "payments");
         schedule.start(0);
         schedule.succeeded(0);
         long maxAge = Duration.ofMinutes(5).toMillis();
@@ -162,18 +163,18 @@ class RefreshScheduleTest {
 
     @Test
     void testRemovedTopicLeavesThePeriodicRefresh() {
-        schedule.addTopics(List.of("orders", "payments"));
+        use("orders", "payments");
         schedule.start(0);
         schedule.succeeded(0);
 
-        schedule.removeTopics(List.of("payments"));
+        topicsInUse.remove(List.of("payments"));
 
         assertThat(schedule.start(Duration.ofMinutes(5).toMillis()).topics()).containsExactly("orders");
     }
 
     @Test
     void testFailedPeriodicRefreshBacksOffInsteadOfLooping() {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         schedule.start(0);
         schedule.succeeded(0);
         long maxAge = Duration.ofMinutes(5).toMillis();
@@ -184,17 +185,14 @@ class RefreshScheduleTest {
         assertThat(schedule.nextDueMs()).isEqualTo(maxAge + 100);
     }
 
-    @Test
-    void testTopicAlreadyInUseIsNotFetchedAgainWhenAddedAgain() {
-        completeFirstRefresh(0);
-
-        schedule.addTopics(List.of("orders"));
-
-        assertThat(schedule.nextDueMs()).isEqualTo(Duration.ofMinutes(5).toMillis());
+    /** Puts topics in use as {@link ClusterMetadata#awaitTopics} does with topics new to it: in use, and asked for at once. */
+    private void use(String... topics) {
+        topicsInUse.add(List.of(topics), 0);
+        schedule.refreshNow(RefreshCause.NEW_TOPIC, List.of(topics));
     }
 
     private void completeFirstRefresh(long nowMs) {
-        schedule.addTopics(List.of("orders"));
+        use("orders");
         schedule.start(nowMs);
         schedule.succeeded(nowMs);
     }

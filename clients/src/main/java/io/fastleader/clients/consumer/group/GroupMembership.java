@@ -227,11 +227,6 @@ final class GroupMembership {
         return state == State.STABLE && target.samePartitions(owned);
     }
 
-    /** Whether the member takes part in the group: subscribed, and neither leaving nor failed. */
-    boolean isActive() {
-        return state == State.JOINING || state == State.STABLE || state == State.FENCED || state == State.STALE;
-    }
-
     // ---------------------------------------------------------------- heartbeats
 
     /**

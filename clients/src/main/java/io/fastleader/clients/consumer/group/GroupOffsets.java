@@ -34,16 +34,18 @@ import io.fastleader.protocol.message.OffsetCommitResponseData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 
 /**
- * The committed offsets of a consumer that has a {@code group.id} but assigns its own partitions:
- * it commits and reads offsets at the group's coordinator without joining the group, as
- * {@code KafkaConsumer} does in assign mode (generation -1, no member id). The coordinator
- * accepts such commits only while the group has no members.
+ * The committed offsets of a consumer's {@code group.id}, committed and read at the group's
+ * coordinator: as the member, at its current epoch, while the consumer is in the group
+ * ({@link MemberIdentity}); otherwise as {@code KafkaConsumer} does for partitions it assigned
+ * itself (generation -1, no member id), which the coordinator accepts only while the group has no
+ * members.
  *
- * <p>The coordinator is found with FindCoordinator and remembered. A broker that says it is not
- * (or no longer) the coordinator, or whose connection breaks, is forgotten and the coordinator
- * found again after an exponential backoff; an answer that the coordinator is still loading the
- * group is retried after the backoff too. A call fails at once with a non-retriable error, and
- * with {@link TimeoutException} once its deadline passes.
+ * <p>The coordinator is the one {@link GroupCoordinator} finds, shared with the heartbeats. A broker
+ * that says it is not (or no longer) the coordinator, or whose connection breaks, is forgotten; the
+ * first time a call loses a known coordinator it finds it again and asks at once, and every other
+ * retry (a failed lookup, a retriable answer such as the coordinator still loading the group) waits
+ * an exponential backoff. A call fails at once with a non-retriable error, and with
+ * {@link TimeoutException} once its deadline passes.
  *
  * <p>The backoff is the consumer's one retry policy, the {@link EpochBackoff} its fetches and offset
  * lookups follow, applied as it is to something no partition leader refused. The coordinator leads
@@ -73,6 +75,8 @@ public final class GroupOffsets {
     private final StateOwner owner;
 
     /**
+     * Offsets committed and read from outside the group.
+     *
      * @param groupId      {@code group.id}
      * @param retryBackoff between attempts of a call: the consumer's retry policy, shared with its {@code OffsetLookup}
      * @param clockMs      monotonic milliseconds, the clock deadlines are given in
@@ -97,11 +101,6 @@ public final class GroupOffsets {
         this.member = Objects.requireNonNull(member, "member");
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
-    }
-
-    /** The group this object commits for. */
-    public String groupId() {
-        return groupId;
     }
 
     /**

@@ -1,0 +1,106 @@
+package io.fastleader.clients.metadata;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.NetworkMetrics;
+
+/**
+ * What a client opens as it starts, closed when it closes, last opened first: the start-up the
+ * producer and the consumer share, written once. A client's constructor opens its metrics
+ * ({@link #openMetrics}), registers its plugins (serializers, interceptors, ...), opens its share of
+ * the cluster ({@link #openCluster}: connection pool, cluster metadata, replica prewarm) and
+ * registers what else it opens, in that order; should it fail on the way, {@link #failedToStart}
+ * closes what was opened so far. Not thread-safe: used by the constructor, then by the one close.
+ */
+public final class ClientResources implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClientResources.class);
+
+    private final String client;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    /** @param client the client's class name, as messages name it: {@code FastLeaderProducer} */
+    public ClientResources(String client) {
+        this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** Registers {@code resource} to be closed by {@link #close}, before everything registered earlier. */
+    public <T extends AutoCloseable> T register(T resource) {
+        opened.add(Objects.requireNonNull(resource, "resource"));
+        return resource;
+    }
+
+    /** Opens the client's metrics, every one tagged with {@code client-id}. */
+    public Metrics openMetrics(String clientId) {
+        return register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
+    }
+
+    /**
+     * Opens the client's connection pool and cluster metadata, and starts {@link ReplicaPrewarm}
+     * if {@code settings} ask for it.
+     *
+     * @param clientGroup Kafka's group for the client's network metrics: {@code producer-metrics}, {@code consumer-metrics}
+     * @param nodeGroup   Kafka's group for its per-broker metrics
+     * @param topicsInUse the topics the client uses, given its metadata: those whose brokers prewarm connects to
+     */
+    public ClusterLink openCluster(String clientId, ClusterSettings settings, Metrics metrics, String clientGroup,
+                                   String nodeGroup, Function<ClusterMetadata, Predicate<String>> topicsInUse) {
+        NetworkMetrics network = new NetworkMetrics(metrics, clientGroup, nodeGroup);
+        ConnectionPool pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(),
+                network::connectionTo));
+        ClusterMetadata metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(),
+                metrics));
+        ReplicaPrewarm prewarm = settings.connectionsPrewarm()
+                ? ReplicaPrewarm.start(metadata, pool, topicsInUse.apply(metadata), settings.poolConfig().reconnectBackoff())
+                : null;
+        return new ClusterLink(network, pool, metadata, prewarm);
+    }
+
+    /**
+     * Closes what was opened so far, for a constructor that failed.
+     *
+     * @return the exception the constructor throws, naming the client and caused by {@code cause}
+     */
+    public KafkaException failedToStart(RuntimeException cause) {
+        close();
+        return new KafkaException("Failed to construct the " + client, cause);
+    }
+
+    /**
+     * Closes everything registered, last registered first. One that fails to close is logged, and
+     * the rest are closed all the same. Closing again does nothing.
+     */
+    @Override
+    public void close() {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            AutoCloseable resource = opened.get(i);
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.warn("Failed to close {} while closing the {}", resource.getClass().getName(), client, e);
+            }
+        }
+        opened.clear();
+    }
+
+    /**
+     * A client's share of the cluster, opened by {@link #openCluster}.
+     *
+     * @param network  the client's network metrics
+     * @param prewarm  null without {@code fastleader.connections.prewarm}
+     */
+    public record ClusterLink(NetworkMetrics network, ConnectionPool pool, ClusterMetadata metadata, ReplicaPrewarm prewarm) {
+    }
+}
