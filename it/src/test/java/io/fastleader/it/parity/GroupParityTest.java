@@ -225,7 +225,8 @@ class GroupParityTest {
         String everything = "[grouped-0, grouped-1, grouped-2]";
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned " + everything,
                 "commitSync done", "committed {grouped-0=10, grouped-1=10, grouped-2=10}", "lost " + everything,
-                "assigned " + everything, "positions {grouped-0=10, grouped-1=10, grouped-2=10}", "read again []");
+                "assigned " + everything, "positions {grouped-0=10, grouped-1=10, grouped-2=10}", "read again []",
+                "revoked " + everything);
     }
 
     /** {@code subscribe(Pattern)} over a subscription to topics is refused, as mixing subscription kinds always is. */
@@ -394,7 +395,7 @@ class GroupParityTest {
      */
     @Test
     void closeWithTheCoordinatorUnreachableReturnsWithinItsTimeout(@Cluster(brokers = 1, execution = Execution.IN_JVM, brokerConfig = {
-            "offsets.topic.replication.factor=1", "group.consumer.min.heartbeat.interval.ms=500",
+            "group.consumer.min.heartbeat.interval.ms=500",
             "group.consumer.heartbeat.interval.ms=500"}) KafkaTestCluster single) throws Exception {
         Duration timeout = Duration.ofSeconds(5);
         String topic = "alone";
