@@ -264,13 +264,18 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
 
         @Override
         public void commitBeforeRevoking(Set<TopicPartition> partitions) {
+            commitBeforeRevoking(partitions, deadline(settings.defaultApiTimeout()));
+        }
+
+        @Override
+        public void commitBeforeRevoking(Set<TopicPartition> partitions, long deadlineMs) {
             if (!settings.autoCommit()) {
                 return;
             }
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(subscriptions.positionsToCommit());
             offsets.keySet().retainAll(partitions);
             try {
-                commitSync(offsets, settings.defaultApiTimeout());
+                commitSync(offsets, Duration.ofMillis(Math.max(0, deadlineMs - clockMs.getAsLong())));
             } catch (RuntimeException e) {
                 LOG.warn("Failed to commit the offsets of partitions {} before revoking them: {}", partitions, e.toString());
             }
@@ -311,7 +316,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void subscribe(Collection<String> topics) {
-        subscribe(topics, null);
+        subscribeTopics(topics, null);
     }
 
     /**
@@ -321,7 +326,20 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
+        subscribeTopics(topics, requireListener(callback));
+    }
+
+    /** {@code KafkaConsumer} refuses a null listener before anything else. */
+    private static ConsumerRebalanceListener requireListener(ConsumerRebalanceListener callback) {
+        if (callback == null) {
+            throw new IllegalArgumentException("RebalanceListener cannot be null");
+        }
+        return callback;
+    }
+
+    private void subscribeTopics(Collection<String> topics, ConsumerRebalanceListener callback) {
         runOwned(() -> {
+            group();
             if (topics == null) {
                 throw new IllegalArgumentException("Topic collection to subscribe to cannot be null");
             }
@@ -346,7 +364,12 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void subscribe(Pattern pattern, ConsumerRebalanceListener callback) {
+        subscribePattern(pattern, requireListener(callback));
+    }
+
+    private void subscribePattern(Pattern pattern, ConsumerRebalanceListener callback) {
         runOwned(() -> {
+            group();
             if (pattern == null || pattern.toString().isEmpty()) {
                 throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
             }
@@ -357,7 +380,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     /** {@inheritDoc} @see #subscribe(Pattern, ConsumerRebalanceListener) */
     @Override
     public void subscribe(Pattern pattern) {
-        subscribe(pattern, null);
+        subscribePattern(pattern, null);
     }
 
     /**
@@ -368,7 +391,12 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      */
     @Override
     public void subscribe(SubscriptionPattern pattern, ConsumerRebalanceListener callback) {
+        subscribeRegex(pattern, requireListener(callback));
+    }
+
+    private void subscribeRegex(SubscriptionPattern pattern, ConsumerRebalanceListener callback) {
         runOwned(() -> {
+            group();
             if (pattern == null || pattern.pattern() == null || pattern.pattern().isEmpty()) {
                 throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
             }
@@ -379,7 +407,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
     /** {@inheritDoc} @see #subscribe(SubscriptionPattern, ConsumerRebalanceListener) */
     @Override
     public void subscribe(SubscriptionPattern pattern) {
-        subscribe(pattern, null);
+        subscribeRegex(pattern, null);
     }
 
     private ConsumerGroup requireGroupSubscribable() {
@@ -418,9 +446,10 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      *                partitions for its session timeout (-2); a dynamic member always leaves with -1
      */
     private void leaveGroup(boolean forGood, Duration timeout) {
-        CompletableFuture<Void> left = group().leave(!forGood);
+        long deadlineMs = deadline(timeout);
+        CompletableFuture<Void> left = group().leave(!forGood, deadlineMs);
         try {
-            await(left, deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
+            await(left, deadlineMs, () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
                     + settings.groupId().orElseThrow());
         } catch (TimeoutException e) {
             LOG.warn("{}; the coordinator will drop the member after its session timeout", e.getMessage());
@@ -803,7 +832,7 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
                         group().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
                                 deadline(timeout)),
                         deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
-                                + "for partitions " + partitions + " could be determined");
+                                + "for partitions " + partitions + " could be determined. Try tuning default.api.timeout.ms larger to relax the threshold.");
                 Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
                 partitions.forEach(partition -> result.put(partition, found.get(partition)));
                 return result;
@@ -1028,6 +1057,9 @@ public final class FastLeaderConsumer<K, V> implements Consumer<K, V> {
      * @param leaveForGood whether closed with {@code CloseOptions} {@code LEAVE_GROUP}
      */
     private void close(Duration timeout, boolean leaveForGood) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("The timeout cannot be negative.");
+        }
         if (closed) {
             return;
         }
