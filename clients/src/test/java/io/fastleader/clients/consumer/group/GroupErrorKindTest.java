@@ -56,7 +56,7 @@ class GroupErrorKindTest {
         assertThat(exception(ErrorCode.OFFSET_METADATA_TOO_LARGE, partition)).isInstanceOf(OffsetMetadataTooLarge.class);
         assertThat(exception(ErrorCode.INVALID_COMMIT_OFFSET_SIZE, partition)).isInstanceOf(InvalidCommitOffsetSizeException.class);
         assertThat(exception(ErrorCode.UNKNOWN_MEMBER_ID, partition)).isInstanceOf(CommitFailedException.class)
-                .hasMessageContaining("group g").hasMessageContaining("active members");
+                .hasMessage("OffsetCommit failed with unknown member ID. The coordinator is not aware of this member.");
         assertThat(exception(ErrorCode.REBALANCE_IN_PROGRESS, partition)).isInstanceOf(RebalanceInProgressException.class);
         assertThat(exception(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, partition)).isExactlyInstanceOf(KafkaException.class)
                 .hasMessageContaining("t-3");
@@ -71,13 +71,16 @@ class GroupErrorKindTest {
     }
 
     @Test
-    void testAFencedMembersCommitFailsSayingItIsNoLongerAMember() {
-        assertThat(GroupErrorKind.exception(ErrorCode.FENCED_MEMBER_EPOCH, null, "g", null, Set.of(), true))
-                .isInstanceOf(CommitFailedException.class)
-                .hasMessageContaining("no longer a member of the group");
+    void testACommitTheCoordinatorDoesNotTakeFromAMemberFailsWithKafkaConsumersMessages() {
         assertThat(GroupErrorKind.exception(ErrorCode.UNKNOWN_MEMBER_ID, null, "g", null, Set.of(), false))
-                .isInstanceOf(CommitFailedException.class)
-                .hasMessageContaining("active members");
+                .isExactlyInstanceOf(CommitFailedException.class)
+                .hasMessage("OffsetCommit failed with unknown member ID. " + ErrorCode.UNKNOWN_MEMBER_ID.message());
+        assertThat(GroupErrorKind.exception(ErrorCode.STALE_MEMBER_EPOCH, null, "g", null, Set.of(), false))
+                .isExactlyInstanceOf(CommitFailedException.class)
+                .hasMessage("OffsetCommit failed with stale member epoch. " + ErrorCode.STALE_MEMBER_EPOCH.message());
+        assertThat(GroupErrorKind.exception(ErrorCode.FENCED_MEMBER_EPOCH, null, "g", null, Set.of(), true))
+                .isExactlyInstanceOf(CommitFailedException.class)
+                .hasMessage("OffsetCommit failed with fenced member epoch. " + ErrorCode.FENCED_MEMBER_EPOCH.message());
     }
 
     private static RuntimeException exception(ErrorCode error, TopicPartition partition) {
