@@ -579,14 +579,23 @@ class GroupParityTest {
                 consumer.subscribe(List.of(TOPIC));
                 consumer.poll(Duration.ZERO);
                 String outcome = outcome(() -> consumer.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(5))));
-                List<String> commits = requests.messages().stream()
-                        .filter(line -> line.contains("\"groupId\":\"" + group + "\"") && line.contains("\"requestApiKey\":8,"))
-                        .toList();
-                commits.forEach(line -> System.out.println(flavour + " COMMIT " + line));
-                seen.put(flavour, List.of("commitSync " + outcome));
+                // A broker logs a request once its answer is on the way: the client may have it first.
+                List<String> commits = new ArrayList<>();
+                Await.until("the broker's log of the commit", SETTLED, () -> {
+                    commits.clear();
+                    requests.messages().stream()
+                            .filter(line -> line.contains("\"groupId\":\"" + group + "\"") && line.contains("\"requestApiKey\":8,"))
+                            .forEach(line -> commits.add("epoch " + field(line, "generationIdOrMemberEpoch") + " member id "
+                                    + field(line, "memberId") + " answered " + field(line, "errorCode")));
+                    return !commits.isEmpty();
+                });
+                List<String> events = new ArrayList<>(commits);
+                events.add("commitSync " + outcome);
+                seen.put(flavour, events);
             }
         }
-        System.out.println("joining commit seen " + seen);
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
+                .containsExactly("epoch -1 member id \"\" answered 0", "commitSync done");
     }
 
     /**
@@ -649,7 +658,7 @@ class GroupParityTest {
             seen.put(flavour, events);
         }
 
-        System.out.println("coordinator outage seen " + seen);
+        // KafkaConsumer's count is recorded, not asserted: it handed records out again in some of the project's runs, not in others.
         assertThat(seen.get(Flavour.FASTLEADER)).contains("handed out twice 0");
     }
 
@@ -742,6 +751,12 @@ class GroupParityTest {
             return admin.describeConsumerGroups(List.of(group)).all().get().get(group).members().stream()
                     .map(member -> member.consumerId()).toList();
         }
+    }
+
+    /** A field of a broker's request log line, as {@code "generationIdOrMemberEpoch":-1} gives {@code -1}. */
+    private static String field(String line, String name) {
+        java.util.regex.Matcher value = Pattern.compile("\"" + name + "\":(\"[^\"]*\"|-?[0-9]+)").matcher(line);
+        return value.find() ? value.group(1) : "absent";
     }
 
     /** The broker that coordinates {@code group}. */

@@ -137,6 +137,8 @@ final class GroupMembership {
      * it; forgotten when the application leaves the group.
      */
     private int lastEpoch = MemberIdentity.NO_EPOCH;
+    /** Whether the coordinator ever gave this member an epoch: until then its commits name no member id, as KafkaConsumer's. */
+    private boolean hadEpoch;
     private CompletableFuture<Void> left = CompletableFuture.completedFuture(null);
 
     /**
@@ -236,12 +238,13 @@ final class GroupMembership {
      * group; nobody in it while it is not subscribed. A member that is joining (no answer yet), fenced,
      * leaving, or left for an expired poll timer and has not rejoined yet, commits with its member id
      * and no epoch ({@link MemberIdentity#NO_EPOCH}), as {@code KafkaConsumer} does: the coordinator
-     * takes such a commit while the group has no members.
+     * takes such a commit while the group has no members. Before the coordinator ever gave it an epoch
+     * the member id is left out too, as by {@code KafkaConsumer} 4.3.1.
      */
     MemberIdentity identity() {
         return switch (state) {
             case UNSUBSCRIBED -> MemberIdentity.OUTSIDE_THE_GROUP;
-            case JOINING, FENCED, LEAVING, STALE -> new MemberIdentity(memberId, MemberIdentity.NO_EPOCH, instanceId);
+            case JOINING, FENCED, LEAVING, STALE -> new MemberIdentity(hadEpoch ? memberId : "", MemberIdentity.NO_EPOCH, instanceId);
             default -> new MemberIdentity(memberId, epoch, instanceId);
         };
     }
@@ -372,6 +375,7 @@ final class GroupMembership {
         epoch = answer.memberEpoch();
         if (epoch > 0) {
             lastEpoch = epoch;
+            hadEpoch = true;
         }
         nextHeartbeatMs = nowMs + Math.max(0, answer.heartbeatIntervalMs());
         sendAllFields = false;

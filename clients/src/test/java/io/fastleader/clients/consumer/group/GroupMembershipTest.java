@@ -301,10 +301,10 @@ class GroupMembershipTest {
     }
 
     @Test
-    void testAJoiningMemberCommitsWithItsIdAndNoEpochUntilTheCoordinatorAnswers() {
+    void testAMemberJoiningForTheFirstTimeCommitsWithNoIdAndNoEpochUntilTheCoordinatorAnswers() {
         GroupMembership membership = dynamicMember();
         membership.subscribe(ORDERS_TOPIC, nowMs);
-        MemberIdentity joining = new MemberIdentity(MEMBER_ID, MemberIdentity.NO_EPOCH, Optional.empty());
+        MemberIdentity joining = new MemberIdentity("", MemberIdentity.NO_EPOCH, Optional.empty());
 
         assertThat(membership.identity()).as("before the join is sent").isEqualTo(joining);
         membership.nextHeartbeat(nowMs).orElseThrow();
