@@ -13,8 +13,8 @@ import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /**
- * The messages one logger (and the loggers below it) writes at INFO and above while this is open,
- * whatever level the test run logs at otherwise; they are kept out of the console.
+ * The messages one logger (and the loggers below it) writes at INFO (or the level given) and above
+ * while this is open, whatever level the test run logs at otherwise; they are kept out of the console.
  */
 final class CapturedLog implements AutoCloseable {
 
@@ -24,6 +24,11 @@ final class CapturedLog implements AutoCloseable {
     private final AbstractAppender appender;
 
     CapturedLog(String loggerName) {
+        this(loggerName, Level.INFO);
+    }
+
+    /** Captures what {@code loggerName} writes at {@code level} and above: a broker's {@code kafka.request.logger} logs requests at DEBUG. */
+    CapturedLog(String loggerName, Level level) {
         this.loggerName = loggerName;
         this.appender = new AbstractAppender("captured-" + loggerName, null, null, true, Property.EMPTY_ARRAY) {
             @Override
@@ -33,8 +38,8 @@ final class CapturedLog implements AutoCloseable {
         };
         appender.start();
         Configuration configuration = context.getConfiguration();
-        LoggerConfig logger = new LoggerConfig(loggerName, Level.INFO, false);
-        logger.addAppender(appender, Level.INFO, null);
+        LoggerConfig logger = new LoggerConfig(loggerName, level, false);
+        logger.addAppender(appender, level, null);
         configuration.addLogger(loggerName, logger);
         context.updateLoggers();
     }

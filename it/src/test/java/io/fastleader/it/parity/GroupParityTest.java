@@ -20,6 +20,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
@@ -459,6 +460,209 @@ class GroupParityTest {
                 .isLessThan(boundMs);
     }
 
+    /**
+     * Without a rebalance listener, a member past its {@code max.poll.interval.ms}: {@code KafkaConsumer} drops its
+     * partitions as soon as it leaves, so a {@code commitSync()} then commits nothing, and after rejoining the member
+     * starts again from {@code auto.offset.reset}. fastleader keeps them until the next {@code poll}, as both do with a
+     * listener, so its {@code commitSync()} stores what it read and it goes on from there (a difference kept, clients/README).
+     */
+    @Test
+    void aMemberWithoutAListenerPastItsPollIntervalKeepsItsPartitionsUntilTheNextPoll() throws Exception {
+        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            List<String> events = new ArrayList<>();
+            Map<String, Object> config = memberConfig(group);
+            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
+            try (Consumer<String, String> consumer = flavour.consumer(config)) {
+                consumer.subscribe(List.of(TOPIC));
+                readEverything(consumer);
+                Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
+                events.add("assignment " + sorted(consumer.assignment()));
+                events.add("commitSync " + outcome(consumer::commitSync));
+                events.add("committed " + committed(group));
+                Await.until("the member back with its partitions", SETTLED, () -> {
+                    consumer.poll(Duration.ofMillis(100));
+                    return consumer.assignment().size() == 3;
+                });
+            }
+            seen.put(flavour, events);
+        }
+
+        String everything = "[grouped-0, grouped-1, grouped-2]";
+        assertThat(seen.get(Flavour.KAFKA)).containsExactly("assignment []", "commitSync done", "committed {}");
+        assertThat(seen.get(Flavour.FASTLEADER)).containsExactly("assignment " + everything, "commitSync done",
+                "committed {grouped-0=10, grouped-1=10, grouped-2=10}");
+    }
+
+    /**
+     * {@code groupMetadata()} of a member that left for an expired poll interval: its member id and the last
+     * generation (member epoch) it had, until it rejoins on the next {@code poll}, with the same member id.
+     */
+    @Test
+    void groupMetadataAfterAnExpiredPollIntervalKeepsTheMemberIdAndItsLastGeneration() throws Exception {
+        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            List<String> events = new ArrayList<>();
+            Map<String, Object> config = memberConfig(group);
+            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
+            try (Consumer<String, String> consumer = flavour.consumer(config)) {
+                consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
+                readEverything(consumer);
+                ConsumerGroupMetadata joined = consumer.groupMetadata();
+                events.add("joined " + describe(joined, joined));
+                Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
+                events.add("left " + describe(consumer.groupMetadata(), joined));
+                Await.until("the member back with its partitions", SETTLED, () -> {
+                    consumer.poll(Duration.ofMillis(100));
+                    return consumer.assignment().size() == 3;
+                });
+                events.add("rejoined " + describe(consumer.groupMetadata(), joined));
+            }
+            seen.put(flavour, events);
+        }
+
+        String everything = "[grouped-0, grouped-1, grouped-2]";
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned " + everything,
+                "joined member id: the first, generation: the first", "left member id: the first, generation: the first",
+                "lost " + everything, "assigned " + everything, "rejoined member id: the first, generation: a later one",
+                "revoked " + everything);
+    }
+
+    /**
+     * A commit by a member that left for an expired poll interval, while another member is in the group: the
+     * coordinator no longer knows its member id, and {@code commitSync} fails with {@code CommitFailedException}
+     * and {@code KafkaConsumer}'s message.
+     */
+    @Test
+    void aCommitAfterLeavingAGroupWithOtherMembersFailsWithKafkasMessage() throws Exception {
+        Map<Flavour, String> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            Map<String, Object> config = memberConfig(group);
+            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
+            try (Consumer<String, String> leaving = flavour.consumer(config);
+                 Consumer<String, String> staying = flavour.consumer(memberConfig(group))) {
+                leaving.subscribe(List.of(TOPIC), new RecordingListener(new ArrayList<>(), true));
+                readEverything(leaving);
+                staying.subscribe(List.of(TOPIC));
+                Await.until("the other member in the group, and the first one gone", SETTLED, () -> {
+                    staying.poll(Duration.ofMillis(100));
+                    return members(group) == 1 && !describedMembers(group).isEmpty()
+                            && describedMembers(group).get(0).equals(staying.groupMetadata().memberId());
+                });
+                seen.put(flavour, outcome(() -> leaving.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(5)))));
+            }
+        }
+
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
+                .isEqualTo("CommitFailedException: OffsetCommit failed with unknown member ID. The coordinator is not aware of this member.");
+    }
+
+    /**
+     * A commit made while the member is joining, before its first heartbeat answer: it carries no member epoch
+     * (generation -1), as {@code KafkaConsumer}'s does, which the coordinator takes while the group is empty.
+     * The brokers' request log shows what each sent and what the coordinator answered.
+     */
+    @Test
+    void aCommitWhileJoiningCarriesNoMemberEpoch() throws Exception {
+        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            Map<String, Object> config = memberConfig(group);
+            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            try (CapturedLog requests = new CapturedLog("kafka.request.logger", org.apache.logging.log4j.Level.DEBUG);
+                 Consumer<String, String> consumer = flavour.consumer(config)) {
+                // fastleader joins on subscribe, KafkaConsumer on the first poll: a commit right after subscribe is made
+                // before either has an epoch (a poll first would let fastleader's join be answered before the commit).
+                consumer.subscribe(List.of(TOPIC));
+                String outcome = outcome(() -> consumer.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(5))));
+                // A broker logs a request once its answer is on the way: the client may have it first.
+                List<String> commits = new ArrayList<>();
+                Await.until("the broker's log of the commit", SETTLED, () -> {
+                    commits.clear();
+                    requests.messages().stream()
+                            .filter(line -> line.contains("\"groupId\":\"" + group + "\"") && line.contains("\"requestApiKey\":8,"))
+                            .forEach(line -> commits.add("epoch " + field(line, "generationIdOrMemberEpoch") + " member id "
+                                    + field(line, "memberId") + " answered " + field(line, "errorCode")));
+                    return !commits.isEmpty();
+                });
+                List<String> events = new ArrayList<>(commits);
+                events.add("commitSync " + outcome);
+                seen.put(flavour, events);
+            }
+        }
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
+                .containsExactly("epoch -1 member id \"\" answered 0", "commitSync done");
+    }
+
+    /**
+     * A member consuming and committing while its group's coordinator goes down and comes back (the broker stopped and
+     * restarted, the group's coordinator moved meanwhile): fastleader hands no record out twice.
+     */
+    @Test
+    void aCoordinatorRestartWhileConsumingHandsNothingOutTwice() throws Exception {
+        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String topic = "outage-" + flavour.name().toLowerCase();
+            int records = 300;
+            disturbances.createTopic(new NewTopic(topic, 3, (short) 3));
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
+                    new StringSerializer())) {
+                for (int i = 0; i < records; i++) {
+                    producer.send(new ProducerRecord<>(topic, i % 3, "key", "value-" + i));
+                }
+                producer.flush();
+            }
+            String group = newGroup(flavour);
+            Map<String, Object> config = memberConfig(group);
+            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5);
+            List<String> events = new ArrayList<>();
+            try (Consumer<String, String> consumer = flavour.consumer(config)) {
+                consumer.subscribe(List.of(topic), new RecordingListener(events, true));
+                List<String> handedOut = new ArrayList<>();
+                Set<String> failures = new TreeSet<>();
+                Runnable pollAndCommit = () -> {
+                    try {
+                        consumer.poll(Duration.ofMillis(100)).forEach(record -> handedOut.add(record.partition() + "@" + record.offset()));
+                        consumer.commitSync(Duration.ofSeconds(2));
+                    } catch (RuntimeException e) {
+                        failures.add(e.getClass().getSimpleName());
+                    }
+                };
+                Await.until("a third read", SETTLED, () -> {
+                    pollAndCommit.run();
+                    return handedOut.size() >= records / 3;
+                });
+                int coordinator = coordinatorOf(group);
+                cluster.stopBroker(coordinator);
+                try {
+                    Await.until("a second third read while the coordinator's broker is down", SETTLED, () -> {
+                        pollAndCommit.run();
+                        return handedOut.size() >= 2 * records / 3;
+                    });
+                } finally {
+                    cluster.startBroker(coordinator);
+                }
+                Await.until("every record read", SETTLED, () -> {
+                    pollAndCommit.run();
+                    return new HashSet<>(handedOut).size() == records;
+                });
+                events.add("handed out twice " + (handedOut.size() - new HashSet<>(handedOut).size()));
+                events.add("failures " + failures);
+                disturbances.awaitFullIsr(topic);
+            }
+            seen.put(flavour, events);
+        }
+
+        // KafkaConsumer's count is recorded, not asserted: it handed records out again in some of the project's runs, not in others.
+        assertThat(seen.get(Flavour.FASTLEADER)).contains("handed out twice 0");
+    }
+
     /** What a call did: {@code done}, or the exception's simple class name and message. */
     private static String outcome(Runnable call) {
         try {
@@ -518,6 +722,48 @@ class GroupParityTest {
     private static int members(String group) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
             return admin.describeConsumerGroups(List.of(group)).all().get().get(group).members().size();
+        }
+    }
+
+    /** Polls until every record of {@link #TOPIC} was handed out. */
+    private static void readEverything(Consumer<String, String> consumer) {
+        Set<String> read = new HashSet<>();
+        Await.until("every record read", SETTLED, () -> {
+            consumer.poll(Duration.ofMillis(100)).forEach(record -> read.add(record.partition() + "@" + record.offset()));
+            return read.size() == RECORDS;
+        });
+    }
+
+    private static TreeSet<String> sorted(Collection<TopicPartition> partitions) {
+        return new TreeSet<>(partitions.stream().map(TopicPartition::toString).toList());
+    }
+
+    /** A member's metadata, its member id and generation told apart from {@code first}'s. */
+    private static String describe(ConsumerGroupMetadata metadata, ConsumerGroupMetadata first) {
+        String id = metadata.memberId().isEmpty() ? "none" : metadata.memberId().equals(first.memberId()) ? "the first" : "another";
+        int generation = metadata.generationId();
+        return "member id: " + id + ", generation: " + (generation == first.generationId() ? "the first"
+                : generation > first.generationId() ? "a later one" : String.valueOf(generation));
+    }
+
+    /** The member ids the coordinator describes in {@code group}. */
+    private static List<String> describedMembers(String group) throws Exception {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            return admin.describeConsumerGroups(List.of(group)).all().get().get(group).members().stream()
+                    .map(member -> member.consumerId()).toList();
+        }
+    }
+
+    /** A field of a broker's request log line, as {@code "generationIdOrMemberEpoch":-1} gives {@code -1}. */
+    private static String field(String line, String name) {
+        java.util.regex.Matcher value = Pattern.compile("\"" + name + "\":(\"[^\"]*\"|-?[0-9]+)").matcher(line);
+        return value.find() ? value.group(1) : "absent";
+    }
+
+    /** The broker that coordinates {@code group}. */
+    private static int coordinatorOf(String group) throws Exception {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            return admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group).coordinator().id();
         }
     }
 }

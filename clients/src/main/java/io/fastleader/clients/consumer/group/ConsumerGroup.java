@@ -139,14 +139,16 @@ public final class ConsumerGroup implements AutoCloseable {
         return reconciler.leave(staticRejoin, deadlineMs);
     }
 
-    /** The member as {@code KafkaConsumer.groupMetadata()} describes it: outside the group, no generation and no member id. */
+    /**
+     * The member as {@code KafkaConsumer.groupMetadata()} describes it: no member id and generation -1
+     * before the coordinator first answered; then the member id and the last epoch it gave, kept
+     * after the member left for an expired poll interval, until the application leaves the group.
+     */
     // Kafka deprecates building it anywhere but in a consumer; this is one.
     @SuppressWarnings("removal")
     public ConsumerGroupMetadata metadata() {
-        MemberIdentity member = membership.identity();
-        return member.isMember()
-                ? new ConsumerGroupMetadata(groupId, member.epoch(), member.memberId(), member.instanceId())
-                : new ConsumerGroupMetadata(groupId);
+        MemberIdentity member = membership.described();
+        return new ConsumerGroupMetadata(groupId, member.epoch(), member.memberId(), member.instanceId());
     }
 
     // ---------------------------------------------------------------- offsets

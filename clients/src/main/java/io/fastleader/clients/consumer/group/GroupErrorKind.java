@@ -1,5 +1,6 @@
 package io.fastleader.clients.consumer.group;
 
+import java.util.Locale;
 import java.util.Set;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -78,30 +79,31 @@ enum GroupErrorKind {
      */
     static RuntimeException exception(ErrorCode error, String message, String groupId, TopicPartition partition,
                                       Set<String> unauthorized) {
-        return exception(error, message, groupId, partition, unauthorized, false);
-    }
-
-    /**
-     * As {@link #exception(ErrorCode, String, String, TopicPartition, Set)}, for a call by a group
-     * member ({@code member}) or from outside the group: a member that is no longer one (fenced,
-     * unknown) fails its commit with {@link CommitFailedException} as {@code KafkaConsumer} does.
-     */
-    static RuntimeException exception(ErrorCode error, String message, String groupId, TopicPartition partition,
-                                      Set<String> unauthorized, boolean member) {
         return switch (error) {
             case GROUP_AUTHORIZATION_FAILED -> GroupAuthorizationException.forGroupId(groupId);
             case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(unauthorized);
-            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH -> member
-                    ? new CommitFailedException("Offset commit for group " + groupId + " failed with " + error.name()
-                            + ": this consumer is no longer a member of the group at the epoch it committed with; "
-                            + "its partitions may have moved to another member, which consumes them from the last committed offsets")
-                    // A consumer outside the group (generation -1, no member id) may commit only while the group has no members.
-                    : new CommitFailedException(
-                    "Offset commit for group " + groupId + " failed with " + error.name() + ": the group has active members, "
-                    + "and a consumer that is not one of them may commit only while the group is empty");
             case REBALANCE_IN_PROGRESS -> new RebalanceInProgressException("Group " + groupId + " is rebalancing");
             case UNKNOWN_TOPIC_OR_PARTITION -> new KafkaException("Topic or partition " + partition + " does not exist");
             default -> message == null || message.isEmpty() ? error.exception() : error.exception(message);
+        };
+    }
+
+    /**
+     * As {@link #exception}, for an OffsetCommit: a commit refused because the coordinator does not
+     * count the committer as a member at that epoch fails with {@link CommitFailedException} and
+     * {@code KafkaConsumer} 4.3.1's message, whether the commit carried an epoch or not. (An
+     * OffsetFetch refused so fails with the error's own exception, as {@code KafkaConsumer}'s does.)
+     */
+    static RuntimeException commitException(ErrorCode error, String message, String groupId, TopicPartition partition,
+                                            Set<String> unauthorized) {
+        return switch (error) {
+            case UNKNOWN_MEMBER_ID -> new CommitFailedException("OffsetCommit failed with unknown member ID. " + error.message());
+            case STALE_MEMBER_EPOCH -> new CommitFailedException("OffsetCommit failed with stale member epoch. " + error.message());
+            // KafkaConsumer raises a plain KafkaException("Unexpected error in commit: ...") for these; the member is
+            // no longer one at that epoch, which is what CommitFailedException tells an application.
+            case ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH -> new CommitFailedException("OffsetCommit failed with "
+                    + error.name().toLowerCase(Locale.ROOT).replace('_', ' ') + ". " + error.message());
+            default -> exception(error, message, groupId, partition, unauthorized);
         };
     }
 }

@@ -131,6 +131,14 @@ final class GroupMembership {
     private long lastPollMs;
     private boolean staleAfterLeave;
     private RuntimeException fatal;
+    /**
+     * The last epoch the coordinator gave this member ({@code groupMetadata()}'s generation), -1 before
+     * the first: kept while the member leaves, is fenced or joins again, as {@code KafkaConsumer} keeps
+     * it; forgotten when the application leaves the group.
+     */
+    private int lastEpoch = MemberIdentity.NO_EPOCH;
+    /** Whether the coordinator ever gave this member an epoch: until then its commits name no member id, as KafkaConsumer's. */
+    private boolean hadEpoch;
     private CompletableFuture<Void> left = CompletableFuture.completedFuture(null);
 
     /**
@@ -201,6 +209,7 @@ final class GroupMembership {
      */
     CompletableFuture<Void> leave(boolean staticRejoin) {
         subscription = null;
+        lastEpoch = MemberIdentity.NO_EPOCH;
         owned = Assignment.NONE;
         if (state == State.JOINING || state == State.STABLE) {
             startLeaving(staticRejoin && instanceId.isPresent() ? STATIC_LEAVE_EPOCH : LEAVE_EPOCH, false);
@@ -225,17 +234,31 @@ final class GroupMembership {
     }
 
     /**
-     * Who commits for the group: this member at its epoch; nobody in it while it is not in the group.
-     * A member that is leaving, or left for an expired poll timer and has not rejoined yet, commits
-     * with its member id and no epoch ({@link MemberIdentity#NO_EPOCH}), as {@code KafkaConsumer}
-     * does: the coordinator takes such a commit while the group has no members.
+     * Who commits for the group: this member at its epoch while the coordinator counts it in the
+     * group; nobody in it while it is not subscribed. A member that is joining (no answer yet), fenced,
+     * leaving, or left for an expired poll timer and has not rejoined yet, commits with its member id
+     * and no epoch ({@link MemberIdentity#NO_EPOCH}), as {@code KafkaConsumer} does: the coordinator
+     * takes such a commit while the group has no members. Before the coordinator ever gave it an epoch
+     * the member id is left out too, as by {@code KafkaConsumer} 4.3.1.
      */
     MemberIdentity identity() {
         return switch (state) {
             case UNSUBSCRIBED -> MemberIdentity.OUTSIDE_THE_GROUP;
-            case LEAVING, STALE -> new MemberIdentity(memberId, MemberIdentity.NO_EPOCH, instanceId);
+            case JOINING, FENCED, LEAVING, STALE -> new MemberIdentity(hadEpoch ? memberId : "", MemberIdentity.NO_EPOCH, instanceId);
             default -> new MemberIdentity(memberId, epoch, instanceId);
         };
+    }
+
+    /**
+     * The member as {@code groupMetadata()} describes it, as {@code KafkaConsumer} 4.3.1 does: no
+     * member id and generation -1 until the coordinator first gave an epoch; then the member id and
+     * the last epoch given, kept while the member leaves for an expired poll timer, is fenced or joins
+     * again, until the application leaves the group.
+     */
+    MemberIdentity described() {
+        return lastEpoch == MemberIdentity.NO_EPOCH
+                ? new MemberIdentity("", MemberIdentity.NO_EPOCH, instanceId)
+                : new MemberIdentity(memberId, lastEpoch, instanceId);
     }
 
     /** Whether the member is in the group and owns the assignment the coordinator gave it last. */
@@ -350,6 +373,10 @@ final class GroupMembership {
             memberId = answer.memberId();
         }
         epoch = answer.memberEpoch();
+        if (epoch > 0) {
+            lastEpoch = epoch;
+            hadEpoch = true;
+        }
         nextHeartbeatMs = nowMs + Math.max(0, answer.heartbeatIntervalMs());
         sendAllFields = false;
         if (sentSubscription != null) {

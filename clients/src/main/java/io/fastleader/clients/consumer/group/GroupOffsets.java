@@ -160,7 +160,7 @@ public final class GroupOffsets {
     }
 
     private Outcome<Void> committedAnswer(OffsetCommitResponseData response, boolean byMember) {
-        ErrorTally tally = new ErrorTally(byMember);
+        ErrorTally tally = new ErrorTally(true);
         GroupRequests.commitErrors(response)
                 .forEach((partition, error) -> tally.add(partition, error, GroupErrorKind.ofCommit(error, byMember)));
         return tally.outcome(null);
@@ -168,7 +168,7 @@ public final class GroupOffsets {
 
     private Outcome<Map<TopicPartition, OffsetAndMetadata>> fetchedAnswer(OffsetFetchResponseData response, boolean byMember) {
         GroupRequests.Fetched fetched = GroupRequests.fetched(response, groupId);
-        ErrorTally tally = new ErrorTally(byMember);
+        ErrorTally tally = new ErrorTally(false);
         tally.add(null, fetched.groupError(), GroupErrorKind.ofFetch(fetched.groupError(), byMember));
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (FetchedOffset answer : fetched.partitions()) {
@@ -196,15 +196,16 @@ public final class GroupOffsets {
      * else a retriable one retries.
      */
     private final class ErrorTally {
-        private final boolean byMember;
+        /** Whether the response answers an OffsetCommit, whose membership errors fail as {@code CommitFailedException}. */
+        private final boolean commit;
         private final Set<String> unauthorized = new TreeSet<>();
         private ErrorCode fatal;
         private TopicPartition fatalPartition;
         private ErrorCode retry;
         private GroupErrorKind retryKind = GroupErrorKind.NONE;
 
-        ErrorTally(boolean byMember) {
-            this.byMember = byMember;
+        ErrorTally(boolean commit) {
+            this.commit = commit;
         }
 
         /** @param partition null for a group-level error */
@@ -236,7 +237,8 @@ public final class GroupOffsets {
         <T> Outcome<T> outcome(T value) {
             if (fatal != null) {
                 return new Outcome<>(GroupErrorKind.FATAL, null,
-                        GroupErrorKind.exception(fatal, null, groupId, fatalPartition, unauthorized, byMember));
+                        commit ? GroupErrorKind.commitException(fatal, null, groupId, fatalPartition, unauthorized)
+                                : GroupErrorKind.exception(fatal, null, groupId, fatalPartition, unauthorized));
             }
             if (retry != null) {
                 return new Outcome<>(retryKind, null, retry.exception());

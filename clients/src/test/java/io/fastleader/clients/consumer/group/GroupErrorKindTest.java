@@ -11,7 +11,9 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.InvalidCommitOffsetSizeException;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.StaleMemberEpochException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -55,8 +57,6 @@ class GroupErrorKindTest {
                 .satisfies(e -> assertThat(((TopicAuthorizationException) e).unauthorizedTopics()).containsExactlyInAnyOrder("t", "u"));
         assertThat(exception(ErrorCode.OFFSET_METADATA_TOO_LARGE, partition)).isInstanceOf(OffsetMetadataTooLarge.class);
         assertThat(exception(ErrorCode.INVALID_COMMIT_OFFSET_SIZE, partition)).isInstanceOf(InvalidCommitOffsetSizeException.class);
-        assertThat(exception(ErrorCode.UNKNOWN_MEMBER_ID, partition)).isInstanceOf(CommitFailedException.class)
-                .hasMessageContaining("group g").hasMessageContaining("active members");
         assertThat(exception(ErrorCode.REBALANCE_IN_PROGRESS, partition)).isInstanceOf(RebalanceInProgressException.class);
         assertThat(exception(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, partition)).isExactlyInstanceOf(KafkaException.class)
                 .hasMessageContaining("t-3");
@@ -71,13 +71,22 @@ class GroupErrorKindTest {
     }
 
     @Test
-    void testAFencedMembersCommitFailsSayingItIsNoLongerAMember() {
-        assertThat(GroupErrorKind.exception(ErrorCode.FENCED_MEMBER_EPOCH, null, "g", null, Set.of(), true))
-                .isInstanceOf(CommitFailedException.class)
-                .hasMessageContaining("no longer a member of the group");
-        assertThat(GroupErrorKind.exception(ErrorCode.UNKNOWN_MEMBER_ID, null, "g", null, Set.of(), false))
-                .isInstanceOf(CommitFailedException.class)
-                .hasMessageContaining("active members");
+    void testACommitTheCoordinatorDoesNotTakeFromAMemberFailsWithKafkaConsumersMessages() {
+        assertThat(GroupErrorKind.commitException(ErrorCode.UNKNOWN_MEMBER_ID, null, "g", null, Set.of()))
+                .isExactlyInstanceOf(CommitFailedException.class)
+                .hasMessage("OffsetCommit failed with unknown member ID. The coordinator is not aware of this member.");
+        assertThat(GroupErrorKind.commitException(ErrorCode.STALE_MEMBER_EPOCH, null, "g", null, Set.of()))
+                .isExactlyInstanceOf(CommitFailedException.class)
+                .hasMessage("OffsetCommit failed with stale member epoch. " + ErrorCode.STALE_MEMBER_EPOCH.message());
+        assertThat(GroupErrorKind.commitException(ErrorCode.FENCED_MEMBER_EPOCH, null, "g", null, Set.of()))
+                .isExactlyInstanceOf(CommitFailedException.class)
+                .hasMessage("OffsetCommit failed with fenced member epoch. " + ErrorCode.FENCED_MEMBER_EPOCH.message());
+    }
+
+    @Test
+    void testAnOffsetFetchTheCoordinatorDoesNotTakeFromAMemberFailsWithTheErrorsOwnException() {
+        assertThat(exception(ErrorCode.UNKNOWN_MEMBER_ID, null)).isExactlyInstanceOf(UnknownMemberIdException.class);
+        assertThat(exception(ErrorCode.STALE_MEMBER_EPOCH, null)).isExactlyInstanceOf(StaleMemberEpochException.class);
     }
 
     private static RuntimeException exception(ErrorCode error, TopicPartition partition) {

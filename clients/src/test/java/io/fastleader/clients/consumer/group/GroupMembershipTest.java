@@ -290,15 +290,52 @@ class GroupMembershipTest {
     }
 
     @Test
-    void testAMemberInTheGroupCommitsAsItselfAtItsEpochAndAFencedOneAtEpochZero() {
+    void testAMemberInTheGroupCommitsAsItselfAtItsEpochAndAFencedOneWithNoEpoch() {
         GroupMembership membership = joined(staticMember(), 5);
         assertThat(membership.identity()).isEqualTo(new MemberIdentity(MEMBER_ID, 5, Optional.of("instance-1")));
         membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
 
         membership.onAnswer(refused(ErrorCode.FENCED_MEMBER_EPOCH), nowMs + INTERVAL_MS);
 
-        assertThat(membership.identity().epoch()).isZero();
-        assertThat(membership.identity().memberId()).isEqualTo(MEMBER_ID);
+        assertThat(membership.identity()).isEqualTo(new MemberIdentity(MEMBER_ID, MemberIdentity.NO_EPOCH, Optional.of("instance-1")));
+    }
+
+    @Test
+    void testAMemberJoiningForTheFirstTimeCommitsWithNoIdAndNoEpochUntilTheCoordinatorAnswers() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        MemberIdentity joining = new MemberIdentity("", MemberIdentity.NO_EPOCH, Optional.empty());
+
+        assertThat(membership.identity()).as("before the join is sent").isEqualTo(joining);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+        assertThat(membership.identity()).as("join in flight").isEqualTo(joining);
+        membership.onAnswer(accepted(3, null), nowMs + 5);
+
+        assertThat(membership.identity()).isEqualTo(new MemberIdentity(MEMBER_ID, 3, Optional.empty()));
+    }
+
+    @Test
+    void testGroupMetadataHasNoMemberIdBeforeTheFirstEpochThenKeepsTheLastEpochUntilTheApplicationLeaves() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC, nowMs);
+        assertThat(membership.described()).as("joining").isEqualTo(new MemberIdentity("", MemberIdentity.NO_EPOCH, Optional.empty()));
+        membership.nextHeartbeat(nowMs).orElseThrow();
+        membership.onAnswer(accepted(5, null), nowMs);
+        MemberIdentity atFive = new MemberIdentity(MEMBER_ID, 5, Optional.empty());
+        assertThat(membership.described()).as("joined").isEqualTo(atFive);
+
+        long expiredMs = nowMs + MAX_POLL_INTERVAL_MS + 1;
+        membership.nextHeartbeat(expiredMs).orElseThrow();
+        membership.onAnswer(accepted(GroupMembership.LEAVE_EPOCH, null), expiredMs);
+        assertThat(membership.described()).as("left for an expired poll timer").isEqualTo(atFive);
+        membership.released(expiredMs);
+        assertThat(membership.described()).as("joining again").isEqualTo(atFive);
+        membership.nextHeartbeat(expiredMs).orElseThrow();
+        membership.onAnswer(accepted(7, null), expiredMs);
+        assertThat(membership.described()).as("joined again").isEqualTo(new MemberIdentity(MEMBER_ID, 7, Optional.empty()));
+
+        membership.leave(false);
+        assertThat(membership.described()).as("the application left").isEqualTo(new MemberIdentity("", MemberIdentity.NO_EPOCH, Optional.empty()));
     }
 
     @Test
@@ -457,7 +494,7 @@ class GroupMembershipTest {
         assertThat(membership.identity().isMember()).as("the coordinator takes its commits only while the group is empty").isFalse();
 
         membership.released(expiredMs + 10);
-        assertThat(membership.identity()).as("joining again").isEqualTo(new MemberIdentity(MEMBER_ID, 0, Optional.empty()));
+        assertThat(membership.identity()).as("joining again").isEqualTo(left);
     }
 
     /** A member of {@code membership} that joined at {@code epoch} with no partitions, at {@link #nowMs}. */
