@@ -21,10 +21,13 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
+import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClusterSettings;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.PoolConfig;
 
 /**
@@ -131,6 +134,17 @@ public final class ConsumerSettings implements ClusterSettings {
     /** {@code metadata.max.age.ms}: how often a {@code Pattern} subscription looks for new matching topics. */
     public long metadataMaxAgeMs() {
         return kafka.getLong(ConsumerConfig.METADATA_MAX_AGE_CONFIG);
+    }
+
+    /**
+     * What the group needs of this configuration; empty without a {@code group.id}.
+     *
+     * @param offsetsRetryBackoff the consumer's one retry policy, which the group's offset commits and fetches follow too
+     */
+    public Optional<ConsumerGroup.Settings> groupSettings(EpochBackoff offsetsRetryBackoff) {
+        return groupId().map(id -> new ConsumerGroup.Settings(id, groupInstanceId(), clientRack(), remoteAssignor(),
+                maxPollIntervalMs(), new ExponentialBackoff(Duration.ofMillis(retryBackoffMs()), Duration.ofMillis(retryBackoffMaxMs()),
+                ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs()));
     }
 
     /** {@code enable.auto.commit}; always false without a {@code group.id}. */
