@@ -15,16 +15,24 @@ import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The overloads of {@link Consumer} that only call another with a default: no listener, no
- * callback, {@code default.api.timeout.ms}. {@link FastLeaderConsumer} implements the rest; these
- * run on the thread that calls them, as the overload they call does.
+ * What {@link FastLeaderConsumer} does by default: the overloads of {@link Consumer} that only call
+ * another with a default (no listener, no callback, {@code default.api.timeout.ms}), and what it
+ * does not support (client telemetry, rebalances the application enforces). The consumer
+ * implements the rest; these run on the thread that calls them, as the overload they call does.
  */
 abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
+
+    // The consumer's logger: this line was always the consumer's, and logging is configured by its name.
+    private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
 
     /** {@code default.api.timeout.ms}: how long the blocking calls without a timeout argument wait. */
     abstract Duration defaultApiTimeout();
@@ -83,6 +91,12 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     @Override
     public void enforceRebalance() {
         enforceRebalance(null);
+    }
+
+    /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
+    @Override
+    public void enforceRebalance(String reason) {
+        LOG.warn("Operation not supported in new consumer group protocol");
     }
 
     @Override
@@ -160,5 +174,21 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     @Override
     public Map<String, List<PartitionInfo>> listTopics() {
         return listTopics(defaultApiTimeout());
+    }
+
+    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
+    @Override
+    public void registerMetricForSubscription(KafkaMetric metric) {
+    }
+
+    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
+    @Override
+    public void unregisterMetricFromSubscription(KafkaMetric metric) {
+    }
+
+    /** Not supported: this consumer pushes no client telemetry. @throws IllegalStateException always */
+    @Override
+    public Uuid clientInstanceId(Duration timeout) {
+        throw new IllegalStateException("FastLeaderConsumer does not push client telemetry, so it has no client instance id");
     }
 }

@@ -13,12 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -31,11 +28,9 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.utils.Time;
@@ -48,7 +43,6 @@ import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClientResources;
 import io.fastleader.clients.metadata.ClientResources.ClusterLink;
 import io.fastleader.clients.metadata.EpochBackoff;
-import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.network.KafkaClientsRange;
 
 /**
@@ -118,29 +112,23 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     public FastLeaderConsumer(Map<String, Object> configs, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
         KafkaClientsRange.requireSupported();
         this.settings = ConsumerSettings.parse(configs, keyDeserializer, valueDeserializer);
-        ConsumerConfig kafka = settings.kafkaConfig();
         String clientId = settings.clientId();
-        Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
             // Registered first, so closed last: closing the other resources may still hand it answers.
-            this.stateOwner = register(new ConsumerThread(clientId, clockMs));
+            this.stateOwner = resources.register(new ConsumerThread(clientId, clockMs));
             this.calls = new ApplicationCalls(stateOwner, clockMs);
             this.metrics = resources.openMetrics(clientId);
-            Deserializer<K> keys = register(keyDeserializer != null ? keyDeserializer
-                    : configuredDeserializer(kafka, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, clientIdOverride, true));
-            Deserializer<V> values = register(valueDeserializer != null ? valueDeserializer
-                    : configuredDeserializer(kafka, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, clientIdOverride, false));
-            @SuppressWarnings("unchecked")
-            List<ConsumerInterceptor<K, V>> configured = (List<ConsumerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
-                    ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, ConsumerInterceptor.class, clientIdOverride);
-            this.interceptors = register(new ConsumerInterceptorChain<>(configured));
+            Deserializer<K> keys = resources.register(settings.keyDeserializer(keyDeserializer));
+            Deserializer<V> values = resources.register(settings.valueDeserializer(valueDeserializer));
+            this.interceptors = resources.register(new ConsumerInterceptorChain<>(settings.<K, V>interceptors()));
             ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ConsumerMetrics.CLIENT_GROUP,
                     ConsumerMetrics.NODE_GROUP, opened -> subscriptions::usesTopic);
             ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             OffsetLookup offsetLookup = new OffsetLookup(cluster.pool(), cluster.metadata(), retryBackoff, clockMs, stateOwner);
-            Optional<ConsumerGroup> consumerGroup = settings.groupSettings(retryBackoff).map(groupSettings -> register(new ConsumerGroup(
-                    groupSettings, cluster.pool(), cluster.metadata(), metrics, clockMs, stateOwner, stateOwner::wakeUp, new Reconciled())));
+            Optional<ConsumerGroup> consumerGroup = settings.groupSettings(retryBackoff).map(groupSettings -> resources.register(
+                    new ConsumerGroup(groupSettings, cluster.pool(), cluster.metadata(), metrics, clockMs, stateOwner, stateOwner::wakeUp,
+                            new Reconciled())));
             this.group = new OptionalGroup(consumerGroup, calls);
             this.commits = new Commits(calls, group, settings, consumerMetrics, interceptors, stateOwner, clockMs);
             this.autoCommit = new AutoCommit(settings, subscriptions, commits, clockMs);
@@ -155,26 +143,10 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.pollLoop = new PollLoop<>(calls, group, autoCommit, subscriptions, fetcher, positions, thread);
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
             cluster.metadata().cache().wakeOnChange(stateOwner::wakeUp);
-            FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
-            if (!settings.classicProtocolKeysGiven().isEmpty()) {
-                LOG.warn("{} belong to the classic group protocol and are ignored: under the consumer group protocol the "
-                        + "coordinator decides session timeout, heartbeat interval and assignment", settings.classicProtocolKeysGiven());
-            }
+            settings.logIgnoredKeys(LOG);
         } catch (RuntimeException e) {
             throw resources.failedToStart(e);
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> Deserializer<T> configuredDeserializer(ConsumerConfig kafka, String key, Map<String, Object> overrides,
-                                                              boolean isKey) {
-        Deserializer<T> deserializer = kafka.getConfiguredInstance(key, Deserializer.class);
-        deserializer.configure(kafka.originals(overrides), isKey);
-        return deserializer;
-    }
-
-    private <T extends AutoCloseable> T register(T resource) {
-        return resources.register(resource);
     }
 
     /** Reconciliation's hold on the assignment: the same path as {@link #assign}, without its commit of the old one. */
@@ -264,13 +236,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
      */
     @Override
     public void unsubscribe() {
-        calls.runOwned(() -> assignment.unsubscribe());
-    }
-
-    /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
-    @Override
-    public void enforceRebalance(String reason) {
-        LOG.warn("Operation not supported in new consumer group protocol");
+        calls.runOwned(assignment::unsubscribe);
     }
 
     // ---------------------------------------------------------------- poll
@@ -469,22 +435,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     @Override
     public Map<MetricName, ? extends Metric> metrics() {
         return Collections.unmodifiableMap(metrics.metrics());
-    }
-
-    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
-    @Override
-    public void registerMetricForSubscription(KafkaMetric metric) {
-    }
-
-    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
-    @Override
-    public void unregisterMetricFromSubscription(KafkaMetric metric) {
-    }
-
-    /** Not supported: this consumer pushes no client telemetry. @throws IllegalStateException always */
-    @Override
-    public Uuid clientInstanceId(Duration timeout) {
-        throw new IllegalStateException("FastLeaderConsumer does not push client telemetry, so it has no client instance id");
     }
 
     /** {@inheritDoc} Safe to call from any thread. */
