@@ -12,8 +12,9 @@ import io.fastleader.clients.consumer.group.ConsumerGroup;
 /**
  * The loops in which a call waits on the state owner for what it came for: {@code poll} for
  * records (and {@code poll(long)} for its assignment first), {@code position} for a position.
- * Each turn does the group's and auto-commit's work that is due, then runs answers and timers
- * until the next thing the consumer's thread has to do. Runs on the state owner.
+ * A turn of {@code poll} first does the group's and auto-commit's work that is due; every wait
+ * runs answers and timers until the deadline or the next timer of the consumer's own. Runs on the
+ * state owner.
  */
 final class PollLoop<K, V> {
 
