@@ -109,7 +109,7 @@ final class Assignment {
     /** The group, for {@code subscribe}: refused while partitions assigned by {@code assign} are held. */
     private ConsumerGroup groupToSubscribe() {
         ConsumerGroup joining = group.require();
-        if (!joining.isSubscribed() && !subscriptions.isEmpty()) {
+        if (!group.isSubscribed() && !subscriptions.isEmpty()) {
             throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
         }
         return joining;
