@@ -64,8 +64,19 @@ final class Assignment {
         change(partitions);
     }
 
+    /**
+     * {@code KafkaConsumer} refuses a null listener before anything else: called on the
+     * application's thread, before the call is handed to the state owner.
+     */
+    static void requireListener(ConsumerRebalanceListener callback) {
+        if (callback == null) {
+            throw new IllegalArgumentException("RebalanceListener cannot be null");
+        }
+    }
+
     /** {@code subscribe(topics, listener)}: an empty collection unsubscribes. */
     void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
+        group.require();
         if (topics == null) {
             throw new IllegalArgumentException("Topic collection to subscribe to cannot be null");
         }
@@ -83,6 +94,7 @@ final class Assignment {
 
     /** {@code subscribe(pattern, listener)}. */
     void subscribe(Pattern pattern, ConsumerRebalanceListener listener) {
+        group.require();
         if (pattern == null || pattern.toString().isEmpty()) {
             throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
         }
@@ -91,6 +103,7 @@ final class Assignment {
 
     /** {@code subscribe(subscriptionPattern, listener)}. */
     void subscribe(SubscriptionPattern pattern, ConsumerRebalanceListener listener) {
+        group.require();
         if (pattern == null || pattern.pattern() == null || pattern.pattern().isEmpty()) {
             throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
         }

@@ -59,15 +59,15 @@ final class AutoCommit {
         }
     }
 
-    /** Before the group revokes {@code partitions}: their positions, waiting up to {@code default.api.timeout.ms}. */
-    void beforeRevoking(Set<TopicPartition> partitions) {
+    /** Before the group revokes {@code partitions}: their positions, waiting until {@code deadlineMs} at the latest. */
+    void beforeRevoking(Set<TopicPartition> partitions, long deadlineMs) {
         if (!settings.autoCommit()) {
             return;
         }
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(subscriptions.positionsToCommit());
         offsets.keySet().retainAll(partitions);
         try {
-            commits.commitSync(offsets, settings.defaultApiTimeout());
+            commits.commitSync(offsets, Duration.ofMillis(Math.max(0, deadlineMs - clockMs.getAsLong())));
         } catch (RuntimeException e) {
             LOG.warn("Failed to commit the offsets of partitions {} before revoking them: {}", partitions, e.toString());
         }

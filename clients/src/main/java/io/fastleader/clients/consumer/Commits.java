@@ -83,7 +83,8 @@ final class Commits {
                         group.require().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
                                 calls.deadline(timeout)),
                         calls.deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
-                                + "for partitions " + partitions + " could be determined");
+                                + "for partitions " + partitions + " could be determined. Try tuning default.api.timeout.ms larger to "
+                                + "relax the threshold.");
                 Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
                 partitions.forEach(partition -> result.put(partition, found.get(partition)));
                 return result;

@@ -5,14 +5,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -25,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What {@link FastLeaderConsumer} does by default: the overloads of {@link Consumer} that only call
- * another with a default (no listener, no callback, {@code default.api.timeout.ms}), and what it
+ * another with a default (no callback, {@code default.api.timeout.ms}, 30 seconds to close), and what it
  * does not support (client telemetry, rebalances the application enforces). The consumer
  * implements the rest; these run on the thread that calls them, as the overload they call does.
  */
@@ -36,6 +33,19 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
 
     /** {@code default.api.timeout.ms}: how long the blocking calls without a timeout argument wait. */
     abstract Duration defaultApiTimeout();
+
+    /** {@code KafkaConsumer}'s close timeout when none is given. */
+    static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * {@code close}. As {@code KafkaConsumer} 4.3 under the consumer protocol, a group member leaves the group:
+     * a static member leaves with epoch -2, keeping its partitions for its session timeout, unless
+     * {@code leaveForGood} (epoch -1); a dynamic member always leaves with -1, as the consumer
+     * protocol has no way for it to stay.
+     *
+     * @param leaveForGood whether closed with {@code CloseOptions} {@code LEAVE_GROUP}
+     */
+    abstract void close(Duration timeout, boolean leaveForGood);
 
     /**
      * {@code poll(Duration)}, and {@code poll(long)} of kafka-clients 3.x.
@@ -62,29 +72,6 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     @Deprecated
     public ConsumerRecords<K, V> poll(long timeoutMs) {
         return poll(Duration.ofMillis(timeoutMs), true);
-    }
-
-    /**
-     * {@inheritDoc} Joins the group with the consumer group protocol (KIP-848): the coordinator
-     * assigns the partitions. An empty collection unsubscribes.
-     *
-     * @throws InvalidGroupIdException without a {@code group.id}
-     */
-    @Override
-    public void subscribe(Collection<String> topics) {
-        subscribe(topics, null);
-    }
-
-    /** {@inheritDoc} @see #subscribe(Pattern, ConsumerRebalanceListener) */
-    @Override
-    public void subscribe(Pattern pattern) {
-        subscribe(pattern, null);
-    }
-
-    /** {@inheritDoc} @see #subscribe(SubscriptionPattern, ConsumerRebalanceListener) */
-    @Override
-    public void subscribe(SubscriptionPattern pattern) {
-        subscribe(pattern, null);
     }
 
     /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
@@ -174,6 +161,19 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     @Override
     public Map<String, List<PartitionInfo>> listTopics() {
         return listTopics(defaultApiTimeout());
+    }
+
+    /** {@inheritDoc} Waits up to 30 seconds, as {@code KafkaConsumer} does. */
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_TIMEOUT, false);
+    }
+
+    /** {@inheritDoc} Deprecated as in {@code Consumer} 4.1+: use {@link #close(org.apache.kafka.clients.consumer.CloseOptions)}. */
+    @Deprecated
+    @Override
+    public void close(Duration timeout) {
+        close(timeout, false);
     }
 
     /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */

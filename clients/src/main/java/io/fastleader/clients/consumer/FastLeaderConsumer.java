@@ -42,7 +42,9 @@ import io.fastleader.clients.consumer.group.Assignee;
 import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClientResources;
 import io.fastleader.clients.metadata.ClientResources.ClusterLink;
+import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
+import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.KafkaClientsRange;
 
 /**
@@ -67,8 +69,6 @@ import io.fastleader.clients.network.KafkaClientsRange;
 public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
-    /** {@code KafkaConsumer}'s close timeout when none is given. */
-    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final ConsumerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
@@ -123,26 +123,27 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.interceptors = resources.register(new ConsumerInterceptorChain<>(settings.<K, V>interceptors()));
             ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ConsumerMetrics.CLIENT_GROUP,
                     ConsumerMetrics.NODE_GROUP, opened -> subscriptions::usesTopic);
+            ConnectionPool pool = cluster.pool();
+            ClusterMetadata metadata = cluster.metadata();
             ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
-            OffsetLookup offsetLookup = new OffsetLookup(cluster.pool(), cluster.metadata(), retryBackoff, clockMs, stateOwner);
+            OffsetLookup offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs, stateOwner);
             Optional<ConsumerGroup> consumerGroup = settings.groupSettings(retryBackoff).map(groupSettings -> resources.register(
-                    new ConsumerGroup(groupSettings, cluster.pool(), cluster.metadata(), metrics, clockMs, stateOwner, stateOwner::wakeUp,
-                            new Reconciled())));
+                    new ConsumerGroup(groupSettings, pool, metadata, metrics, clockMs, stateOwner, stateOwner::wakeUp, new Reconciled())));
             this.group = new OptionalGroup(consumerGroup, calls);
             this.commits = new Commits(calls, group, settings, consumerMetrics, interceptors, stateOwner, clockMs);
             this.autoCommit = new AutoCommit(settings, subscriptions, commits, clockMs);
-            this.assignment = new Assignment(subscriptions, group, autoCommit, consumerMetrics, cluster.metadata(), cluster.prewarm(),
-                    stateOwner, settings.defaultApiTimeout());
-            this.queries = new ClusterQueries(calls, offsetLookup, cluster.metadata(), subscriptions, settings.isolationLevel());
+            this.assignment = new Assignment(subscriptions, group, autoCommit, consumerMetrics, metadata, cluster.prewarm(), stateOwner,
+                    settings.defaultApiTimeout());
+            this.queries = new ClusterQueries(calls, offsetLookup, metadata, subscriptions, settings.isolationLevel());
             RecordDecoding<K, V> decoding = new RecordDecoding<>(keys, values, settings.isolationLevel(), settings.checkCrcs());
             PollThread thread = new PollThread(settings, consumerMetrics, stateOwner, clockMs, new PendingErrors());
-            Fetcher<K, V> fetcher = new Fetcher<>(cluster.pool(), cluster.metadata(), subscriptions, decoding, retryBackoff, thread);
-            PositionResolver positions = new PositionResolver(cluster.pool(), cluster.metadata(), subscriptions, offsetLookup,
-                    consumerGroup, retryBackoff, thread);
+            Fetcher<K, V> fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
+            PositionResolver positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, consumerGroup, retryBackoff,
+                    thread);
             this.pollLoop = new PollLoop<>(calls, group, autoCommit, subscriptions, fetcher, positions, thread);
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
-            cluster.metadata().cache().wakeOnChange(stateOwner::wakeUp);
+            metadata.cache().wakeOnChange(stateOwner::wakeUp);
             settings.logIgnoredKeys(LOG);
         } catch (RuntimeException e) {
             throw resources.failedToStart(e);
@@ -163,7 +164,12 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
 
         @Override
         public void commitBeforeRevoking(Set<TopicPartition> partitions) {
-            autoCommit.beforeRevoking(partitions);
+            commitBeforeRevoking(partitions, calls.deadline(settings.defaultApiTimeout()));
+        }
+
+        @Override
+        public void commitBeforeRevoking(Set<TopicPartition> partitions, long deadlineMs) {
+            autoCommit.beforeRevoking(partitions, deadlineMs);
         }
     }
 
@@ -171,8 +177,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     Duration defaultApiTimeout() {
         return settings.defaultApiTimeout();
     }
-
-    // ---------------------------------------------------------------- assignment
 
     /**
      * {@inheritDoc} Partitions kept keep their positions; new ones start from their committed
@@ -198,12 +202,24 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     }
 
     /**
+     * {@inheritDoc} Joins the group with the consumer group protocol (KIP-848): the coordinator
+     * assigns the partitions. An empty collection unsubscribes.
+     *
+     * @throws InvalidGroupIdException without a {@code group.id}
+     */
+    @Override
+    public void subscribe(Collection<String> topics) {
+        calls.runOwned(() -> assignment.subscribe(topics, null));
+    }
+
+    /**
      * {@inheritDoc} The listener's callbacks run on the thread that calls {@code poll}.
      *
      * @throws InvalidGroupIdException without a {@code group.id}
      */
     @Override
     public void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
+        Assignment.requireListener(callback);
         calls.runOwned(() -> assignment.subscribe(topics, callback));
     }
 
@@ -215,7 +231,14 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
      */
     @Override
     public void subscribe(Pattern pattern, ConsumerRebalanceListener callback) {
+        Assignment.requireListener(callback);
         calls.runOwned(() -> assignment.subscribe(pattern, callback));
+    }
+
+    /** {@inheritDoc} @see #subscribe(Pattern, ConsumerRebalanceListener) */
+    @Override
+    public void subscribe(Pattern pattern) {
+        calls.runOwned(() -> assignment.subscribe(pattern, null));
     }
 
     /**
@@ -226,7 +249,14 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
      */
     @Override
     public void subscribe(SubscriptionPattern pattern, ConsumerRebalanceListener callback) {
+        Assignment.requireListener(callback);
         calls.runOwned(() -> assignment.subscribe(pattern, callback));
+    }
+
+    /** {@inheritDoc} @see #subscribe(SubscriptionPattern, ConsumerRebalanceListener) */
+    @Override
+    public void subscribe(SubscriptionPattern pattern) {
+        calls.runOwned(() -> assignment.subscribe(pattern, null));
     }
 
     /**
@@ -238,8 +268,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     public void unsubscribe() {
         calls.runOwned(assignment::unsubscribe);
     }
-
-    // ---------------------------------------------------------------- poll
 
     /**
      * {@inheritDoc} Returns as soon as records are buffered, having sent the next Fetches so the
@@ -265,8 +293,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         ConsumerRecords<K, V> polled = calls.callOwned(() -> pollLoop.poll(timeout, awaitAssignment));
         return polled.isEmpty() ? polled : interceptors.onConsume(polled);
     }
-
-    // ---------------------------------------------------------------- positions
 
     @Override
     public void seek(TopicPartition partition, long offset) {
@@ -340,8 +366,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         });
     }
 
-    // ---------------------------------------------------------------- commits
-
     @Override
     public void commitSync(Duration timeout) {
         calls.runOwned(() -> commits.commitSync(subscriptions.positionsToCommit(), timeout));
@@ -390,8 +414,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         return calls.callOwned(() -> group.require().metadata());
     }
 
-    // ---------------------------------------------------------------- offsets and topics
-
     /** {@inheritDoc} Partitions without a record at or after their timestamp map to null. */
     @Override
     public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestampsToSearch, Duration timeout) {
@@ -430,8 +452,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         return queries.listTopics(timeout);
     }
 
-    // ---------------------------------------------------------------- metrics, lifecycle
-
     @Override
     public Map<MetricName, ? extends Metric> metrics() {
         return Collections.unmodifiableMap(metrics.metrics());
@@ -441,19 +461,6 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     @Override
     public void wakeup() {
         calls.wakeup();
-    }
-
-    /** {@inheritDoc} Waits up to 30 seconds, as {@code KafkaConsumer} does. */
-    @Override
-    public void close() {
-        close(DEFAULT_CLOSE_TIMEOUT, false);
-    }
-
-    /** {@inheritDoc} Deprecated as in {@code Consumer} 4.1+: use {@link #close(CloseOptions)}. */
-    @Deprecated
-    @Override
-    public void close(Duration timeout) {
-        close(timeout, false);
     }
 
     /**
@@ -467,15 +474,11 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
                 options.groupMembershipOperation() == CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
     }
 
-    /**
-     * As {@code KafkaConsumer} 4.3 under the consumer protocol, a group member leaves the group:
-     * a static member leaves with epoch -2, keeping its partitions for its session timeout, unless
-     * {@code leaveForGood} (epoch -1); a dynamic member always leaves with -1, as the consumer
-     * protocol has no way for it to stay.
-     *
-     * @param leaveForGood whether closed with {@code CloseOptions} {@code LEAVE_GROUP}
-     */
-    private void close(Duration timeout, boolean leaveForGood) {
+    @Override
+    void close(Duration timeout, boolean leaveForGood) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("The timeout cannot be negative.");
+        }
         calls.close(() -> {
             if (group.isSubscribed()) {
                 group.leaveOnClose(leaveForGood, timeout);

@@ -66,9 +66,10 @@ final class OptionalGroup {
      */
     void leave(boolean forGood, Duration timeout) {
         ConsumerGroup joined = require();
-        CompletableFuture<Void> left = joined.leave(!forGood);
+        long deadlineMs = calls.deadline(timeout);
+        CompletableFuture<Void> left = joined.leave(!forGood, deadlineMs);
         try {
-            calls.await(left, calls.deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
+            calls.await(left, deadlineMs, () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
                     + joined.groupId());
         } catch (TimeoutException e) {
             LOG.warn("{}; the coordinator will drop the member after its session timeout", e.getMessage());

@@ -16,9 +16,9 @@
  *   <li>The application's thread only validates arguments, hands each call to the owner and
  *       waits for its result ({@code ApplicationCalls}: one thread at a time, {@code wakeup()},
  *       interrupts); while it waits it runs what must run on it: the rebalance listener's
- *       callbacks (and the auto-commit before revoking), commit callbacks and interceptors. A call made by such a callback is run by the owner in the middle of the
- *       call that waits for the callback, so callbacks may use the consumer as in
- *       {@code KafkaConsumer}.</li>
+ *       callbacks (and the auto-commit before revoking), commit callbacks and interceptors. A
+ *       call made by such a callback is run by the owner in the middle of the call that waits
+ *       for the callback, so callbacks may use the consumer as in {@code KafkaConsumer}.</li>
  * </ul>
  *
  * <p>Each concern has its own class. {@code FastLeaderConsumer} is the façade: it validates

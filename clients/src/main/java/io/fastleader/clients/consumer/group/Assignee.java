@@ -15,4 +15,13 @@ public interface Assignee {
 
     /** Commits the positions of {@code partitions} before they are revoked, with auto-commit; failures are logged. */
     void commitBeforeRevoking(Set<TopicPartition> partitions);
+
+    /**
+     * As {@link #commitBeforeRevoking(Set)}, given up at {@code deadlineMs} (the consumer's clock) at the
+     * latest: leaving on {@code close} shares the close's one deadline between the commit, the
+     * revocation and the leave, as {@code KafkaConsumer} does.
+     */
+    default void commitBeforeRevoking(Set<TopicPartition> partitions, long deadlineMs) {
+        commitBeforeRevoking(partitions);
+    }
 }

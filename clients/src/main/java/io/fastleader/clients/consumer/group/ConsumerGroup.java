@@ -132,10 +132,11 @@ public final class ConsumerGroup implements AutoCloseable {
      * Leaves the group, revoking (or losing) the partitions first.
      *
      * @param staticRejoin a static member leaves with epoch -2 and keeps its partitions for its session
+     * @param deadlineMs   the caller's deadline (on the consumer's clock), shared by the commit before revoking
      * @return completes once the coordinator answered the leave, or it failed
      */
-    public CompletableFuture<Void> leave(boolean staticRejoin) {
-        return reconciler.leave(staticRejoin);
+    public CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs) {
+        return reconciler.leave(staticRejoin, deadlineMs);
     }
 
     /** The member as {@code KafkaConsumer.groupMetadata()} describes it: outside the group, no generation and no member id. */

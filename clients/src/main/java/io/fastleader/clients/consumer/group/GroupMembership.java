@@ -110,6 +110,12 @@ final class GroupMembership {
     private Assignment target = Assignment.NONE;
     private long targetSinceMs;
     private Assignment owned = Assignment.NONE;
+    /**
+     * Whether the member reconciled an assignment since it (re)joined. Until it has, even an empty
+     * target is reconciled, so the listener hears {@code onPartitionsAssigned} with an empty set, as
+     * from {@code KafkaConsumer}, whose assignment before the first reconciliation is "none", not empty.
+     */
+    private boolean reconciledSinceJoin;
     /** The next heartbeat carries every field: on joining, and after a heartbeat the coordinator may not have seen. */
     private boolean sendAllFields = true;
     /** What the coordinator has acknowledged: null before it answered a heartbeat that carried one. */
@@ -167,7 +173,7 @@ final class GroupMembership {
         return switch (state) {
             case FATAL -> Optional.of(new Task.Fail(fatal));
             case FENCED, STALE -> Optional.of(new Task.ReleaseLost());
-            case STABLE -> target.samePartitions(owned) ? Optional.empty() : Optional.of(new Task.Reconcile(target));
+            case STABLE -> isReconciled() ? Optional.empty() : Optional.of(new Task.Reconcile(target));
             default -> Optional.empty();
         };
     }
@@ -183,6 +189,7 @@ final class GroupMembership {
     /** The consumer's thread made {@code assignment} its own: the next heartbeat, sent at once, says so. */
     void reconciled(Assignment assignment) {
         owned = assignment;
+        reconciledSinceJoin = true;
     }
 
     /**
@@ -217,14 +224,23 @@ final class GroupMembership {
         return state;
     }
 
-    /** Who commits for the group: this member at its epoch, or nobody in it while it is not in the group. */
+    /**
+     * Who commits for the group: this member at its epoch; nobody in it while it is not in the group.
+     * A member that is leaving, or left for an expired poll timer and has not rejoined yet, commits
+     * with its member id and no epoch ({@link MemberIdentity#NO_EPOCH}), as {@code KafkaConsumer}
+     * does: the coordinator takes such a commit while the group has no members.
+     */
     MemberIdentity identity() {
-        return state == State.UNSUBSCRIBED ? MemberIdentity.OUTSIDE_THE_GROUP : new MemberIdentity(memberId, epoch, instanceId);
+        return switch (state) {
+            case UNSUBSCRIBED -> MemberIdentity.OUTSIDE_THE_GROUP;
+            case LEAVING, STALE -> new MemberIdentity(memberId, MemberIdentity.NO_EPOCH, instanceId);
+            default -> new MemberIdentity(memberId, epoch, instanceId);
+        };
     }
 
     /** Whether the member is in the group and owns the assignment the coordinator gave it last. */
     boolean isReconciled() {
-        return state == State.STABLE && target.samePartitions(owned);
+        return state == State.STABLE && reconciledSinceJoin && target.samePartitions(owned);
     }
 
     // ---------------------------------------------------------------- heartbeats
@@ -316,6 +332,9 @@ final class GroupMembership {
         state = State.JOINING;
         epoch = JOIN_EPOCH;
         target = Assignment.NONE;
+        reconciledSinceJoin = false;
+        // A rebalance lasts from the join until the first assignment is reconciled, even an empty one.
+        targetSinceMs = nowMs;
         sendAllFields = true;
         reportedSubscription = null;
         reportedOwned = null;

@@ -48,6 +48,8 @@ import io.fastleader.protocol.message.MetadataResponseData;
 final class GroupReconciler {
 
     private static final Logger LOG = LoggerFactory.getLogger(GroupReconciler.class);
+    /** {@code KafkaConsumer}'s message when a subscription of one kind meets another, or an assignment. */
+    static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
     private static final Comparator<TopicPartition> PARTITION_ORDER =
             Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
     private static final ConsumerRebalanceListener NO_LISTENER = new ConsumerRebalanceListener() {
@@ -101,16 +103,26 @@ final class GroupReconciler {
 
     // ---------------------------------------------------------------- subscription
 
-    /** Subscribes to exactly these topics (not empty); the member joins, or reports the change. */
+    /**
+     * Subscribes to exactly these topics (not empty); the member joins, or reports the change.
+     *
+     * @throws IllegalStateException when subscribed to a {@code Pattern} or a {@code SubscriptionPattern}
+     */
     void subscribe(Collection<String> wanted, ConsumerRebalanceListener callback) {
+        requireKind(Kind.TOPICS);
         resetSubscription(callback);
         topics = Set.copyOf(wanted);
         metadata.awaitTopics(topics).whenComplete((ignored, error) -> wakeConsumer.run());
         join(Subscription.ofTopics(topics));
     }
 
-    /** Subscribes to the topics matching {@code regex}, matched here against the cluster's topics as they come and go. */
+    /**
+     * Subscribes to the topics matching {@code regex}, matched here against the cluster's topics as they come and go.
+     *
+     * @throws IllegalStateException when subscribed to topics or a {@code SubscriptionPattern}
+     */
     void subscribe(Pattern regex, ConsumerRebalanceListener callback) {
+        requireKind(Kind.PATTERN);
         resetSubscription(callback);
         pattern = regex;
         topics = Set.of();
@@ -118,12 +130,30 @@ final class GroupReconciler {
         listTopics();
     }
 
-    /** Subscribes to the topics the coordinator matches with {@code regex} (RE2/J). */
+    /**
+     * Subscribes to the topics the coordinator matches with {@code regex} (RE2/J).
+     *
+     * @throws IllegalStateException when subscribed to topics or a {@code Pattern}
+     */
     void subscribe(SubscriptionPattern regex, ConsumerRebalanceListener callback) {
+        requireKind(Kind.SUBSCRIPTION_PATTERN);
         resetSubscription(callback);
         brokerPattern = regex;
         topics = Set.of();
         join(Subscription.ofRegex(regex.pattern()));
+    }
+
+    /** The kinds of subscription, which {@code KafkaConsumer} never lets one replace another without an unsubscribe between. */
+    private enum Kind { TOPICS, PATTERN, SUBSCRIPTION_PATTERN }
+
+    private void requireKind(Kind wanted) {
+        if (topics == null) {
+            return;
+        }
+        Kind current = pattern != null ? Kind.PATTERN : brokerPattern != null ? Kind.SUBSCRIPTION_PATTERN : Kind.TOPICS;
+        if (current != wanted) {
+            throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
+        }
     }
 
     private void resetSubscription(ConsumerRebalanceListener callback) {
@@ -149,19 +179,11 @@ final class GroupReconciler {
     }
 
     /**
-     * The subscription as {@code KafkaConsumer} reports it: the topics, those a {@code Pattern}
-     * matched last, or those of the assignment for a {@code SubscriptionPattern}.
+     * The subscription as {@code KafkaConsumer} reports it: the topics, or those a {@code Pattern}
+     * matched last; none for a {@code SubscriptionPattern}, whose topics only the coordinator matches.
      */
     Set<String> subscription() {
-        if (topics == null) {
-            return Set.of();
-        }
-        if (brokerPattern != null) {
-            Set<String> assigned = new TreeSet<>();
-            assignee.assignment().forEach(partition -> assigned.add(partition.topic()));
-            return assigned;
-        }
-        return topics;
+        return topics == null ? Set.of() : topics;
     }
 
     // ---------------------------------------------------------------- poll
@@ -310,10 +332,11 @@ final class GroupReconciler {
      * lost if the member was fenced), then tells the coordinator.
      *
      * @param staticRejoin a static member leaves with epoch -2 and keeps its partitions for its session
+     * @param deadlineMs   the caller's deadline, which the commit before revoking shares
      * @return completes once the coordinator answered the leave, or it failed
      * @throws KafkaException a listener's exception, after the member left
      */
-    CompletableFuture<Void> leave(boolean staticRejoin) {
+    CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs) {
         if (topics == null) {
             return CompletableFuture.completedFuture(null);
         }
@@ -324,7 +347,7 @@ final class GroupReconciler {
             if (state == GroupMembership.State.FENCED || state == GroupMembership.State.STALE) {
                 error = callback("onPartitionsLost", metrics::lostCallback, () -> listener.onPartitionsLost(owned));
             } else {
-                owner.onApplicationThread(() -> assignee.commitBeforeRevoking(owned));
+                owner.onApplicationThread(() -> assignee.commitBeforeRevoking(owned, deadlineMs));
                 error = callback("onPartitionsRevoked", metrics::revokedCallback, () -> listener.onPartitionsRevoked(owned));
             }
             assignee.assign(Set.of());

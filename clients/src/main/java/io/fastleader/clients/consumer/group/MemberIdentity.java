@@ -12,8 +12,11 @@ import java.util.Optional;
  */
 record MemberIdentity(String memberId, int epoch, Optional<String> instanceId) {
 
+    /** The generation (member epoch) field of a commit made outside the group, or by a member that left it. */
+    static final int NO_EPOCH = -1;
+
     /** A consumer that assigns its own partitions: generation -1, no member id, no instance id. */
-    static final MemberIdentity OUTSIDE_THE_GROUP = new MemberIdentity("", -1, Optional.empty());
+    static final MemberIdentity OUTSIDE_THE_GROUP = new MemberIdentity("", NO_EPOCH, Optional.empty());
 
     boolean isMember() {
         return !memberId.isEmpty() && epoch >= 0;

@@ -414,6 +414,52 @@ class GroupMembershipTest {
         assertThat(membership.task()).contains(new Task.Reconcile(new Assignment(5, Map.of(ORDERS, partitions(0)))));
     }
 
+    @Test
+    void testAnEmptyFirstAssignmentIsReconciledOnceSoTheListenerHearsOfIt() {
+        GroupMembership membership = joined(dynamicMember(), 5, Map.of());
+
+        assertThat(membership.isReconciled()).isFalse();
+        Task.Reconcile reconcile = (Task.Reconcile) membership.task().orElseThrow();
+        assertThat(reconcile.target()).isEqualTo(new Assignment(5, Map.of()));
+        membership.reconciled(reconcile.target());
+        assertThat(membership.task()).as("reconciled: nothing more to do").isEmpty();
+        assertThat(membership.isReconciled()).isTrue();
+
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+        membership.onAnswer(accepted(5, Map.of()), nowMs + INTERVAL_MS);
+        assertThat(membership.task()).as("the same empty target again is no new reconciliation").isEmpty();
+    }
+
+    @Test
+    void testAMemberThatJoinsAgainReconcilesItsFirstAssignmentEvenIfEmpty() {
+        GroupMembership membership = joined(dynamicMember(), 5, Map.of());
+        membership.reconciled(((Task.Reconcile) membership.task().orElseThrow()).target());
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+        membership.onAnswer(refused(ErrorCode.FENCED_MEMBER_EPOCH), nowMs + INTERVAL_MS);
+        membership.released(nowMs + INTERVAL_MS);
+
+        membership.nextHeartbeat(nowMs + INTERVAL_MS).orElseThrow();
+        membership.onAnswer(accepted(7, Map.of()), nowMs + INTERVAL_MS);
+
+        assertThat(membership.task()).contains(new Task.Reconcile(new Assignment(7, Map.of())));
+    }
+
+    @Test
+    void testAMemberThatLeftForAnExpiredPollTimerCommitsWithItsIdAndNoEpochUntilItRejoins() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        long expiredMs = nowMs + MAX_POLL_INTERVAL_MS + 1;
+        MemberIdentity left = new MemberIdentity(MEMBER_ID, MemberIdentity.NO_EPOCH, Optional.empty());
+
+        membership.nextHeartbeat(expiredMs).orElseThrow();
+        assertThat(membership.identity()).as("leaving").isEqualTo(left);
+        membership.onAnswer(accepted(GroupMembership.LEAVE_EPOCH, null), expiredMs);
+        assertThat(membership.identity()).as("stale").isEqualTo(left);
+        assertThat(membership.identity().isMember()).as("the coordinator takes its commits only while the group is empty").isFalse();
+
+        membership.released(expiredMs + 10);
+        assertThat(membership.identity()).as("joining again").isEqualTo(new MemberIdentity(MEMBER_ID, 0, Optional.empty()));
+    }
+
     /** A member of {@code membership} that joined at {@code epoch} with no partitions, at {@link #nowMs}. */
     private GroupMembership joined(GroupMembership membership, int epoch) {
         return joined(membership, epoch, null);
