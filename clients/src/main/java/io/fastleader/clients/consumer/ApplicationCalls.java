@@ -22,8 +22,9 @@ import io.fastleader.clients.network.Failures;
  * refused, as by {@code KafkaConsumer}), handed to the state owner ({@link ConsumerThread}) and
  * waited for; on the owner, its waits run the owner's other tasks and stop for
  * {@code wakeup()} or an interrupt of the application's thread. {@link #callOwned},
- * {@link #runOwned}, {@link #wakeup} and {@link #close} are called on the application's thread;
- * the waits ({@link #applyPending}, {@link #await}) on the owner.
+ * {@link #runOwned} and {@link #close} are called on the application's thread (or, for a call
+ * within a call, on the owner, where they run in place), {@link #wakeup} on any thread, and the
+ * waits ({@link #applyPending}, {@link #await}) on the owner.
  */
 final class ApplicationCalls {
 
