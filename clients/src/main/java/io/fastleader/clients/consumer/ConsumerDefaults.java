@@ -22,11 +22,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What {@link FastLeaderConsumer} does by default: the overloads of {@link Consumer} that only call
- * another with a default (no callback, {@code default.api.timeout.ms}, 30 seconds to close), and what it
- * does not support (client telemetry, rebalances the application enforces). The consumer
+ * another with a default (no callback, {@code default.api.timeout.ms}, 30 seconds to close), and
+ * what it does not support (client telemetry, rebalances the application enforces). The consumer
  * implements the rest; these run on the thread that calls them, as the overload they call does.
  */
 abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
+
+    /** {@code KafkaConsumer}'s close timeout when none is given. */
+    static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     // The consumer's logger: this line was always the consumer's, and logging is configured by its name.
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
@@ -34,14 +37,11 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     /** {@code default.api.timeout.ms}: how long the blocking calls without a timeout argument wait. */
     abstract Duration defaultApiTimeout();
 
-    /** {@code KafkaConsumer}'s close timeout when none is given. */
-    static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
-
     /**
-     * {@code close}. As {@code KafkaConsumer} 4.3 under the consumer protocol, a group member leaves the group:
-     * a static member leaves with epoch -2, keeping its partitions for its session timeout, unless
-     * {@code leaveForGood} (epoch -1); a dynamic member always leaves with -1, as the consumer
-     * protocol has no way for it to stay.
+     * {@code close}. As {@code KafkaConsumer} 4.3 under the consumer protocol, a group member
+     * leaves the group: a static member leaves with epoch -2, keeping its partitions for its
+     * session timeout, unless {@code leaveForGood} (epoch -1); a dynamic member always leaves with
+     * -1, as the consumer protocol has no way for it to stay.
      *
      * @param leaveForGood whether closed with {@code CloseOptions} {@code LEAVE_GROUP}
      */
