@@ -12,6 +12,7 @@ import java.util.TreeSet;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.config.ConfigDef;
@@ -20,11 +21,15 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
 
+import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClusterSettings;
+import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.ExponentialBackoff;
 import io.fastleader.clients.network.PoolConfig;
 
 /**
@@ -89,6 +94,38 @@ public final class ConsumerSettings implements ClusterSettings {
         return kafka;
     }
 
+    /** The key deserializer given to the constructor, or else one of {@code key.deserializer}, configured. */
+    <K> Deserializer<K> keyDeserializer(Deserializer<K> given) {
+        return deserializer(given, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, true);
+    }
+
+    /** The value deserializer given to the constructor, or else one of {@code value.deserializer}, configured. */
+    <V> Deserializer<V> valueDeserializer(Deserializer<V> given) {
+        return deserializer(given, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, false);
+    }
+
+    /** {@code given}, or else an instance of the class {@code key} names, configured with the consumer's {@code client.id}. */
+    @SuppressWarnings("unchecked")
+    private <T> Deserializer<T> deserializer(Deserializer<T> given, String key, boolean isKey) {
+        if (given != null) {
+            return given;
+        }
+        Deserializer<T> configured = kafka.getConfiguredInstance(key, Deserializer.class);
+        configured.configure(kafka.originals(clientIdOverride()), isKey);
+        return configured;
+    }
+
+    /** The {@code interceptor.classes}, each configured with the consumer's {@code client.id}. */
+    @SuppressWarnings("unchecked")
+    <K, V> List<ConsumerInterceptor<K, V>> interceptors() {
+        return (List<ConsumerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG,
+                ConsumerInterceptor.class, clientIdOverride());
+    }
+
+    private Map<String, Object> clientIdOverride() {
+        return Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId());
+    }
+
     /** {@code bootstrap.servers}, resolved and checked as the Java client does. */
     @Override
     public List<InetSocketAddress> bootstrapServers() {
@@ -131,6 +168,17 @@ public final class ConsumerSettings implements ClusterSettings {
     /** {@code metadata.max.age.ms}: how often a {@code Pattern} subscription looks for new matching topics. */
     public long metadataMaxAgeMs() {
         return kafka.getLong(ConsumerConfig.METADATA_MAX_AGE_CONFIG);
+    }
+
+    /**
+     * What the group needs of this configuration; empty without a {@code group.id}.
+     *
+     * @param offsetsRetryBackoff the consumer's one retry policy, which the group's offset commits and fetches follow too
+     */
+    public Optional<ConsumerGroup.Settings> groupSettings(EpochBackoff offsetsRetryBackoff) {
+        return groupId().map(id -> new ConsumerGroup.Settings(id, groupInstanceId(), clientRack(), remoteAssignor(),
+                maxPollIntervalMs(), new ExponentialBackoff(Duration.ofMillis(retryBackoffMs()), Duration.ofMillis(retryBackoffMaxMs()),
+                ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs()));
     }
 
     /** {@code enable.auto.commit}; always false without a {@code group.id}. */
@@ -250,6 +298,18 @@ public final class ConsumerSettings implements ClusterSettings {
     /** Keys of the classic group protocol that mean nothing under the consumer protocol, where the coordinator decides. */
     static final Set<String> CLASSIC_PROTOCOL_KEYS = Set.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
             ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
+
+    /**
+     * Logs what the consumer ignores: keys neither Kafka's nor fastleader's, as Kafka logs them, and
+     * the classic protocol's keys the application set, on the consumer's {@code log}.
+     */
+    void logIgnoredKeys(Logger log) {
+        FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
+        if (!classicProtocolKeysGiven().isEmpty()) {
+            log.warn("{} belong to the classic group protocol and are ignored: under the consumer group protocol the "
+                    + "coordinator decides session timeout, heartbeat interval and assignment", classicProtocolKeysGiven());
+        }
+    }
 
     /** The classic-protocol keys the application set: ignored, and logged so by the consumer. */
     public Set<String> classicProtocolKeysGiven() {

@@ -14,15 +14,21 @@
  *   <li>Network threads only hand answers to the owner ({@code whenCompleteAsync(..., owner)} or
  *       the inbox executor); no consumer state is touched on them.</li>
  *   <li>The application's thread only validates arguments, hands each call to the owner and
- *       waits for its result; while it waits it runs what must run on it: the rebalance
- *       listener's callbacks (and the auto-commit before revoking), commit callbacks and
- *       interceptors. A call made by such a callback is run by the owner in the middle of the
- *       call that waits for the callback, so callbacks may use the consumer as in
- *       {@code KafkaConsumer}.</li>
+ *       waits for its result ({@code ApplicationCalls}: one thread at a time, {@code wakeup()},
+ *       interrupts); while it waits it runs what must run on it: the rebalance listener's
+ *       callbacks (and the auto-commit before revoking), commit callbacks and interceptors. A
+ *       call made by such a callback is run by the owner in the middle of the call that waits
+ *       for the callback, so callbacks may use the consumer as in {@code KafkaConsumer}.</li>
  * </ul>
  *
- * <p>Each concern has its own class: {@code Fetcher} (Fetch requests and answers, records buffered
- * between polls), {@code PartitionRecords} (decoding one partition's batches),
+ * <p>Each concern has its own class. {@code FastLeaderConsumer} is the façade: it validates
+ * arguments and delegates, on the owner, to {@code PollLoop} (the waits of {@code poll} and
+ * {@code position}), {@code Assignment} ({@code assign}, {@code subscribe}, seeks),
+ * {@code Commits}, {@code AutoCommit}, {@code ClusterQueries} (ListOffsets and Metadata for the
+ * application) and {@code OptionalGroup} (the group, when there is a {@code group.id}, and whether
+ * the consumer is in it); the overloads that only fill in a default are in
+ * {@code ConsumerDefaults}. Below them: {@code Fetcher} (Fetch requests and answers, records
+ * buffered between polls), {@code PartitionRecords} (decoding one partition's batches),
  * {@code PositionResolver} (committed offsets, resets, OffsetsForLeaderEpoch validation). Leader
  * moves go through the metadata package, as for the producer ({@code LeaderMoves},
  * {@code ClusterMetadata.onLeaderMoves}, {@code EpochBackoff}). Errors are classified once, in
