@@ -105,7 +105,7 @@ public final class OffsetLookup {
             return CompletableFuture.completedFuture(Map.of());
         }
         Lookup lookup = new Lookup(new LinkedHashMap<>(timestamps), isolation, deadlineMs);
-        lookup.start();
+        owner.execute(lookup::start);
         return lookup.result;
     }
 
@@ -121,7 +121,7 @@ public final class OffsetLookup {
         private final IsolationLevel isolation;
         private final long deadlineMs;
         private final CompletableFuture<Map<TopicPartition, ListedOffset>> result = new CompletableFuture<>();
-        /** Guarded by {@code this}, as is everything below. */
+        /** Read and changed on the state owner only, as is everything below. */
         private final Map<TopicPartition, ListedOffset> found = new HashMap<>();
         private final Set<TopicPartition> waiting = new HashSet<>();
         /** Each partition's backoff since its last failed attempt; absent before the first. */
@@ -141,6 +141,9 @@ public final class OffsetLookup {
         }
 
         void start() {
+            if (result.isDone()) {
+                return; // cancelled, or timed out by its caller, before the owner came to it
+            }
             Retries.failAtDeadline(result, deadlineMs, clockMs, owner, this::timedOut);
             cache.wakeOnChange(lookAgain);
             result.whenComplete((offsets, error) -> cache.stopWaking(lookAgain));
@@ -154,13 +157,9 @@ public final class OffsetLookup {
                 sendDue();
                 return;
             }
-            synchronized (this) {
-                awaitedTopics = unknown;
-            }
+            awaitedTopics = unknown;
             metadata.awaitTopics(unknown).whenCompleteAsync((known, error) -> {
-                synchronized (this) {
-                    awaitedTopics = Set.of();
-                }
+                awaitedTopics = Set.of();
                 Throwable failure = Failures.cause(error);
                 if (failure != null && !(failure instanceof RetriableException)) {
                     result.completeExceptionally(failure);
@@ -172,65 +171,59 @@ public final class OffsetLookup {
 
         /** Sends every partition whose backoff is over to its leader; backs off those without one. */
         private void sendDue() {
-            Map<Integer, List<Target>> requests;
-            Set<String> refresh = new TreeSet<>();
-            int timeoutMs;
-            synchronized (this) {
-                if (result.isDone()) {
-                    return;
-                }
-                long nowMs = clockMs.getAsLong();
-                Map<TopicPartition, Long> due = new LinkedHashMap<>();
-                // One read of each partition's leadership: the epoch that may end its backoff is the one it is routed and sent at.
-                Map<TopicPartition, PartitionLeadership> leaderships = new HashMap<>();
-                for (TopicPartition partition : waiting) {
-                    PartitionLeadership leadership = cache.leadership(partition);
-                    if (backoffOf(partition).isOver(epochOf(leadership), nowMs)) {
-                        due.put(partition, timestamps.get(partition));
-                        leaderships.put(partition, leadership);
-                    }
-                }
-                Plan plan = ListOffsetsRequests.plan(due, partition -> cache.routable(leaderships.get(partition)));
-                for (TopicPartition partition : plan.withoutLeader()) {
-                    backOffLocked(partition, epochOf(leaderships.get(partition)),
-                            new LeaderNotAvailableException("no leader is known for " + partition), nowMs);
-                    refresh.add(partition.topic());
-                }
-                plan.byLeader().values().forEach(targets -> targets.forEach(target -> waiting.remove(target.partition())));
-                requests = plan.byLeader();
-                timeoutMs = (int) Math.min(Integer.MAX_VALUE, Retries.untilMs(deadlineMs, nowMs));
-                wakeLocked(nowMs);
+            if (result.isDone()) {
+                return;
             }
+            long nowMs = clockMs.getAsLong();
+            Map<TopicPartition, Long> due = new LinkedHashMap<>();
+            // One read of each partition's leadership: the epoch that may end its backoff is the one it is routed and sent at.
+            Map<TopicPartition, PartitionLeadership> leaderships = new HashMap<>();
+            for (TopicPartition partition : waiting) {
+                PartitionLeadership leadership = cache.leadership(partition);
+                if (backoffOf(partition).isOver(epochOf(leadership), nowMs)) {
+                    due.put(partition, timestamps.get(partition));
+                    leaderships.put(partition, leadership);
+                }
+            }
+            Plan plan = ListOffsetsRequests.plan(due, partition -> cache.routable(leaderships.get(partition)));
+            Set<String> refresh = new TreeSet<>();
+            for (TopicPartition partition : plan.withoutLeader()) {
+                backOff(partition, epochOf(leaderships.get(partition)),
+                        new LeaderNotAvailableException("no leader is known for " + partition), nowMs);
+                refresh.add(partition.topic());
+            }
+            plan.byLeader().values().forEach(targets -> targets.forEach(target -> waiting.remove(target.partition())));
+            int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Retries.untilMs(deadlineMs, nowMs));
+            scheduleWake(nowMs);
             if (!refresh.isEmpty()) {
                 metadata.onLeaderError(refresh);
             }
-            requests.forEach((node, targets) -> pool.send(node, ApiKey.LIST_OFFSETS, ListOffsetsRequests.request(targets, isolation, timeoutMs))
+            plan.byLeader().forEach((node, targets) -> pool.send(node, ApiKey.LIST_OFFSETS,
+                            ListOffsetsRequests.request(targets, isolation, timeoutMs))
                     .whenCompleteAsync((response, error) -> answered(node, targets, response, error), owner));
         }
 
         private void answered(int node, List<Target> targets, ApiMessage response, Throwable error) {
+            if (result.isDone()) {
+                return;
+            }
+            long nowMs = clockMs.getAsLong();
             Set<String> refresh = new TreeSet<>();
             Runnable completion = null;
-            synchronized (this) {
-                if (result.isDone()) {
-                    return;
+            Throwable failure = Failures.cause(error);
+            if (failure instanceof RetriableException retriable) {
+                LOG.debug("ListOffsets to node {} failed; retrying its {} partition(s)", node, targets.size(), failure);
+                for (Target target : targets) {
+                    backOff(target.partition(), target.currentLeaderEpoch(), retriable, nowMs);
+                    refresh.add(target.partition().topic());
                 }
-                long nowMs = clockMs.getAsLong();
-                Throwable failure = Failures.cause(error);
-                if (failure instanceof RetriableException retriable) {
-                    LOG.debug("ListOffsets to node {} failed; retrying its {} partition(s)", node, targets.size(), failure);
-                    for (Target target : targets) {
-                        backOffLocked(target.partition(), target.currentLeaderEpoch(), retriable, nowMs);
-                        refresh.add(target.partition().topic());
-                    }
-                } else if (failure != null) {
-                    completion = () -> result.completeExceptionally(failure);
-                } else {
-                    completion = settleLocked(node, targets, (ListOffsetsResponseData) response, refresh, nowMs);
-                }
-                if (completion == null) {
-                    wakeLocked(nowMs);
-                }
+            } else if (failure != null) {
+                completion = () -> result.completeExceptionally(failure);
+            } else {
+                completion = settled(node, targets, (ListOffsetsResponseData) response, refresh, nowMs);
+            }
+            if (completion == null) {
+                scheduleWake(nowMs);
             }
             if (!refresh.isEmpty()) {
                 metadata.onLeaderError(refresh);
@@ -241,8 +234,8 @@ public final class OffsetLookup {
         }
 
         /** Takes each partition's answer; returns how the result completes, or null if partitions remain. */
-        private Runnable settleLocked(int node, List<Target> targets, ListOffsetsResponseData response, Set<String> refresh,
-                                      long nowMs) {
+        private Runnable settled(int node, List<Target> targets, ListOffsetsResponseData response, Set<String> refresh,
+                                 long nowMs) {
             Map<TopicPartition, ListOffsetsPartitionResponse> answers = ListOffsetsRequests.answers(response);
             Set<String> unauthorized = new TreeSet<>();
             RuntimeException fatal = null;
@@ -250,7 +243,7 @@ public final class OffsetLookup {
                 TopicPartition partition = target.partition();
                 ListOffsetsPartitionResponse answer = answers.get(partition);
                 if (answer == null) {
-                    backOffLocked(partition, target.currentLeaderEpoch(),
+                    backOff(partition, target.currentLeaderEpoch(),
                             new KafkaException("node " + node + " left " + partition + " out of its ListOffsets response"), nowMs);
                     continue;
                 }
@@ -259,10 +252,10 @@ public final class OffsetLookup {
                     case FOUND -> found.put(partition, ListOffsetsRequests.listed(answer));
                     case NOT_FOUND -> found.put(partition, new ListedOffset(ListedOffset.NOT_FOUND, -1, Optional.empty()));
                     case LEADER_MOVED -> {
-                        backOffLocked(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
+                        backOff(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
                         refresh.add(partition.topic());
                     }
-                    case RETRIABLE -> backOffLocked(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
+                    case RETRIABLE -> backOff(partition, target.currentLeaderEpoch(), code.exception(), nowMs);
                     case FATAL -> {
                         if (code == ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
                             unauthorized.add(partition.topic());
@@ -283,7 +276,7 @@ public final class OffsetLookup {
             return null;
         }
 
-        private void backOffLocked(TopicPartition partition, int refusedAtEpoch, RuntimeException error, long nowMs) {
+        private void backOff(TopicPartition partition, int refusedAtEpoch, RuntimeException error, long nowMs) {
             EpochBackoff.State backoff = retryBackoff.refused(backoffOf(partition), refusedAtEpoch, Refusal.NONE, nowMs);
             backoffs.put(partition, backoff);
             waiting.add(partition);
@@ -296,7 +289,7 @@ public final class OffsetLookup {
         }
 
         /** Sets a wakeup for the earliest end of a backoff, unless one as early is set. */
-        private void wakeLocked(long nowMs) {
+        private void scheduleWake(long nowMs) {
             long nextMs = Long.MAX_VALUE;
             for (TopicPartition partition : waiting) {
                 nextMs = Math.min(nextMs, Math.max(nowMs, backoffOf(partition).untilMs()));
@@ -308,13 +301,11 @@ public final class OffsetLookup {
         }
 
         private void wake() {
-            synchronized (this) {
-                wakeAtMs = Long.MAX_VALUE;
-            }
+            wakeAtMs = Long.MAX_VALUE;
             sendDue();
         }
 
-        private synchronized TimeoutException timedOut() {
+        private TimeoutException timedOut() {
             List<TopicPartition> missing = new ArrayList<>(timestamps.keySet());
             missing.removeAll(found.keySet());
             String why = !awaitedTopics.isEmpty() ? "; the metadata of " + awaitedTopics + " is not known"

@@ -257,7 +257,7 @@ public final class GroupOffsets {
         private final String what;
         private final IntFunction<Sent<T>> send;
         private final CompletableFuture<T> result = new CompletableFuture<>();
-        /** Guarded by {@code this}, as is everything below. */
+        /** Read and changed on the state owner only, as is everything below. */
         private int failures;
         private boolean coordinatorLost;
         private Throwable lastError;
@@ -267,9 +267,12 @@ public final class GroupOffsets {
             this.send = send;
         }
 
+        /** Starts the call on the state owner, whichever thread asks for it. */
         void start(long deadlineMs) {
-            Retries.failAtDeadline(result, deadlineMs, clockMs, owner, this::timedOut);
-            attempt();
+            owner.execute(() -> {
+                Retries.failAtDeadline(result, deadlineMs, clockMs, owner, this::timedOut);
+                attempt();
+            });
         }
 
         private void attempt() {
@@ -328,20 +331,17 @@ public final class GroupOffsets {
          * is found again at once and asked at once, as a heartbeat does.
          */
         private void retryLater(Throwable error, boolean lostCoordinator) {
-            long backoffMs;
-            synchronized (this) {
-                failures++;
-                lastError = error;
-                boolean firstLoss = lostCoordinator && !coordinatorLost;
-                coordinatorLost |= lostCoordinator;
-                long nowMs = clockMs.getAsLong();
-                backoffMs = firstLoss ? 0 : Retries.untilMs(retryBackoff.untilMs(failures, nowMs), nowMs);
-            }
+            failures++;
+            lastError = error;
+            boolean firstLoss = lostCoordinator && !coordinatorLost;
+            coordinatorLost |= lostCoordinator;
+            long nowMs = clockMs.getAsLong();
+            long backoffMs = firstLoss ? 0 : Retries.untilMs(retryBackoff.untilMs(failures, nowMs), nowMs);
             LOG.debug("{} for group {} failed; retrying in {} ms", what, groupId, backoffMs, error);
             owner.after(backoffMs, this::attempt);
         }
 
-        private synchronized TimeoutException timedOut() {
+        private TimeoutException timedOut() {
             return new TimeoutException("Timed out " + what + " for group " + groupId
                     + (lastError == null ? "" : "; last error: " + lastError), lastError);
         }
