@@ -131,6 +131,8 @@ final class GroupMembership {
     private long lastPollMs;
     private boolean staleAfterLeave;
     private RuntimeException fatal;
+    /** Subscribed while not in the group: joins when the application next polls. */
+    private boolean joinOnPoll;
     /**
      * The last epoch the coordinator gave this member ({@code groupMetadata()}'s generation), -1 before
      * the first: kept while the member leaves, is fenced or joins again, as {@code KafkaConsumer} keeps
@@ -163,17 +165,32 @@ final class GroupMembership {
 
     // ---------------------------------------------------------------- asked for by poll and the application's calls
 
-    /** Subscribes, or changes the subscription; a member not in the group (or stopped by a fatal error) joins. */
-    void subscribe(Subscription wanted, long nowMs) {
+    /**
+     * Subscribes, or changes the subscription; a member not in the group (or stopped by a fatal
+     * error) joins on the next poll, as {@code KafkaConsumer}'s does: until then it commits as a
+     * consumer outside the group.
+     */
+    void subscribe(Subscription wanted) {
         subscription = Objects.requireNonNull(wanted, "wanted");
         if (state == State.UNSUBSCRIBED || state == State.FATAL) {
-            join(nowMs);
+            joinOnPoll = true;
         }
     }
 
-    /** The application polled: its poll timer starts again. */
-    void polled(long nowMs) {
+    /**
+     * The application polled: its poll timer starts again, and a subscribed member not in the group
+     * joins.
+     *
+     * @return whether the member started joining, so a heartbeat is due at once
+     */
+    boolean polled(long nowMs) {
         lastPollMs = nowMs;
+        if (!joinOnPoll) {
+            return false;
+        }
+        joinOnPoll = false;
+        join(nowMs);
+        return true;
     }
 
     /** What the consumer's thread must do now, if anything. */
@@ -209,6 +226,7 @@ final class GroupMembership {
      */
     CompletableFuture<Void> leave(boolean staticRejoin) {
         subscription = null;
+        joinOnPoll = false;
         lastEpoch = MemberIdentity.NO_EPOCH;
         owned = Assignment.NONE;
         if (state == State.JOINING || state == State.STABLE) {

@@ -165,7 +165,7 @@ final class GroupReconciler {
     }
 
     private void join(Subscription subscription) {
-        membership.subscribe(subscription, clockMs.getAsLong());
+        membership.subscribe(subscription);
         heartbeats.poke();
     }
 
@@ -199,7 +199,9 @@ final class GroupReconciler {
             return;
         }
         long nowMs = clockMs.getAsLong();
-        membership.polled(nowMs);
+        if (membership.polled(nowMs)) {
+            heartbeats.poke();
+        }
         if (pattern != null && nowMs >= nextListingMs) {
             listTopics();
         }

@@ -50,9 +50,23 @@ class GroupMembershipTest {
     }
 
     @Test
+    void testJoinsOnThePollAfterSubscribingAndCommitsOutsideTheGroupUntilThen() {
+        GroupMembership membership = dynamicMember();
+        membership.subscribe(ORDERS_TOPIC);
+
+        assertThat(membership.nextHeartbeat(nowMs)).as("no join before the application polls").isEmpty();
+        assertThat(membership.identity()).isEqualTo(MemberIdentity.OUTSIDE_THE_GROUP);
+        assertThat(membership.polled(nowMs)).as("the poll starts the join").isTrue();
+        assertThat(membership.state()).isEqualTo(State.JOINING);
+        assertThat(membership.nextHeartbeat(nowMs)).isPresent();
+        assertThat(membership.polled(nowMs)).as("a later poll joins nothing").isFalse();
+    }
+
+    @Test
     void testJoinsWithEpochZeroTheClientsMemberIdAndEveryField() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
 
         ConsumerGroupHeartbeatRequestData join = membership.nextHeartbeat(nowMs).orElseThrow();
 
@@ -105,7 +119,8 @@ class GroupMembershipTest {
     @Test
     void testOnlyOneHeartbeatIsInFlightAtATime() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
         assertThat(membership.nextHeartbeat(nowMs + 10 * INTERVAL_MS)).isEmpty();
@@ -145,7 +160,9 @@ class GroupMembershipTest {
     void testASubscriptionChangeIsSentAtOnce() {
         GroupMembership membership = joined(dynamicMember(), 5);
 
-        membership.subscribe(Subscription.ofTopics(List.of("orders", "payments")), nowMs + 1);
+        membership.subscribe(Subscription.ofTopics(List.of("orders", "payments")));
+
+        membership.polled(nowMs + 1);
 
         assertThat(membership.nextDueMs()).isEqualTo(0);
         assertThat(membership.nextHeartbeat(nowMs + 1).orElseThrow().subscribedTopicNames()).containsExactly("orders", "payments");
@@ -154,7 +171,8 @@ class GroupMembershipTest {
     @Test
     void testARegexSubscriptionIsSentAsARegex() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(Subscription.ofRegex("orders-.*"), nowMs);
+        membership.subscribe(Subscription.ofRegex("orders-.*"));
+        membership.polled(nowMs);
 
         ConsumerGroupHeartbeatRequestData join = membership.nextHeartbeat(nowMs).orElseThrow();
 
@@ -215,7 +233,8 @@ class GroupMembershipTest {
     @Test
     void testALoadingCoordinatorIsAskedAgainAfterBackoff() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
         assertThat(membership.onAnswer(refused(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS), nowMs)).isEqualTo(HeartbeatErrorKind.RETRIABLE);
@@ -227,7 +246,8 @@ class GroupMembershipTest {
     @Test
     void testAFatalErrorEndsTheMembershipWithKafkasException() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
         membership.onAnswer(refused(ErrorCode.GROUP_AUTHORIZATION_FAILED), nowMs);
@@ -241,7 +261,8 @@ class GroupMembershipTest {
     @Test
     void testAClusterWithoutTheProtocolFailsWithAnErrorThatSaysWhatItNeeds() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
         membership.onNoAnswer(new UnsupportedVersionException("The node does not support CONSUMER_GROUP_HEARTBEAT"), nowMs);
@@ -255,7 +276,8 @@ class GroupMembershipTest {
     @Test
     void testAnUnsupportedVersionAnswerFailsWithAnErrorThatSaysWhatItNeeds() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
 
         assertThat(membership.onAnswer(refused(ErrorCode.UNSUPPORTED_VERSION), nowMs)).isEqualTo(HeartbeatErrorKind.FATAL);
@@ -303,7 +325,8 @@ class GroupMembershipTest {
     @Test
     void testAMemberJoiningForTheFirstTimeCommitsWithNoIdAndNoEpochUntilTheCoordinatorAnswers() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         MemberIdentity joining = new MemberIdentity("", MemberIdentity.NO_EPOCH, Optional.empty());
 
         assertThat(membership.identity()).as("before the join is sent").isEqualTo(joining);
@@ -317,7 +340,8 @@ class GroupMembershipTest {
     @Test
     void testGroupMetadataHasNoMemberIdBeforeTheFirstEpochThenKeepsTheLastEpochUntilTheApplicationLeaves() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         assertThat(membership.described()).as("joining").isEqualTo(new MemberIdentity("", MemberIdentity.NO_EPOCH, Optional.empty()));
         membership.nextHeartbeat(nowMs).orElseThrow();
         membership.onAnswer(accepted(5, null), nowMs);
@@ -341,11 +365,14 @@ class GroupMembershipTest {
     @Test
     void testSubscribingAfterAFatalErrorJoinsAgain() {
         GroupMembership membership = dynamicMember();
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
         membership.onAnswer(refused(ErrorCode.GROUP_AUTHORIZATION_FAILED), nowMs);
 
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+
+        membership.polled(nowMs);
 
         assertThat(membership.state()).isEqualTo(State.JOINING);
         assertThat(membership.nextHeartbeat(nowMs).orElseThrow().memberEpoch()).isZero();
@@ -440,7 +467,8 @@ class GroupMembershipTest {
 
         assertThat(left).isDone();
         assertThat(membership.state()).isEqualTo(State.UNSUBSCRIBED);
-        membership.subscribe(ORDERS_TOPIC, expiredMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(expiredMs);
         assertThat(membership.state()).as("a later subscribe joins").isEqualTo(State.JOINING);
     }
 
@@ -503,7 +531,8 @@ class GroupMembershipTest {
     }
 
     private GroupMembership joined(GroupMembership membership, int epoch, Map<Uuid, Set<Integer>> target) {
-        membership.subscribe(ORDERS_TOPIC, nowMs);
+        membership.subscribe(ORDERS_TOPIC);
+        membership.polled(nowMs);
         membership.nextHeartbeat(nowMs).orElseThrow();
         membership.onAnswer(accepted(epoch, target), nowMs);
         return membership;
