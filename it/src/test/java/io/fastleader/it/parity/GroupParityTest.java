@@ -493,8 +493,13 @@ class GroupParityTest {
      */
     @Test
     void aCommitWhileJoiningCarriesNoMemberEpoch() throws Exception {
-        Map<Flavour, List<String>> seen = eachMember(Map.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), (consumer, group) -> {
-            try (CapturedLog requests = new CapturedLog("kafka.request.logger", org.apache.logging.log4j.Level.DEBUG)) {
+        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            Map<String, Object> config = memberConfig(group);
+            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            try (CapturedLog requests = new CapturedLog("kafka.request.logger", org.apache.logging.log4j.Level.DEBUG);
+                 Consumer<String, String> consumer = flavour.consumer(config)) {
                 // fastleader joins on subscribe, KafkaConsumer on the first poll: a commit right after subscribe is made
                 // before either has an epoch (a poll first would let fastleader's join be answered before the commit).
                 consumer.subscribe(List.of(TOPIC));
@@ -511,9 +516,9 @@ class GroupParityTest {
                 });
                 List<String> events = new ArrayList<>(commits);
                 events.add("commitSync " + outcome);
-                return events;
+                seen.put(flavour, events);
             }
-        });
+        }
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .containsExactly("epoch -1 member id \"\" answered 0", "commitSync done");
     }
