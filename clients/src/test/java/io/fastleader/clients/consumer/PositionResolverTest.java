@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.Closing;
 import io.fastleader.clients.consumer.PartitionState.Phase;
 import io.fastleader.clients.consumer.group.SingleThreadOwner;
 import io.fastleader.clients.metadata.BrokerEndpoint;
@@ -87,17 +88,7 @@ class PositionResolverTest {
 
     @AfterEach
     void stop() throws Exception {
-        if (metadata != null) {
-            metadata.close();
-        }
-        if (pool != null) {
-            pool.close();
-        }
-        if (brokers != null) {
-            brokers.close();
-        }
-        lookups.close();
-        metrics.close();
+        Closing.inOrder(metadata, pool, brokers, lookups, metrics);
     }
 
     @Test

@@ -57,6 +57,9 @@ class GroupParityTest {
     private static final String TOPIC = "grouped";
     private static final int RECORDS = 30;
     private static final Duration SETTLED = Duration.ofSeconds(60);
+    /** A member that commits only when told to, and leaves its group 5 s after its last {@code poll}. */
+    private static final Map<String, Object> SHORT_POLL_INTERVAL_MANUAL_COMMITS = Map.of(
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
 
     private static KafkaTestCluster cluster;
     private static Disturbances disturbances;
@@ -89,30 +92,20 @@ class GroupParityTest {
     @ParameterizedTest(name = "auto-commit {0}")
     @ValueSource(booleans = {false, true})
     void aWakeupPendingWhenClosedDoesNotStopTheMemberCommittingAndLeaving(boolean autoCommit) throws Exception {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            String group = newGroup(flavour);
+        Map<String, Object> config = Map.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, autoCommit,
+                // Nothing auto-committed while polling: only the close commits.
+                ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, 600_000);
+        Map<Flavour, List<String>> seen = eachMember(config, (consumer, group) -> {
             List<String> events = new ArrayList<>();
-            Map<String, Object> config = memberConfig(group);
-            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, autoCommit);
-            // Nothing auto-committed while polling: only the close commits.
-            config.put(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, 600_000);
-            Consumer<String, String> consumer = flavour.consumer(config);
-            try {
-                consumer.subscribe(List.of(TOPIC), autoCommit ? new RecordingListener(events, true) : committingOnRevoke(consumer, events));
-                Set<String> read = new HashSet<>();
-                Await.until("every record read", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100)).forEach(record -> read.add(record.partition() + "@" + record.offset()));
-                    return read.size() == RECORDS;
-                });
-                consumer.wakeup();
-            } finally {
-                consumer.close();
-            }
+            consumer.subscribe(List.of(TOPIC), autoCommit ? new RecordingListener(events, true) : committingOnRevoke(consumer, events));
+            readEverything(consumer);
+            consumer.wakeup();
+            // Closed here, so that the group can be looked at after it; eachMember's own close then returns at once.
+            consumer.close();
             events.add("members after close " + members(group));
             events.add("committed " + committed(group));
-            seen.put(flavour, events);
-        }
+            return events;
+        });
 
         String everything = "[grouped-0, grouped-1, grouped-2]";
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).endsWith("revoked " + everything,
@@ -121,41 +114,35 @@ class GroupParityTest {
 
     /** Listener and commit callbacks run on the application's thread, the one calling the consumer. */
     @Test
-    void callbacksRunOnTheThreadThatCallsTheConsumer() {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
+    void callbacksRunOnTheThreadThatCallsTheConsumer() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember((consumer, group) -> {
             Thread caller = Thread.currentThread();
             List<String> events = new ArrayList<>();
-            Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)));
-            try {
-                consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                        events.add("revoked on the caller " + (Thread.currentThread() == caller));
-                    }
+            consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    events.add("revoked on the caller " + (Thread.currentThread() == caller));
+                }
 
-                    @Override
-                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                        events.add("assigned on the caller " + (Thread.currentThread() == caller));
-                    }
-                });
-                Await.until("the member's assignment", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100));
-                    return !consumer.assignment().isEmpty();
-                });
-                consumer.commitAsync((offsets, failure) -> events.add("commit callback on the caller "
-                        + (Thread.currentThread() == caller) + ", failure " + failure));
-                Await.until("the commit callback", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100));
-                    return events.stream().anyMatch(event -> event.startsWith("commit"));
-                });
-                consumer.unsubscribe();
-                // Up to here: KafkaConsumer revokes again in close() (a difference listed in clients/README).
-                seen.put(flavour, List.copyOf(events));
-            } finally {
-                consumer.close();
-            }
-        }
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    events.add("assigned on the caller " + (Thread.currentThread() == caller));
+                }
+            });
+            Await.until("the member's assignment", SETTLED, () -> {
+                consumer.poll(Duration.ofMillis(100));
+                return !consumer.assignment().isEmpty();
+            });
+            consumer.commitAsync((offsets, failure) -> events.add("commit callback on the caller "
+                    + (Thread.currentThread() == caller) + ", failure " + failure));
+            Await.until("the commit callback", SETTLED, () -> {
+                consumer.poll(Duration.ofMillis(100));
+                return events.stream().anyMatch(event -> event.startsWith("commit"));
+            });
+            consumer.unsubscribe();
+            // Up to here: KafkaConsumer revokes again in close() (a difference listed in clients/README).
+            return List.copyOf(events);
+        });
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned on the caller true",
                 "commit callback on the caller true, failure null", "revoked on the caller true");
@@ -166,19 +153,16 @@ class GroupParityTest {
      * still told, with an empty {@code onPartitionsAssigned}: every completed reconciliation ends so.
      */
     @Test
-    void aMemberJoiningWithNoPartitionsIsToldItsEmptyAssignment() {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
+    void aMemberJoiningWithNoPartitionsIsToldItsEmptyAssignment() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember((consumer, group) -> {
             List<String> events = new ArrayList<>();
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                consumer.subscribe(new SubscriptionPattern("no-topic-matches-this-.*"), new RecordingListener(events, true));
-                Await.until("the member's first reconciliation", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100));
-                    return !events.isEmpty();
-                });
-                seen.put(flavour, List.copyOf(events));
-            }
-        }
+            consumer.subscribe(new SubscriptionPattern("no-topic-matches-this-.*"), new RecordingListener(events, true));
+            Await.until("the member's first reconciliation", SETTLED, () -> {
+                consumer.poll(Duration.ofMillis(100));
+                return !events.isEmpty();
+            });
+            return List.copyOf(events);
+        });
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned []");
     }
@@ -191,37 +175,26 @@ class GroupParityTest {
      */
     @Test
     void aMemberPastItsPollIntervalCommitsAndRejoinsWhereItLeftOff() throws Exception {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            String group = newGroup(flavour);
+        Map<Flavour, List<String>> seen = eachMember(SHORT_POLL_INTERVAL_MANUAL_COMMITS, (consumer, group) -> {
             List<String> events = new ArrayList<>();
-            Map<String, Object> config = memberConfig(group);
-            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
-            try (Consumer<String, String> consumer = flavour.consumer(config)) {
-                consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
-                Set<String> read = new HashSet<>();
-                Await.until("every record read", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100)).forEach(record -> read.add(record.partition() + "@" + record.offset()));
-                    return read.size() == RECORDS;
-                });
-                // No poll now: the member leaves once its poll interval is over.
-                Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
-                events.add("commitSync " + outcome(consumer::commitSync));
-                events.add("committed " + committed(group));
-                List<String> readAgain = new ArrayList<>();
-                Await.until("the member back with its partitions", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100)).forEach(record -> readAgain.add(record.partition() + "@" + record.offset()));
-                    return consumer.assignment().size() == 3;
-                });
-                Map<String, Long> positions = new TreeMap<>();
-                consumer.assignment().forEach(partition -> positions.put(partition.toString(), consumer.position(partition)));
+            consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
+            readEverything(consumer);
+            // No poll now: the member leaves once its poll interval is over.
+            Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
+            events.add("commitSync " + outcome(consumer::commitSync));
+            events.add("committed " + committed(group));
+            List<String> readAgain = new ArrayList<>();
+            Await.until("the member back with its partitions", SETTLED, () -> {
                 consumer.poll(Duration.ofMillis(100)).forEach(record -> readAgain.add(record.partition() + "@" + record.offset()));
-                events.add("positions " + positions);
-                events.add("read again " + readAgain);
-            }
-            seen.put(flavour, events);
-        }
+                return consumer.assignment().size() == 3;
+            });
+            Map<String, Long> positions = new TreeMap<>();
+            consumer.assignment().forEach(partition -> positions.put(partition.toString(), consumer.position(partition)));
+            consumer.poll(Duration.ofMillis(100)).forEach(record -> readAgain.add(record.partition() + "@" + record.offset()));
+            events.add("positions " + positions);
+            events.add("read again " + readAgain);
+            return events;
+        });
 
         String everything = "[grouped-0, grouped-1, grouped-2]";
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned " + everything,
@@ -232,17 +205,14 @@ class GroupParityTest {
 
     /** {@code subscribe(Pattern)} over a subscription to topics is refused, as mixing subscription kinds always is. */
     @Test
-    void aPatternOverATopicSubscriptionIsRefused() {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                consumer.subscribe(List.of(TOPIC));
-                seen.put(flavour, List.of(
-                        "pattern " + outcome(() -> consumer.subscribe(Pattern.compile("group.*"))),
-                        "subscription pattern " + outcome(() -> consumer.subscribe(new SubscriptionPattern("group.*"))),
-                        "subscription " + consumer.subscription()));
-            }
-        }
+    void aPatternOverATopicSubscriptionIsRefused() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember((consumer, group) -> {
+            consumer.subscribe(List.of(TOPIC));
+            return List.of(
+                    "pattern " + outcome(() -> consumer.subscribe(Pattern.compile("group.*"))),
+                    "subscription pattern " + outcome(() -> consumer.subscribe(new SubscriptionPattern("group.*"))),
+                    "subscription " + consumer.subscription());
+        });
 
         String refused = "IllegalStateException: Subscription to topics, partitions and pattern are mutually exclusive";
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
@@ -251,14 +221,11 @@ class GroupParityTest {
 
     /** A subscription to topics after a {@code Pattern} one is refused the same way. */
     @Test
-    void topicsOverAPatternSubscriptionAreRefused() {
-        Map<Flavour, String> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                consumer.subscribe(Pattern.compile("group.*"));
-                seen.put(flavour, outcome(() -> consumer.subscribe(List.of(TOPIC))));
-            }
-        }
+    void topicsOverAPatternSubscriptionAreRefused() throws Exception {
+        Map<Flavour, String> seen = eachMember((consumer, group) -> {
+            consumer.subscribe(Pattern.compile("group.*"));
+            return outcome(() -> consumer.subscribe(List.of(TOPIC)));
+        });
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .isEqualTo("IllegalStateException: Subscription to topics, partitions and pattern are mutually exclusive");
@@ -266,17 +233,12 @@ class GroupParityTest {
 
     /** A null rebalance listener is refused by every {@code subscribe} that takes one. */
     @Test
-    void aNullListenerIsRefused() {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                seen.put(flavour, List.of(
-                        outcome(() -> consumer.subscribe(List.of(TOPIC), null)),
-                        outcome(() -> consumer.subscribe(Pattern.compile("group.*"), null)),
-                        outcome(() -> consumer.subscribe(new SubscriptionPattern("group.*"), null)),
-                        "subscription " + consumer.subscription()));
-            }
-        }
+    void aNullListenerIsRefused() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember((consumer, group) -> List.of(
+                outcome(() -> consumer.subscribe(List.of(TOPIC), null)),
+                outcome(() -> consumer.subscribe(Pattern.compile("group.*"), null)),
+                outcome(() -> consumer.subscribe(new SubscriptionPattern("group.*"), null)),
+                "subscription " + consumer.subscription()));
 
         String refused = "IllegalArgumentException: RebalanceListener cannot be null";
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
@@ -285,19 +247,15 @@ class GroupParityTest {
 
     /** Under a {@code SubscriptionPattern} the coordinator matches the topics: {@code subscription()} names none. */
     @Test
-    void aSubscriptionPatternReportsNoSubscribedTopics() {
-        Map<Flavour, String> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                consumer.subscribe(new SubscriptionPattern("group.*"));
-                Await.until("the member's assignment", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100));
-                    return !consumer.assignment().isEmpty();
-                });
-                seen.put(flavour, "assignment " + new TreeSet<>(consumer.assignment().stream().map(TopicPartition::toString).toList())
-                        + ", subscription " + consumer.subscription());
-            }
-        }
+    void aSubscriptionPatternReportsNoSubscribedTopics() throws Exception {
+        Map<Flavour, String> seen = eachMember((consumer, group) -> {
+            consumer.subscribe(new SubscriptionPattern("group.*"));
+            Await.until("the member's assignment", SETTLED, () -> {
+                consumer.poll(Duration.ofMillis(100));
+                return !consumer.assignment().isEmpty();
+            });
+            return "assignment " + sorted(consumer.assignment()) + ", subscription " + consumer.subscription();
+        });
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .isEqualTo("assignment [grouped-0, grouped-1, grouped-2], subscription []");
@@ -326,15 +284,10 @@ class GroupParityTest {
 
     /** A negative close timeout is refused, and the consumer stays open. */
     @Test
-    void aNegativeCloseTimeoutIsRefused() {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                seen.put(flavour, List.of(
-                        "close " + outcome(() -> consumer.close(Duration.ofMillis(-1))),
-                        "subscribe " + outcome(() -> consumer.subscribe(List.of(TOPIC)))));
-            }
-        }
+    void aNegativeCloseTimeoutIsRefused() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember((consumer, group) -> List.of(
+                "close " + outcome(() -> consumer.close(Duration.ofMillis(-1))),
+                "subscribe " + outcome(() -> consumer.subscribe(List.of(TOPIC)))));
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .containsExactly("close IllegalArgumentException: The timeout cannot be negative.", "subscribe done");
@@ -345,44 +298,37 @@ class GroupParityTest {
      * partitions are assigned all the same), wrapped as {@code KafkaConsumer} wraps it.
      */
     @Test
-    void anAssignedCallbackThatThrowsIsRaisedByPoll() {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
+    void anAssignedCallbackThatThrowsIsRaisedByPoll() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember((consumer, group) -> {
             List<String> events = new ArrayList<>();
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    }
+            consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                }
 
-                    @Override
-                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                        throw new IllegalStateException("the application refuses " + partitions.size() + " partitions");
-                    }
-                });
-                Await.until("the member's assignment", SETTLED, () -> {
-                    String outcome = outcome(() -> consumer.poll(Duration.ofMillis(100)));
-                    if (!outcome.equals("done")) {
-                        events.add(outcome);
-                    }
-                    return !consumer.assignment().isEmpty();
-                });
-                seen.put(flavour, events);
-            }
-        }
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    throw new IllegalStateException("the application refuses " + partitions.size() + " partitions");
+                }
+            });
+            Await.until("the member's assignment", SETTLED, () -> {
+                String outcome = outcome(() -> consumer.poll(Duration.ofMillis(100)));
+                if (!outcome.equals("done")) {
+                    events.add(outcome);
+                }
+                return !consumer.assignment().isEmpty();
+            });
+            return events;
+        });
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).hasSize(1);
     }
 
     /** {@code committed} that runs out of time: the same exception, with the same message. */
     @Test
-    void aCommittedTimeoutSaysTheSame() {
-        Map<Flavour, String> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                seen.put(flavour, outcome(() -> consumer.committed(Set.of(new TopicPartition(TOPIC, 0)), Duration.ZERO)));
-            }
-        }
+    void aCommittedTimeoutSaysTheSame() throws Exception {
+        Map<Flavour, String> seen = eachMember(
+                (consumer, group) -> outcome(() -> consumer.committed(Set.of(new TopicPartition(TOPIC, 0)), Duration.ZERO)));
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).isEqualTo("TimeoutException: Timeout of 0ms expired "
                 + "before the last committed offset for partitions [grouped-0] could be determined. Try tuning default.api.timeout.ms "
@@ -395,17 +341,15 @@ class GroupParityTest {
      * event's expiry, or the JDK's exception's text); fastleader's says which offsets were not committed in how long.
      */
     @Test
-    void aCommitSyncTimeoutIsKafkasTimeoutException() {
-        Map<Flavour, RuntimeException> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            try (Consumer<String, String> consumer = flavour.consumer(memberConfig(newGroup(flavour)))) {
-                try {
-                    consumer.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(1)), Duration.ZERO);
-                } catch (RuntimeException e) {
-                    seen.put(flavour, e);
-                }
+    void aCommitSyncTimeoutIsKafkasTimeoutException() throws Exception {
+        Map<Flavour, RuntimeException> seen = eachMember((consumer, group) -> {
+            try {
+                consumer.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(1)), Duration.ZERO);
+                return null; // no exception: the assertions below fail on it
+            } catch (RuntimeException e) {
+                return e;
             }
-        }
+        });
 
         assertThat(seen.get(Flavour.KAFKA)).isExactlyInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
         assertThat(seen.get(Flavour.FASTLEADER)).isExactlyInstanceOf(org.apache.kafka.common.errors.TimeoutException.class)
@@ -468,27 +412,17 @@ class GroupParityTest {
      */
     @Test
     void aMemberWithoutAListenerPastItsPollIntervalKeepsItsPartitionsUntilTheNextPoll() throws Exception {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            String group = newGroup(flavour);
+        Map<Flavour, List<String>> seen = eachMember(SHORT_POLL_INTERVAL_MANUAL_COMMITS, (consumer, group) -> {
             List<String> events = new ArrayList<>();
-            Map<String, Object> config = memberConfig(group);
-            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
-            try (Consumer<String, String> consumer = flavour.consumer(config)) {
-                consumer.subscribe(List.of(TOPIC));
-                readEverything(consumer);
-                Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
-                events.add("assignment " + sorted(consumer.assignment()));
-                events.add("commitSync " + outcome(consumer::commitSync));
-                events.add("committed " + committed(group));
-                Await.until("the member back with its partitions", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100));
-                    return consumer.assignment().size() == 3;
-                });
-            }
-            seen.put(flavour, events);
-        }
+            consumer.subscribe(List.of(TOPIC));
+            readEverything(consumer);
+            Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
+            events.add("assignment " + sorted(consumer.assignment()));
+            events.add("commitSync " + outcome(consumer::commitSync));
+            events.add("committed " + committed(group));
+            awaitBackWithItsPartitions(consumer);
+            return events;
+        });
 
         String everything = "[grouped-0, grouped-1, grouped-2]";
         assertThat(seen.get(Flavour.KAFKA)).containsExactly("assignment []", "commitSync done", "committed {}");
@@ -502,27 +436,18 @@ class GroupParityTest {
      */
     @Test
     void groupMetadataAfterAnExpiredPollIntervalKeepsTheMemberIdAndItsLastGeneration() throws Exception {
-        Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            String group = newGroup(flavour);
+        Map<Flavour, List<String>> seen = eachMember(Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000), (consumer, group) -> {
             List<String> events = new ArrayList<>();
-            Map<String, Object> config = memberConfig(group);
-            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
-            try (Consumer<String, String> consumer = flavour.consumer(config)) {
-                consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
-                readEverything(consumer);
-                ConsumerGroupMetadata joined = consumer.groupMetadata();
-                events.add("joined " + describe(joined, joined));
-                Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
-                events.add("left " + describe(consumer.groupMetadata(), joined));
-                Await.until("the member back with its partitions", SETTLED, () -> {
-                    consumer.poll(Duration.ofMillis(100));
-                    return consumer.assignment().size() == 3;
-                });
-                events.add("rejoined " + describe(consumer.groupMetadata(), joined));
-            }
-            seen.put(flavour, events);
-        }
+            consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
+            readEverything(consumer);
+            ConsumerGroupMetadata joined = consumer.groupMetadata();
+            events.add("joined " + describe(joined, joined));
+            Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
+            events.add("left " + describe(consumer.groupMetadata(), joined));
+            awaitBackWithItsPartitions(consumer);
+            events.add("rejoined " + describe(consumer.groupMetadata(), joined));
+            return events;
+        });
 
         String everything = "[grouped-0, grouped-1, grouped-2]";
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned " + everything,
@@ -542,8 +467,7 @@ class GroupParityTest {
         for (Flavour flavour : Flavour.values()) {
             String group = newGroup(flavour);
             Map<String, Object> config = memberConfig(group);
-            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
+            config.putAll(SHORT_POLL_INTERVAL_MANUAL_COMMITS);
             try (Consumer<String, String> leaving = flavour.consumer(config);
                  Consumer<String, String> staying = flavour.consumer(memberConfig(group))) {
                 leaving.subscribe(List.of(TOPIC), new RecordingListener(new ArrayList<>(), true));
@@ -696,6 +620,36 @@ class GroupParityTest {
         };
     }
 
+    /** What one member does with its consumer, alone in {@code group}, and what it gives back for comparison. */
+    @FunctionalInterface
+    private interface MemberWorkload<T> {
+        T run(Consumer<String, String> consumer, String group) throws Exception;
+    }
+
+    /** {@link #eachMember(Map, MemberWorkload)} with the member's configuration as {@link #memberConfig} gives it. */
+    private static <T> Map<Flavour, T> eachMember(MemberWorkload<T> workload) throws Exception {
+        return eachMember(Map.of(), workload);
+    }
+
+    /**
+     * Runs {@code workload} with a member of each flavour, one after the other, each in a new group of its own, its
+     * configuration {@link #memberConfig} with {@code extraConfig} on top; the consumer is closed after the workload.
+     * What the workload returns is kept as it is, so a list a rebalance listener writes to also has what the listener
+     * recorded while the consumer closed; a copy returned has only what came before.
+     */
+    private static <T> Map<Flavour, T> eachMember(Map<String, Object> extraConfig, MemberWorkload<T> workload) throws Exception {
+        Map<Flavour, T> seen = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            Map<String, Object> config = memberConfig(group);
+            config.putAll(extraConfig);
+            try (Consumer<String, String> consumer = flavour.consumer(config)) {
+                seen.put(flavour, workload.run(consumer, group));
+            }
+        }
+        return seen;
+    }
+
     private static String newGroup(Flavour flavour) {
         return "group-parity-" + (++groups) + "-" + flavour.name().toLowerCase();
     }
@@ -731,6 +685,14 @@ class GroupParityTest {
         Await.until("every record read", SETTLED, () -> {
             consumer.poll(Duration.ofMillis(100)).forEach(record -> read.add(record.partition() + "@" + record.offset()));
             return read.size() == RECORDS;
+        });
+    }
+
+    /** Polls until the member, back in its group, has every partition of {@link #TOPIC} again. */
+    private static void awaitBackWithItsPartitions(Consumer<String, String> consumer) {
+        Await.until("the member back with its partitions", SETTLED, () -> {
+            consumer.poll(Duration.ofMillis(100));
+            return consumer.assignment().size() == 3;
         });
     }
 

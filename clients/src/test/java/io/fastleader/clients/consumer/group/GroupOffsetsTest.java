@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.Closing;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.MetadataConfig;
@@ -64,17 +65,7 @@ class GroupOffsetsTest {
 
     @AfterEach
     void stop() throws Exception {
-        if (metadata != null) {
-            metadata.close();
-        }
-        if (pool != null) {
-            pool.close();
-        }
-        if (brokers != null) {
-            brokers.close();
-        }
-        owner.close();
-        metrics.close();
+        Closing.inOrder(metadata, pool, brokers, owner, metrics);
     }
 
     @Test
