@@ -487,12 +487,13 @@ class GroupParityTest {
     }
 
     /**
-     * A commit made while the member is joining, before its first heartbeat answer: it carries no member epoch
-     * (generation -1), as {@code KafkaConsumer}'s does, which the coordinator takes while the group is empty.
-     * The brokers' request log shows what each sent and what the coordinator answered.
+     * A commit made after {@code subscribe} and before the first {@code poll}, which is when a member joins: it
+     * is made from outside the group (no member id, generation -1), as {@code KafkaConsumer}'s is, and the
+     * coordinator takes it while the group is empty. The brokers' request log shows what each sent and what the
+     * coordinator answered.
      */
     @Test
-    void aCommitWhileJoiningCarriesNoMemberEpoch() throws Exception {
+    void aCommitBeforeTheFirstPollIsMadeFromOutsideTheGroup() throws Exception {
         Map<Flavour, List<String>> seen = new EnumMap<>(Flavour.class);
         for (Flavour flavour : Flavour.values()) {
             String group = newGroup(flavour);
@@ -500,8 +501,6 @@ class GroupParityTest {
             config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             try (CapturedLog requests = new CapturedLog("kafka.request.logger", org.apache.logging.log4j.Level.DEBUG);
                  Consumer<String, String> consumer = flavour.consumer(config)) {
-                // fastleader joins on subscribe, KafkaConsumer on the first poll: a commit right after subscribe is made
-                // before either has an epoch (a poll first would let fastleader's join be answered before the commit).
                 consumer.subscribe(List.of(TOPIC));
                 String outcome = outcome(() -> consumer.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(5))));
                 // A broker logs a request once its answer is on the way: the client may have it first.
