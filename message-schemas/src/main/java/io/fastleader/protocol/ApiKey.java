@@ -15,8 +15,14 @@ import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.HeartbeatRequestData;
+import io.fastleader.protocol.message.HeartbeatResponseData;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
+import io.fastleader.protocol.message.JoinGroupRequestData;
+import io.fastleader.protocol.message.JoinGroupResponseData;
+import io.fastleader.protocol.message.LeaveGroupRequestData;
+import io.fastleader.protocol.message.LeaveGroupResponseData;
 import io.fastleader.protocol.message.ListOffsetsRequestData;
 import io.fastleader.protocol.message.ListOffsetsResponseData;
 import io.fastleader.protocol.message.MetadataRequestData;
@@ -33,6 +39,8 @@ import io.fastleader.protocol.message.SaslAuthenticateRequestData;
 import io.fastleader.protocol.message.SaslAuthenticateResponseData;
 import io.fastleader.protocol.message.SaslHandshakeRequestData;
 import io.fastleader.protocol.message.SaslHandshakeResponseData;
+import io.fastleader.protocol.message.SyncGroupRequestData;
+import io.fastleader.protocol.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
@@ -50,6 +58,10 @@ public enum ApiKey {
     OFFSET_COMMIT(8, OffsetCommitRequestData::new, OffsetCommitResponseData::new),
     OFFSET_FETCH(6, OffsetFetchRequestData::new, OffsetFetchResponseData::new),
     FIND_COORDINATOR(3, FindCoordinatorRequestData::new, FindCoordinatorResponseData::new),
+    JOIN_GROUP(6, JoinGroupRequestData::new, JoinGroupResponseData::new),
+    HEARTBEAT(4, HeartbeatRequestData::new, HeartbeatResponseData::new),
+    LEAVE_GROUP(4, LeaveGroupRequestData::new, LeaveGroupResponseData::new),
+    SYNC_GROUP(4, SyncGroupRequestData::new, SyncGroupResponseData::new),
     SASL_HANDSHAKE(ApiKey.NEVER_FLEXIBLE, SaslHandshakeRequestData::new, SaslHandshakeResponseData::new),
     API_VERSIONS(3, ApiVersionsRequestData::new, ApiVersionsResponseData::new),
     INIT_PRODUCER_ID(2, InitProducerIdRequestData::new, InitProducerIdResponseData::new),

@@ -54,6 +54,24 @@ class ApiKeyTest {
         assertThat(ApiKey.FETCH.isSupported((short) 16)).isTrue();
     }
 
+    /**
+     * The classic group APIs' windows are ones every broker from 3.7 to 4.4 accepts. kafka-clients
+     * 4.3.1's JoinGroup window starts at v0, but Kafka 4.0.0 refuses v0 and v1 (KIP-896; 4.0.1 and
+     * 4.1.0 took them back, KAFKA-19444), so ours starts at v2 and no oracle test would notice
+     * a floor widened to kafka-clients' own.
+     */
+    @Test
+    void classicGroupWindowsAreOnesEveryBrokerFrom37To44Accepts() {
+        assertThat(window(ApiKey.JOIN_GROUP)).isEqualTo("v2-v9");
+        assertThat(window(ApiKey.SYNC_GROUP)).isEqualTo("v0-v5");
+        assertThat(window(ApiKey.HEARTBEAT)).isEqualTo("v0-v4");
+        assertThat(window(ApiKey.LEAVE_GROUP)).isEqualTo("v0-v5");
+    }
+
+    private static String window(ApiKey api) {
+        return "v" + api.lowestVersion() + "-v" + api.highestVersion();
+    }
+
     @Test
     void forIdFindsEveryApiWeSpeakAndNoOther() {
         Arrays.stream(ApiKey.values()).forEach(api -> assertThat(ApiKey.forId(api.id())).contains(api));

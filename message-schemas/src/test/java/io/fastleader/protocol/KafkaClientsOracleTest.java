@@ -34,7 +34,8 @@ class KafkaClientsOracleTest {
     private static final List<String> RPCS = List.of(
         "ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets", "InitProducerId",
         "OffsetForLeaderEpoch", "FindCoordinator", "OffsetCommit", "OffsetFetch",
-        "SaslHandshake", "SaslAuthenticate", "ConsumerGroupHeartbeat");
+        "SaslHandshake", "SaslAuthenticate", "ConsumerGroupHeartbeat",
+        "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup");
 
     record Case(MessageSpec spec, short version, TaggedFields tagged, long seed) {
         @Override
