@@ -22,8 +22,6 @@ import io.fastleader.clients.metadata.ReplicaPrewarm;
  */
 final class Assignment {
 
-    private static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
-
     private final SubscriptionState subscriptions;
     private final OptionalGroup group;
     private final AutoCommit autoCommit;
@@ -50,7 +48,7 @@ final class Assignment {
     /** {@code assign(partitions)}: refused in a group; with auto-commit, the old assignment's positions are committed first. */
     void assign(Collection<TopicPartition> partitions) {
         if (group.isSubscribed()) {
-            throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
+            throw new IllegalStateException(ConsumerGroup.MUTUALLY_EXCLUSIVE);
         }
         if (partitions == null) {
             throw new IllegalArgumentException("Topic partitions collection to assign to cannot be null");
@@ -123,7 +121,7 @@ final class Assignment {
     private ConsumerGroup groupToSubscribe() {
         ConsumerGroup joining = group.require();
         if (!group.isSubscribed() && !subscriptions.isEmpty()) {
-            throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
+            throw new IllegalStateException(ConsumerGroup.MUTUALLY_EXCLUSIVE);
         }
         return joining;
     }

@@ -49,8 +49,9 @@ final class Commits {
         Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
         calls.runOwned(() -> {
             long startNanos = System.nanoTime();
+            long deadlineMs = calls.deadline(timeout);
             try {
-                calls.await(commitTimed(copy, calls.deadline(timeout)), calls.deadline(timeout),
+                calls.await(commitTimed(copy, deadlineMs), deadlineMs,
                         () -> "Timeout of " + timeout.toMillis() + "ms expired before successfully committing offsets " + copy);
             } finally {
                 consumerMetrics.commitSyncTook(System.nanoTime() - startNanos);
@@ -78,11 +79,12 @@ final class Commits {
     Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
         return calls.callOwned(() -> {
             long startNanos = System.nanoTime();
+            long deadlineMs = calls.deadline(timeout);
             try {
                 Map<TopicPartition, OffsetAndMetadata> found = calls.await(
                         group.require().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
-                                calls.deadline(timeout)),
-                        calls.deadline(timeout), () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
+                                deadlineMs),
+                        deadlineMs, () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
                                 + "for partitions " + partitions + " could be determined. Try tuning default.api.timeout.ms larger to "
                                 + "relax the threshold.");
                 Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();

@@ -195,7 +195,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         return calls.callOwned(() -> Collections.unmodifiableSet(subscriptions.partitions()));
     }
 
-    /** {@inheritDoc} For a {@code Pattern}, the topics it matched last; for a {@code SubscriptionPattern}, those assigned. */
+    /** {@inheritDoc} For a {@code Pattern}, the topics it matched last; for a {@code SubscriptionPattern}, none (the coordinator matches it). */
     @Override
     public Set<String> subscription() {
         return calls.callOwned(group::subscription);

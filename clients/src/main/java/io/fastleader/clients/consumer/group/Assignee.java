@@ -21,7 +21,5 @@ public interface Assignee {
      * latest: leaving on {@code close} shares the close's one deadline between the commit, the
      * revocation and the leave, as {@code KafkaConsumer} does.
      */
-    default void commitBeforeRevoking(Set<TopicPartition> partitions, long deadlineMs) {
-        commitBeforeRevoking(partitions);
-    }
+    void commitBeforeRevoking(Set<TopicPartition> partitions, long deadlineMs);
 }

@@ -33,6 +33,9 @@ import io.fastleader.clients.network.ExponentialBackoff;
  */
 public final class ConsumerGroup implements AutoCloseable {
 
+    /** {@code KafkaConsumer}'s message when a subscription of one kind meets another, or an assignment. */
+    public static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
+
     /**
      * What the group needs of the consumer's configuration.
      *

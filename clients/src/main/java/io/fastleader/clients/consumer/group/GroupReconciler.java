@@ -48,8 +48,6 @@ import io.fastleader.protocol.message.MetadataResponseData;
 final class GroupReconciler {
 
     private static final Logger LOG = LoggerFactory.getLogger(GroupReconciler.class);
-    /** {@code KafkaConsumer}'s message when a subscription of one kind meets another, or an assignment. */
-    static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
     private static final Comparator<TopicPartition> PARTITION_ORDER =
             Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
     private static final ConsumerRebalanceListener NO_LISTENER = new ConsumerRebalanceListener() {
@@ -152,7 +150,7 @@ final class GroupReconciler {
         }
         Kind current = pattern != null ? Kind.PATTERN : brokerPattern != null ? Kind.SUBSCRIPTION_PATTERN : Kind.TOPICS;
         if (current != wanted) {
-            throw new IllegalStateException(MUTUALLY_EXCLUSIVE);
+            throw new IllegalStateException(ConsumerGroup.MUTUALLY_EXCLUSIVE);
         }
     }
 
