@@ -305,9 +305,10 @@ public final class ConsumerSettings implements ClusterSettings {
      */
     void logIgnoredKeys(Logger log) {
         FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
-        if (!classicProtocolKeysGiven().isEmpty()) {
+        Set<String> classicKeys = classicProtocolKeysGiven();
+        if (!classicKeys.isEmpty()) {
             log.warn("{} belong to the classic group protocol and are ignored: under the consumer group protocol the "
-                    + "coordinator decides session timeout, heartbeat interval and assignment", classicProtocolKeysGiven());
+                    + "coordinator decides session timeout, heartbeat interval and assignment", classicKeys);
         }
     }
 
