@@ -52,6 +52,9 @@ public final class ConsumerSettings implements ClusterSettings {
     /** Requests a consumer may have in flight on one connection: one Fetch plus the offset lookups of a poll. */
     private static final int MAX_IN_FLIGHT_PER_CONNECTION = 100;
 
+    /** What a JoinGroup may take beyond the rebalance timeout, for the coordinator's small delays: {@code KafkaConsumer}'s 5 s. */
+    private static final long REBALANCE_TIMEOUT_LAPSE_MS = 5_000;
+
     private static final ConfigDef FASTLEADER_KEYS = FastLeaderConfigs.common()
             .define(LAST_FETCHED_EPOCH_ENABLED, Type.BOOLEAN, true, Importance.LOW,
                     "Send LastFetchedEpoch in Fetch requests so a truncated log is reported in the Fetch response. "
@@ -248,10 +251,22 @@ public final class ConsumerSettings implements ClusterSettings {
         return (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
     }
 
-    /** The transport's settings: timeouts and security. */
+    /**
+     * The transport's settings: timeouts and security. JoinGroup and SyncGroup, which the coordinator
+     * holds for up to the rebalance timeout ({@code max.poll.interval.ms}), time out after
+     * {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, as {@code KafkaConsumer} times its
+     * JoinGroup.
+     */
     @Override
     public ConnectionConfig connectionConfig(String clientId) {
-        return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION);
+        return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION)
+                .withRebalanceRequestTimeout(rebalanceRequestTimeout());
+    }
+
+    /** {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, in longs: {@code max.poll.interval.ms} may be {@code Integer.MAX_VALUE}. */
+    private Duration rebalanceRequestTimeout() {
+        long requestTimeoutMs = kafka.getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG);
+        return Duration.ofMillis(Math.max(requestTimeoutMs, maxPollIntervalMs() + REBALANCE_TIMEOUT_LAPSE_MS));
     }
 
     /** The connection pool's settings. */

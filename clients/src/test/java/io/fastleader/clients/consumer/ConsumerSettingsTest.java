@@ -3,6 +3,7 @@ package io.fastleader.clients.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -47,6 +48,21 @@ class ConsumerSettingsTest {
         assertThat(given.clientRack()).contains("rack-1");
         assertThat(given.remoteAssignor()).contains("range");
         assertThat(given.maxPollIntervalMs()).isEqualTo(1234);
+    }
+
+    @Test
+    void testJoinGroupAndSyncGroupTimeOutAfterMaxPollIntervalPlusFiveSecondsOrTheRequestTimeoutIfLonger() {
+        assertThat(parse(Map.of()).connectionConfig("c").rebalanceRequestTimeout()).isEqualTo(Duration.ofMillis(305_000));
+        assertThat(parse(Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 10_000, ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 12_000))
+                .connectionConfig("c").rebalanceRequestTimeout()).isEqualTo(Duration.ofMillis(15_000));
+        assertThat(parse(Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 1_000, ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 12_000))
+                .connectionConfig("c").rebalanceRequestTimeout()).isEqualTo(Duration.ofMillis(12_000));
+    }
+
+    @Test
+    void testTheRebalanceRequestTimeoutOfTheLargestMaxPollIntervalDoesNotOverflow() {
+        assertThat(parse(Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, Integer.MAX_VALUE)).connectionConfig("c")
+                .rebalanceRequestTimeout()).isEqualTo(Duration.ofMillis(Integer.MAX_VALUE + 5_000L));
     }
 
     @Test
