@@ -12,6 +12,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
 
 import io.fastleader.clients.consumer.group.ConsumerGroup;
+import io.fastleader.clients.consumer.group.LeaveOperation;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
 
@@ -111,7 +112,7 @@ final class Assignment {
     /** {@code unsubscribe()}: a member leaves its group (see {@link #leaveTimeout}); otherwise nothing stays assigned. */
     void unsubscribe() {
         if (group.isSubscribed()) {
-            group.leave(false, leaveTimeout);
+            group.leave(LeaveOperation.DEFAULT, leaveTimeout);
         } else {
             assign(List.of());
         }

@@ -20,6 +20,8 @@ import org.apache.kafka.common.metrics.KafkaMetric;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.consumer.group.LeaveOperation;
+
 /**
  * What {@link FastLeaderConsumer} does by default: the overloads of {@link Consumer} that only call
  * another with a default (no callback, {@code default.api.timeout.ms}, 30 seconds to close), and
@@ -38,14 +40,11 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     abstract Duration defaultApiTimeout();
 
     /**
-     * {@code close}. As {@code KafkaConsumer} 4.3 under the consumer protocol, a group member
-     * leaves the group: a static member leaves with epoch -2, keeping its partitions for its
-     * session timeout, unless {@code leaveForGood} (epoch -1); a dynamic member always leaves with
-     * -1, as the consumer protocol has no way for it to stay.
+     * {@code close}: a group member leaves its group as {@code leave} says, as {@code KafkaConsumer} 4.3 does.
      *
-     * @param leaveForGood whether closed with {@code CloseOptions} {@code LEAVE_GROUP}
+     * @param leave {@code CloseOptions}' group membership operation; {@link LeaveOperation#DEFAULT} without one
      */
-    abstract void close(Duration timeout, boolean leaveForGood);
+    abstract void close(Duration timeout, LeaveOperation leave);
 
     /**
      * {@code poll(Duration)}, and {@code poll(long)} of kafka-clients 3.x.
@@ -159,14 +158,14 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     /** {@inheritDoc} Waits up to 30 seconds, as {@code KafkaConsumer} does. */
     @Override
     public void close() {
-        close(DEFAULT_CLOSE_TIMEOUT, false);
+        close(DEFAULT_CLOSE_TIMEOUT, LeaveOperation.DEFAULT);
     }
 
     /** {@inheritDoc} Deprecated as in {@code Consumer} 4.1+: use {@link #close(org.apache.kafka.clients.consumer.CloseOptions)}. */
     @Deprecated
     @Override
     public void close(Duration timeout) {
-        close(timeout, false);
+        close(timeout, LeaveOperation.DEFAULT);
     }
 
     /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */

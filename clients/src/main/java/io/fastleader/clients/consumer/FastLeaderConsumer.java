@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.consumer.group.Assignee;
 import io.fastleader.clients.consumer.group.ConsumerGroup;
+import io.fastleader.clients.consumer.group.LeaveOperation;
 import io.fastleader.clients.metadata.ClientResources;
 import io.fastleader.clients.metadata.ClientResources.ClusterLink;
 import io.fastleader.clients.metadata.ClusterMetadata;
@@ -478,18 +479,17 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     @Override
     public void close(CloseOptions options) {
         // The only place CloseOptions (kafka-clients 4.1+) is used, so that close() and close(Duration) work without it.
-        close(options.timeout().orElse(DEFAULT_CLOSE_TIMEOUT),
-                options.groupMembershipOperation() == CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+        close(options.timeout().orElse(DEFAULT_CLOSE_TIMEOUT), LeaveOperation.valueOf(options.groupMembershipOperation().name()));
     }
 
     @Override
-    void close(Duration timeout, boolean leaveForGood) {
+    void close(Duration timeout, LeaveOperation leave) {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("The timeout cannot be negative.");
         }
         calls.close(() -> {
             if (group.isSubscribed()) {
-                group.leaveOnClose(leaveForGood, timeout);
+                group.leaveOnClose(leave, timeout);
             } else {
                 autoCommit.onClose(timeout);
             }

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.consumer.group.ConsumerGroup;
+import io.fastleader.clients.consumer.group.LeaveOperation;
 
 /**
  * The consumer's group, present with a {@code group.id}: the one answer to whether the consumer
@@ -58,16 +59,13 @@ final class OptionalGroup {
     }
 
     /**
-     * Leaves the group, waiting for the coordinator's answer until the timeout; a late answer is
-     * logged, not raised.
-     *
-     * @param forGood whether a static member leaves for good (epoch -1) rather than keeping its
-     *                partitions for its session timeout (-2); a dynamic member always leaves with -1
+     * Leaves the group as {@code operation} says, waiting for the coordinator's answer until the
+     * timeout; a late answer is logged, not raised.
      */
-    void leave(boolean forGood, Duration timeout) {
+    void leave(LeaveOperation operation, Duration timeout) {
         ConsumerGroup joined = require();
         long deadlineMs = calls.deadline(timeout);
-        CompletableFuture<Void> left = joined.leave(!forGood, deadlineMs);
+        CompletableFuture<Void> left = joined.leave(operation, deadlineMs);
         try {
             calls.await(left, deadlineMs, () -> "Timeout of " + timeout.toMillis() + "ms expired before leaving group "
                     + joined.groupId());
@@ -77,9 +75,9 @@ final class OptionalGroup {
     }
 
     /** {@link #leave}, as {@code close} does: a failure is logged, and the consumer closes anyway. */
-    void leaveOnClose(boolean forGood, Duration timeout) {
+    void leaveOnClose(LeaveOperation operation, Duration timeout) {
         try {
-            leave(forGood, timeout);
+            leave(operation, timeout);
         } catch (RuntimeException e) {
             LOG.warn("Failed to leave group {} cleanly on close", require().groupId(), e);
         }

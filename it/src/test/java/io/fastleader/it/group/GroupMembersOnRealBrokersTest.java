@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -167,12 +168,13 @@ class GroupMembersOnRealBrokersTest {
         assertNoMemberFailed();
     }
 
-    @Test
-    void aMemberWhoseProcessIsKilledLosesItsPartitionsToTheOthersOnceItsSessionTimesOut() throws Exception {
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"consumer", "classic"})
+    void aMemberWhoseProcessIsKilledLosesItsPartitionsToTheOthersOnceItsSessionTimesOut(String protocol) throws Exception {
         newTopic();
-        join("fastleader", Flavour.FASTLEADER, Map.of());
-        join("kafka", Flavour.KAFKA, Map.of());
-        try (MemberProcess crashed = MemberProcess.start("crashed", memberConfig("group-" + topic, Map.of()), topic, ownership)) {
+        join("fastleader", Flavour.FASTLEADER, protocol(protocol));
+        join("kafka", Flavour.KAFKA, protocol(protocol));
+        try (MemberProcess crashed = MemberProcess.start("crashed", memberConfig("group-" + topic, protocol(protocol)), topic, ownership)) {
             List<String> everyone = new ArrayList<>(members.stream().map(GroupMember::name).toList());
             everyone.add(crashed.name());
             awaitEveryPartitionOwnedByEachNamed(everyone);
@@ -283,14 +285,15 @@ class GroupMembersOnRealBrokersTest {
         assertNoMemberFailed();
     }
 
-    @ParameterizedTest(name = "leader hints {0}")
-    @ValueSource(booleans = {true, false})
-    void aRollingRestartOfEveryBrokerLosesNoAcknowledgedRecordAndNeverSharesAPartition(boolean hints) throws Exception {
+    @ParameterizedTest(name = "{0} protocol, leader hints {1}")
+    @CsvSource({"consumer, true", "consumer, false", "classic, true"})
+    void aRollingRestartOfEveryBrokerLosesNoAcknowledgedRecordAndNeverSharesAPartition(String protocol, boolean hints) throws Exception {
         String rolled = newTopic();
-        Map<String, Object> config = Map.of(FastLeaderConfigs.LEADER_HINTS_ENABLED, hints);
+        Map<String, Object> config = new HashMap<>(protocol(protocol));
+        config.put(FastLeaderConfigs.LEADER_HINTS_ENABLED, hints);
         join("fastleader-1", Flavour.FASTLEADER, config);
         join("fastleader-2", Flavour.FASTLEADER, config);
-        join("kafka", Flavour.KAFKA, Map.of());
+        join("kafka", Flavour.KAFKA, protocol(protocol));
         awaitEveryPartitionOwnedByEachOf(members);
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         AtomicBoolean producing = new AtomicBoolean(true);
@@ -312,8 +315,8 @@ class GroupMembersOnRealBrokersTest {
                 readAgain.add(record);
             }
         });
-        System.out.printf("roll with hints %s: %d acknowledged, %d read more than once, partitions lost: %s%n",
-                hints, acknowledged.size(), readAgain.size(), lost);
+        System.out.printf("roll (%s protocol) with hints %s: %d acknowledged, %d read more than once, partitions lost: %s%n",
+                protocol, hints, acknowledged.size(), readAgain.size(), lost);
         assertThat(readAgain).as("records read twice come only from partitions lost with uncommitted positions")
                 .allMatch(record -> lost.contains(Integer.parseInt(record.substring(0, record.indexOf('@')))));
         assertThat(ownership.violations()).isEmpty();
@@ -336,6 +339,17 @@ class GroupMembersOnRealBrokersTest {
                 consumer -> consumer.commitSync());
         members.add(member);
         return member;
+    }
+
+    /**
+     * A member's keys for the group {@code protocol}: the classic one's session and heartbeat are
+     * the client's to set, as short as the brokers give consumer-protocol members here.
+     */
+    private static Map<String, Object> protocol(String protocol) {
+        return protocol.equals("classic")
+                ? Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000,
+                        ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500)
+                : Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
     }
 
     private static Map<String, Object> memberConfig(String group, Map<String, Object> extra) {

@@ -172,11 +172,13 @@ final class ClassicMember implements GroupMember {
     }
 
     @Override
-    public CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs) {
+    public CompletableFuture<Void> leave(LeaveOperation operation, long deadlineMs) {
         RuntimeException error = membership.state() == ClassicMembership.State.LOST
                 ? callbacks.loseAll()
                 : callbacks.revoke(callbacks.owned(), deadlineMs);
-        CompletableFuture<Void> left = membership.leave(staticRejoin);
+        // As KafkaConsumer's classic coordinator: LeaveGroup for LEAVE_GROUP, never for REMAIN_IN_GROUP, else from a dynamic member.
+        boolean sendLeaveGroup = operation == LeaveOperation.LEAVE_GROUP || (operation == LeaveOperation.DEFAULT && instanceId.isEmpty());
+        CompletableFuture<Void> left = membership.leave(sendLeaveGroup);
         poke();
         RebalanceCallbacks.raise(error);
         return left;
@@ -286,7 +288,7 @@ final class ClassicMember implements GroupMember {
                 partitionCounts.put(topic, count == null ? 0 : count);
             }
         }
-        LOG.info("Member {} assigns the partitions of group {}'s generation {} with {} to {}", membership.described().memberId(),
+        LOG.info("Member {} assigns the partitions of group {}'s generation {} with {} to {}", membership.memberId(),
                 groupId, task.generation(), assignor.name(), subscriptions.keySet());
         GroupAssignment assigned = onApplicationThread(() ->
                 assignor.assign(cluster, new ConsumerPartitionAssignor.GroupSubscription(subscriptions)));
@@ -312,9 +314,9 @@ final class ClassicMember implements GroupMember {
     }
 
     /**
-     * Takes the assignment: the assignor hears of it first ({@code onAssignment}); what the member
-     * owns and is no longer given is revoked; the rest is assigned and handed to
-     * {@code onPartitionsAssigned}. A cooperative member that revoked anything joins again, so the
+     * Takes the assignment, in {@code KafkaConsumer}'s order: what the member owns and is no longer
+     * given is revoked; the assignor hears of the assignment ({@code onAssignment}); the rest is
+     * assigned and handed to {@code onPartitionsAssigned}. A cooperative member that revoked anything joins again, so the
      * partitions it gave up can be assigned to their new owner.
      */
     @SuppressWarnings("removal")
@@ -330,13 +332,13 @@ final class ClassicMember implements GroupMember {
         Set<TopicPartition> added = new TreeSet<>(PARTITION_ORDER);
         added.addAll(wanted);
         added.removeAll(owned);
-        MemberIdentity member = membership.described();
-        ConsumerGroupMetadata groupMetadata = new ConsumerGroupMetadata(groupId, task.generation(), member.memberId(), instanceId);
+        ConsumerGroupMetadata groupMetadata = new ConsumerGroupMetadata(groupId, task.generation(), membership.memberId(), instanceId);
         ConsumerPartitionAssignor assignor = assignor(task.protocol());
         LOG.info("Taking the assignment of generation {}: revoking {}, adding {}", task.generation(), revoked, added);
+        // KafkaConsumer's order: what goes is revoked first, then the assignor hears of the assignment, then the rest.
+        RuntimeException revokeError = callbacks.revoke(revoked, Long.MAX_VALUE);
         RuntimeException assignorError = callbacks.callback("onAssignment", ignored -> { },
                 () -> assignor.onAssignment(assignment, groupMetadata));
-        RuntimeException revokeError = callbacks.revoke(revoked, Long.MAX_VALUE);
         RuntimeException assignError = callbacks.assign(wanted, added);
         membership.reconciled(task.generation());
         metrics.rebalanced(clockMs.getAsLong() - membership.rebalanceStartMs());
@@ -344,7 +346,7 @@ final class ClassicMember implements GroupMember {
             membership.rejoin("partitions " + revoked + " were revoked, to be assigned to their new owner");
         }
         poke();
-        RebalanceCallbacks.raise(assignorError, revokeError, assignError);
+        RebalanceCallbacks.raise(revokeError, assignorError, assignError);
     }
 
     private ConsumerPartitionAssignor assignor(String name) {

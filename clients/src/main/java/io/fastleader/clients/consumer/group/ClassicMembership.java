@@ -141,10 +141,13 @@ final class ClassicMembership {
 
     // ---------------------------------------------------------------- asked for by poll and the application's calls
 
-    /** Subscribes, or changes the subscription: the member joins (again) on the next poll, as {@code KafkaConsumer}'s does. */
+    /**
+     * Subscribes, or changes the subscription: the member joins on the next poll (once a leave under
+     * way is answered), or rejoins once its current assignment is taken, as {@code KafkaConsumer}'s does.
+     */
     void subscribe() {
         subscribed = true;
-        if (state == State.UNSUBSCRIBED || state == State.FATAL) {
+        if (state == State.UNSUBSCRIBED || state == State.FATAL || state == State.LEAVING) {
             joinOnPoll = true;
         } else {
             rejoinAsked = true;
@@ -166,7 +169,8 @@ final class ClassicMembership {
      */
     boolean polled(long nowMs) {
         lastPollMs = nowMs;
-        if (joinOnPoll || (rejoinAsked && isReconciled())) {
+        // A member still leaving joins once the coordinator has answered the leave.
+        if ((joinOnPoll && state != State.LEAVING) || (rejoinAsked && isReconciled())) {
             joinOnPoll = false;
             startPreparing(nowMs);
             return true;
@@ -222,19 +226,19 @@ final class ClassicMembership {
     }
 
     /**
-     * Leaves the group: a dynamic member (or a static one leaving for good) sends LeaveGroup at once;
-     * a static member that will come back sends nothing, as {@code KafkaConsumer} does, and keeps its
-     * place for its session timeout.
+     * Leaves the group: with {@code sendLeaveGroup} the member sends LeaveGroup at once; without, it
+     * sends nothing and keeps its place for its session timeout (a static member that will come
+     * back, or any closed to remain in the group).
      *
      * @return completes once the coordinator answered the leave or it failed; at once when nothing is sent
      */
-    CompletableFuture<Void> leave(boolean staticRejoin) {
+    CompletableFuture<Void> leave(boolean sendLeaveGroup) {
         subscribed = false;
         joinOnPoll = false;
         rejoinAsked = false;
         describedGeneration = NO_GENERATION;
         boolean known = !memberId.isEmpty() && state != State.UNSUBSCRIBED && state != State.FATAL && state != State.LEAVING;
-        if (known && !(staticRejoin && instanceId.isPresent())) {
+        if (known && sendLeaveGroup) {
             startLeaving(false);
             return left;
         }
@@ -283,10 +287,15 @@ final class ClassicMembership {
                 + "auto partition assignment; it is likely that the consumer was kicked out of the group.");
     }
 
+    /** The member id the coordinator gave; empty before it gave one. */
+    String memberId() {
+        return memberId;
+    }
+
     /** The member as {@code groupMetadata()} describes it: its id and the generation it took an assignment of last. */
     MemberIdentity described() {
         return describedGeneration == NO_GENERATION
-                ? new MemberIdentity(memberId, NO_GENERATION, instanceId)
+                ? new MemberIdentity("", NO_GENERATION, instanceId)
                 : new MemberIdentity(memberId, describedGeneration, instanceId);
     }
 

@@ -173,16 +173,16 @@ public final class ConsumerGroup implements AutoCloseable {
     /**
      * Leaves the group, revoking (or losing) the partitions first.
      *
-     * @param staticRejoin a static member leaves with epoch -2 and keeps its partitions for its session
-     * @param deadlineMs   the caller's deadline (on the consumer's clock), shared by the commit before revoking
+     * @param operation  whether the member leaves or keeps its place, as {@code CloseOptions} says
+     * @param deadlineMs the caller's deadline (on the consumer's clock), shared by the commit before revoking
      * @return completes once the coordinator answered the leave, or it failed
      */
-    public CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs) {
+    public CompletableFuture<Void> leave(LeaveOperation operation, long deadlineMs) {
         if (!subscription.isSubscribed()) {
             return CompletableFuture.completedFuture(null);
         }
         try {
-            return member.leave(staticRejoin, deadlineMs);
+            return member.leave(operation, deadlineMs);
         } finally {
             subscription.unsubscribe();
         }

@@ -27,11 +27,11 @@ interface GroupMember extends AutoCloseable {
     /**
      * Leaves the group, revoking (or losing) the partitions first.
      *
-     * @param staticRejoin a static member keeps its place for its session timeout, to come back to it
-     * @param deadlineMs   the caller's deadline, shared by the commit before revoking
-     * @return completes once the coordinator answered the leave, or it failed
+     * @param operation  whether the member leaves or keeps its place, as {@code CloseOptions} says
+     * @param deadlineMs the caller's deadline, shared by the commit before revoking
+     * @return completes once the coordinator answered the leave, or it failed; at once when nothing is sent
      */
-    CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs);
+    CompletableFuture<Void> leave(LeaveOperation operation, long deadlineMs);
 
     /** The member as {@code groupMetadata()} describes it. */
     MemberIdentity described();

@@ -125,12 +125,13 @@ final class GroupReconciler implements GroupMember {
      * @throws KafkaException a listener's exception, after the member left
      */
     @Override
-    public CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs) {
+    public CompletableFuture<Void> leave(LeaveOperation operation, long deadlineMs) {
         GroupMembership.State state = membership.state();
         RuntimeException error = state == GroupMembership.State.FENCED || state == GroupMembership.State.STALE
                 ? callbacks.loseAll()
                 : callbacks.revoke(callbacks.owned(), deadlineMs);
-        CompletableFuture<Void> left = membership.leave(staticRejoin);
+        // A static member keeps its place (epoch -2) unless it leaves for good; a dynamic one always leaves.
+        CompletableFuture<Void> left = membership.leave(operation != LeaveOperation.LEAVE_GROUP);
         heartbeats.poke();
         RebalanceCallbacks.raise(error);
         return left;
