@@ -74,16 +74,9 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
         return poll(Duration.ofMillis(timeoutMs), true);
     }
 
-    /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
     @Override
     public void enforceRebalance() {
         enforceRebalance(null);
-    }
-
-    /** {@inheritDoc} A no-op: under the consumer group protocol the coordinator alone starts rebalances. */
-    @Override
-    public void enforceRebalance(String reason) {
-        LOG.warn("Operation not supported in new consumer group protocol");
     }
 
     @Override

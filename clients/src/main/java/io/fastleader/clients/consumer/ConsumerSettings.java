@@ -7,12 +7,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.config.ConfigDef;
@@ -21,7 +20,6 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.slf4j.Logger;
 
 import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClusterSettings;
@@ -51,6 +49,9 @@ public final class ConsumerSettings implements ClusterSettings {
 
     /** Requests a consumer may have in flight on one connection: one Fetch plus the offset lookups of a poll. */
     private static final int MAX_IN_FLIGHT_PER_CONNECTION = 100;
+
+    /** What a JoinGroup may take beyond the rebalance timeout, for the coordinator's small delays: {@code KafkaConsumer}'s 5 s. */
+    private static final long REBALANCE_TIMEOUT_LAPSE_MS = 5_000;
 
     private static final ConfigDef FASTLEADER_KEYS = FastLeaderConfigs.common()
             .define(LAST_FETCHED_EPOCH_ENABLED, Type.BOOLEAN, true, Importance.LOW,
@@ -83,8 +84,6 @@ public final class ConsumerSettings implements ClusterSettings {
                                          Deserializer<?> valueDeserializer) {
         Map<String, Object> kafkaKeys = new HashMap<>(configs);
         Map<String, Object> fastleaderKeys = FastLeaderConfigs.takeFastLeaderKeys(kafkaKeys, FASTLEADER_KEYS);
-        refuseClassicProtocol(kafkaKeys);
-        defaultToTheConsumerProtocol(kafkaKeys);
         return new ConsumerSettings(new ConsumerConfig(
                 ConsumerConfig.appendDeserializerToConfig(kafkaKeys, keyDeserializer, valueDeserializer)), fastleaderKeys);
     }
@@ -178,7 +177,32 @@ public final class ConsumerSettings implements ClusterSettings {
     public Optional<ConsumerGroup.Settings> groupSettings(EpochBackoff offsetsRetryBackoff) {
         return groupId().map(id -> new ConsumerGroup.Settings(id, groupInstanceId(), clientRack(), remoteAssignor(),
                 maxPollIntervalMs(), new ExponentialBackoff(Duration.ofMillis(retryBackoffMs()), Duration.ofMillis(retryBackoffMaxMs()),
-                ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs()));
+                ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs(), classicGroup()));
+    }
+
+    /** {@code group.protocol}: {@code classic} unless set, as for {@code KafkaConsumer}. */
+    public GroupProtocol groupProtocol() {
+        return GroupProtocol.valueOf(kafka.getString(ConsumerConfig.GROUP_PROTOCOL_CONFIG).toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * What the classic protocol needs, under it: {@code session.timeout.ms}, {@code heartbeat.interval.ms}
+     * and the {@code partition.assignment.strategy} assignors, configured as {@code KafkaConsumer} configures them.
+     *
+     * @throws IllegalArgumentException when the heartbeat interval is not below the session timeout, as from {@code KafkaConsumer}
+     */
+    private Optional<ConsumerGroup.Classic> classicGroup() {
+        if (groupProtocol() != GroupProtocol.CLASSIC) {
+            return Optional.empty();
+        }
+        int sessionTimeoutMs = kafka.getInt(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG);
+        int heartbeatIntervalMs = kafka.getInt(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+        if (heartbeatIntervalMs >= sessionTimeoutMs) {
+            throw new IllegalArgumentException("Heartbeat must be set lower than the session timeout");
+        }
+        List<ConsumerPartitionAssignor> assignors = ConsumerPartitionAssignor.getAssignorInstances(
+                kafka.getList(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG), kafka.originals(clientIdOverride()));
+        return Optional.of(new ConsumerGroup.Classic(sessionTimeoutMs, heartbeatIntervalMs, assignors));
     }
 
     /** {@code enable.auto.commit}; always false without a {@code group.id}. */
@@ -248,10 +272,22 @@ public final class ConsumerSettings implements ClusterSettings {
         return (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
     }
 
-    /** The transport's settings: timeouts and security. */
+    /**
+     * The transport's settings: timeouts and security. JoinGroup and SyncGroup, which the coordinator
+     * holds for up to the rebalance timeout ({@code max.poll.interval.ms}), time out after
+     * {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, as {@code KafkaConsumer} times its
+     * JoinGroup.
+     */
     @Override
     public ConnectionConfig connectionConfig(String clientId) {
-        return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION);
+        return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION)
+                .withRebalanceRequestTimeout(rebalanceRequestTimeout());
+    }
+
+    /** {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, in longs: {@code max.poll.interval.ms} may be {@code Integer.MAX_VALUE}. */
+    private Duration rebalanceRequestTimeout() {
+        long requestTimeoutMs = kafka.getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG);
+        return Duration.ofMillis(Math.max(requestTimeoutMs, maxPollIntervalMs() + REBALANCE_TIMEOUT_LAPSE_MS));
     }
 
     /** The connection pool's settings. */
@@ -267,56 +303,9 @@ public final class ConsumerSettings implements ClusterSettings {
                 kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG), MetadataConfig.NO_IDLE_EXPIRY, leaderHintsEnabled());
     }
 
-    /**
-     * fastleader's groups speak only the consumer group protocol (KIP-848): asked explicitly for the
-     * classic one, the constructor refuses rather than silently joining with another protocol.
-     */
-    private static void refuseClassicProtocol(Map<String, Object> configs) {
-        Object protocol = configs.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
-        if (protocol != null && GroupProtocol.CLASSIC.name().equalsIgnoreCase(protocol.toString().trim())) {
-            throw new ConfigException(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol, "FastLeaderConsumer joins groups with "
-                    + "the consumer group protocol (KIP-848, Kafka 4.0+) only; the classic protocol (JoinGroup/SyncGroup, "
-                    + "client-side assignors) is not implemented. Remove the key or set it to consumer.");
-        }
-    }
-
-    /**
-     * Without {@code group.protocol}, Kafka's {@code ConsumerConfig} checks the keys as the classic
-     * protocol's, and refuses {@code group.remote.assignor}. fastleader always joins with the
-     * consumer protocol, so it has them checked as that protocol's, as {@code KafkaConsumer} does with
-     * {@code group.protocol=consumer}; except when the application set classic-protocol keys, which
-     * {@code ConsumerConfig} would then refuse: written for {@code KafkaConsumer}'s default, they are
-     * accepted and ignored with a warning.
-     */
-    private static void defaultToTheConsumerProtocol(Map<String, Object> configs) {
-        if (!configs.containsKey(ConsumerConfig.GROUP_PROTOCOL_CONFIG)
-                && CLASSIC_PROTOCOL_KEYS.stream().noneMatch(configs::containsKey)) {
-            configs.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, GroupProtocol.CONSUMER.name().toLowerCase(Locale.ROOT));
-        }
-    }
-
-    /** Keys of the classic group protocol that mean nothing under the consumer protocol, where the coordinator decides. */
-    static final Set<String> CLASSIC_PROTOCOL_KEYS = Set.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
-            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
-
-    /**
-     * Logs what the consumer ignores: keys neither Kafka's nor fastleader's, as Kafka logs them, and
-     * the classic protocol's keys the application set, on the consumer's {@code log}.
-     */
-    void logIgnoredKeys(Logger log) {
+    /** Logs the keys neither Kafka's nor fastleader's, as Kafka logs them. */
+    void logIgnoredKeys() {
         FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
-        Set<String> classicKeys = classicProtocolKeysGiven();
-        if (!classicKeys.isEmpty()) {
-            log.warn("{} belong to the classic group protocol and are ignored: under the consumer group protocol the "
-                    + "coordinator decides session timeout, heartbeat interval and assignment", classicKeys);
-        }
-    }
-
-    /** The classic-protocol keys the application set: ignored, and logged so by the consumer. */
-    public Set<String> classicProtocolKeysGiven() {
-        Set<String> given = new TreeSet<>(kafka.originals().keySet());
-        given.retainAll(CLASSIC_PROTOCOL_KEYS);
-        return given;
     }
 
     /** Kafka's rule: auto-commit needs a group; asked for explicitly without one, it is an error. */

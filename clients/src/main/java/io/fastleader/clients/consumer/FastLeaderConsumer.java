@@ -144,7 +144,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.pollLoop = new PollLoop<>(calls, group, autoCommit, subscriptions, fetcher, positions, thread);
             // A newer leader epoch may end a partition's backoff: a waiting poll looks again.
             metadata.cache().wakeOnChange(stateOwner::wakeUp);
-            settings.logIgnoredKeys(LOG);
+            settings.logIgnoredKeys();
         } catch (RuntimeException e) {
             throw resources.failedToStart(e);
         }
@@ -406,6 +406,17 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     @Override
     public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
         return commits.committed(partitions, timeout);
+    }
+
+    /**
+     * {@inheritDoc} Under the classic protocol the member rejoins on its next poll; under the consumer
+     * protocol the coordinator alone starts rebalances, and this only logs a warning, as {@code KafkaConsumer}.
+     */
+    @Override
+    public void enforceRebalance(String reason) {
+        if (!calls.callOwned(() -> group.require().enforceRebalance(reason))) {
+            LOG.warn("Operation not supported in new consumer group protocol");
+        }
     }
 
     /** {@inheritDoc} Outside the group (assigning partitions itself): no generation, no member id. */

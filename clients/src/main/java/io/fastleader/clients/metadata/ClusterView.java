@@ -3,6 +3,7 @@ package io.fastleader.clients.metadata;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,6 +66,23 @@ public final class ClusterView {
             topics.put(topic.name(), partitions);
         }
         return topics;
+    }
+
+    /** The cluster a Metadata answer of every topic describes, as a client-side assignor is given it. */
+    public static Cluster cluster(MetadataResponseData response) {
+        List<Node> nodes = new ArrayList<>();
+        for (MetadataResponseData.MetadataResponseBroker broker : response.brokers()) {
+            nodes.add(new Node(broker.nodeId(), broker.host(), broker.port(), broker.rack()));
+        }
+        List<PartitionInfo> partitions = new ArrayList<>();
+        topics(response).values().forEach(partitions::addAll);
+        Set<String> internal = new HashSet<>();
+        for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+            if (topic.isInternal() && topic.name() != null) {
+                internal.add(topic.name());
+            }
+        }
+        return new Cluster(response.clusterId(), nodes, partitions, Set.of(), internal);
     }
 
     private static Node[] nodes(Map<Integer, Node> brokers, List<Integer> ids) {

@@ -36,7 +36,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * as the socket's send buffer takes without waiting. Whatever is left, and every request that
  * cannot go at once, is written by the writer thread, in order, while fewer than
  * {@code max.in.flight} are unanswered. The writer also closes the connection when the oldest
- * unanswered request outlives {@code request.timeout.ms}.
+ * unanswered request outlives its timeout: {@code request.timeout.ms}, or for JoinGroup and SyncGroup,
+ * which the group coordinator holds while the group rebalances, the longer rebalance request timeout
+ * ({@link ConnectionConfig#requestTimeoutFor}). The oldest request's deadline is the earliest only
+ * while the requests in flight share one timeout: requests with different timeouts do not belong on
+ * one connection, and {@link ConnectionPool} gives JoinGroup and SyncGroup one of their own.
  * The reader thread matches each response to the oldest unanswered request (Kafka answers in
  * order) by correlation id. Any failure closes the connection and fails every queued and
  * unanswered request with one {@link BrokerConnectionException}.
@@ -53,6 +57,7 @@ public final class BrokerConnection implements AutoCloseable {
     private final ConnectionConfig config;
     private final Wire wire;
     private final ConnectionListener listener;
+    /** {@code request.timeout.ms}, the shortest timeout a request can have. */
     private final long requestTimeoutNanos;
     /** Ids need not rise in write order: responses are matched to the oldest request written. */
     private final AtomicInteger correlationIds = new AtomicInteger();
@@ -270,7 +275,7 @@ public final class BrokerConnection implements AutoCloseable {
         int correlationId = correlationIds.getAndIncrement();
         // Encoded before taking the lock, so that callers on other threads do not wait for it.
         Request request = new Request(api, version, correlationId,
-            Framing.encodeRequest(api, version, correlationId, config.clientId(), body));
+            Framing.encodeRequest(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos());
         lock.lock();
         try {
             if (closedBy != null) {
@@ -320,7 +325,7 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** Moves a request in flight, its timeout running from now. Call with the lock held. */
     private void startLocked(Request request, long now) {
-        request.deadlineNanos = now + requestTimeoutNanos;
+        request.deadlineNanos = now + request.timeoutNanos;
         inFlight.add(request);
         listener.sent(request.api, request.frame.remaining());
     }
@@ -383,7 +388,7 @@ public final class BrokerConnection implements AutoCloseable {
                     }
                     return frames.toArray(new ByteBuffer[0]);
                 }
-                // With nothing in flight, any request written later times out after this wait ends.
+                // With nothing in flight, any request written later times out after this wait ends: none has a shorter timeout.
                 Request oldest = inFlight.peek();
                 writerWakeup.awaitNanos(oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - System.nanoTime());
             }
@@ -416,14 +421,18 @@ public final class BrokerConnection implements AutoCloseable {
         return waitNanos;
     }
 
-    /** The failure to close the connection with if the oldest request in flight is past its deadline, else null. Call with the lock held. */
+    /**
+     * The failure to close the connection with if the oldest request in flight is past its deadline,
+     * naming the timeout that applied, else null. Call with the lock held.
+     */
     private BrokerConnectionException timeoutLocked(long now) {
         Request oldest = inFlight.peek();
         if (oldest == null || now - oldest.deadlineNanos < 0) {
             return null;
         }
         return new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
-            + " got no response within " + config.requestTimeout().toMillis() + " ms");
+            + " got no response within " + TimeUnit.NANOSECONDS.toMillis(oldest.timeoutNanos) + " ms ("
+            + ConnectionConfig.requestTimeoutNameFor(oldest.api) + ")");
     }
 
     /** A request is queued and the in-flight limit leaves room for it. Call with the lock held. */
@@ -539,14 +548,17 @@ public final class BrokerConnection implements AutoCloseable {
         final short version;
         final int correlationId;
         final ByteBuffer frame;
+        /** How long the request may wait for its response once written: {@link ConnectionConfig#requestTimeoutFor} its API. */
+        final long timeoutNanos;
         final CompletableFuture<ApiMessage> response = new CompletableFuture<>();
         long deadlineNanos;
 
-        Request(ApiKey api, short version, int correlationId, ByteBuffer frame) {
+        Request(ApiKey api, short version, int correlationId, ByteBuffer frame, long timeoutNanos) {
             this.api = api;
             this.version = version;
             this.correlationId = correlationId;
             this.frame = frame;
+            this.timeoutNanos = timeoutNanos;
         }
     }
 }

@@ -25,10 +25,15 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * {@link BrokerConnection}s to brokers by node id, opened on first use: per broker, one for Fetch
- * requests and one for every other request ({@link ConnectionLane}). A broker reads one request
- * per connection at a time, so a Fetch long-polling for {@code fetch.max.wait.ms} would hold back
- * every request behind it; on a connection of its own it holds back only the next Fetch. A pool
- * that never sends a Fetch, a producer's, keeps one connection per broker.
+ * requests, one for JoinGroup and SyncGroup, and one for every other request ({@link ConnectionLane}).
+ * A broker reads one request per connection at a time, so a Fetch long-polling for
+ * {@code fetch.max.wait.ms}, or a JoinGroup the group coordinator holds until every member has
+ * rejoined (up to the rebalance timeout, {@code max.poll.interval.ms}), would hold back every request
+ * behind it; on a connection of its own it holds back only the next request of its kind, and a
+ * Heartbeat or LeaveGroup goes out while a JoinGroup is held. JoinGroup and SyncGroup time out after
+ * the longer rebalance request timeout ({@link ConnectionConfig#requestTimeoutFor}), the others after
+ * {@code request.timeout.ms}. A pool that never sends a Fetch nor joins a group, a producer's, keeps
+ * one connection per broker.
  *
  * <p>The owner tells the pool where each node is with {@link #updateNodes}; a new address is used
  * from the next connect to that node on, and a connection already open is kept until it closes or
@@ -48,8 +53,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * <p>Connections unused for {@code connections.max.idle.ms} are closed by the pool's own sweep, a
  * timer on one daemon thread per pool that fires when the connection used least recently could
  * have idled out (never while no connection is open), so idle connections close even if nobody
- * calls the pool; every call to the pool closes them too. Every transport
- * failure reaches the caller as a {@link BrokerConnectionException}. Thread-safe.
+ * calls the pool; every call to the pool closes them too. A connection with a request not yet
+ * answered is in use however long ago it was last sent on, since a JoinGroup may be held for
+ * longer than {@code connections.max.idle.ms} ({@code max.poll.interval.ms}): a sweep that finds one
+ * counts it used then. So the rebalance connection idles out between rebalances, never during one.
+ * Every transport failure reaches the caller as a {@link BrokerConnectionException}. Thread-safe.
  */
 public final class ConnectionPool implements AutoCloseable {
 
@@ -69,8 +77,10 @@ public final class ConnectionPool implements AutoCloseable {
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
     private final Map<NodeLane, LaneState> lanes = new HashMap<>();
     /**
-     * The lanes this pool has sent on: {@link ConnectionLane#OTHER} from the start, {@link ConnectionLane#FETCH}
-     * once it sent a Fetch (it serves a consumer). {@link #connect} opens these, {@link #isReady} asks of these.
+     * The lanes this pool has sent on that are connected ahead of need: {@link ConnectionLane#OTHER} from the
+     * start, {@link ConnectionLane#FETCH} once it sent a Fetch (it serves a consumer); never
+     * {@link ConnectionLane#REBALANCE}, opened only when a JoinGroup or SyncGroup is sent.
+     * {@link #connect} opens these, {@link #isReady} asks of these.
      */
     private final Set<ConnectionLane> lanesInUse = EnumSet.of(ConnectionLane.OTHER);
     /** A sweep is scheduled; kept true whenever a connection is open (see {@link #scheduleSweepLocked}). */
@@ -142,8 +152,8 @@ public final class ConnectionPool implements AutoCloseable {
 
     /**
      * Sends a request to node {@code nodeId} over the node's connection for {@code api}'s lane (a
-     * Fetch over the node's Fetch connection, anything else over the other), connecting first if
-     * that connection is not open.
+     * Fetch over the node's Fetch connection, a JoinGroup or SyncGroup over its rebalance connection,
+     * anything else over the other), connecting first if that connection is not open.
      *
      * @return the response body; fails with {@link BrokerConnectionException} if the node has no
      *         address, the connection is backing off, cannot be opened or fails, or the pool closes
@@ -163,10 +173,11 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
-     * Whether node {@code nodeId}'s open connection for requests other than Fetch has requests not
-     * yet answered. A broker reads one request per connection at a time, so a request other than
-     * a Fetch sent now, such as Metadata, waits behind them. Fetches, which may be held for
-     * {@code fetch.max.wait.ms}, have their own connection and never make a node busy.
+     * Whether node {@code nodeId}'s open connection for requests other than Fetch, JoinGroup and
+     * SyncGroup has requests not yet answered. A broker reads one request per connection at a time,
+     * so such a request sent now, Metadata for one, waits behind them. Fetches, which may be held for
+     * {@code fetch.max.wait.ms}, and JoinGroup and SyncGroup, which may be held for the rebalance
+     * timeout, have their own connections and never make a node busy.
      */
     public boolean isBusy(int nodeId) {
         BrokerConnection open;
@@ -182,7 +193,8 @@ public final class ConnectionPool implements AutoCloseable {
      * to every request that waited for it, so that a request to the node would be written at once:
      * the connection for requests other than Fetch, and once the pool has sent a Fetch, the Fetch
      * connection too. Otherwise a request sent now may first wait for a connect, its setup (TLS,
-     * ApiVersions, SASL) or the requests ahead of it.
+     * ApiVersions, SASL) or the requests ahead of it. The rebalance connection does not count: the
+     * first JoinGroup or SyncGroup to the node opens it.
      */
     public boolean isReady(int nodeId) {
         List<BrokerConnection> published = new ArrayList<>();
@@ -203,7 +215,8 @@ public final class ConnectionPool implements AutoCloseable {
      * Opens the connections to node {@code nodeId} that this pool uses ahead of need, those not
      * open or opening: the one for requests other than Fetch, and once the pool has sent a Fetch,
      * the Fetch connection too. A producer's pool so opens one connection, a consumer's two, and
-     * a leader move then waits for the handshake of neither.
+     * a leader move then waits for the handshake of neither. Never the rebalance connection: only
+     * the group coordinator's broker gets JoinGroup and SyncGroup, opening it when they do.
      *
      * @return completes once those connections are ready; fails as {@link #send} does if one fails
      */
@@ -308,7 +321,9 @@ public final class ConnectionPool implements AutoCloseable {
             if (closed) {
                 return CompletableFuture.failedFuture(poolClosed());
             }
-            lanesInUse.add(lane);
+            if (lane.connectedAheadOfNeed()) {
+                lanesInUse.add(lane);
+            }
             long now = nanoClock.getAsLong();
             idle = takeIdleLocked(now);
             result = connectionLocked(new NodeLane(nodeId, lane), now, false);
@@ -428,14 +443,23 @@ public final class ConnectionPool implements AutoCloseable {
         return poolConfig.reconnectBackoffPolicy().millis(failedConnects, random.getAsDouble());
     }
 
+    /**
+     * Takes the connections unused for {@code connections.max.idle.ms}, to be closed. One with requests
+     * not yet answered, such as a JoinGroup held for longer, is in use: it counts as used now.
+     */
     private List<BrokerConnection> takeIdleLocked(long now) {
         long maxIdleNanos = poolConfig.connectionsMaxIdle().toNanos();
         List<BrokerConnection> idle = new ArrayList<>();
         for (LaneState lane : lanes.values()) {
             // An opened connection still being handed to its waiters counts too: it was last used when it opened.
             if (lane.attempt != null && lane.attempt.connection != null && now - lane.lastUsedNanos >= maxIdleNanos) {
-                idle.add(lane.attempt.connection);
-                lane.attempt = null;
+                // A connection completes its requests outside its own lock, so asking it here cannot deadlock.
+                if (lane.attempt.connection.pendingRequests() > 0) {
+                    lane.lastUsedNanos = now;
+                } else {
+                    idle.add(lane.attempt.connection);
+                    lane.attempt = null;
+                }
             }
         }
         return idle;
@@ -445,12 +469,19 @@ public final class ConnectionPool implements AutoCloseable {
         return new BrokerConnectionException("the connection pool is closed", null);
     }
 
-    /** One of a node's connections, as failures name it: {@code node 1}, {@code node 1 (fetch connection)}. */
+    /**
+     * One of a node's connections, as failures name it: {@code node 1}, {@code node 1 (fetch connection)},
+     * {@code node 1 (rebalance connection)}.
+     */
     private record NodeLane(int nodeId, ConnectionLane lane) {
 
         @Override
         public String toString() {
-            return lane == ConnectionLane.FETCH ? "node " + nodeId + " (fetch connection)" : "node " + nodeId;
+            return switch (lane) {
+                case FETCH -> "node " + nodeId + " (fetch connection)";
+                case REBALANCE -> "node " + nodeId + " (rebalance connection)";
+                case OTHER -> "node " + nodeId;
+            };
         }
     }
 

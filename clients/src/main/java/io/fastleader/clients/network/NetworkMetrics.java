@@ -28,9 +28,13 @@ import org.apache.kafka.common.metrics.stats.WindowedSum;
  * ({@code producer-node-metrics}, {@code consumer-node-metrics}), tagged {@code node-id=node-<id>}
  * (bootstrap servers under -1, -2, ...), the same traffic per broker and {@code request-latency-avg/-max},
  * which the client records on the sensor {@link #latencySensorName} names. A node's metrics appear
- * with its first connection. And {@code requests-total} per API in {@value #GROUP}, tagged
- * {@code api=Produce}, {@code api=Metadata}, ... (the names of Kafka's protocol guide), which the
- * Java client does not break down; a per-API metric appears with the first request of its API.
+ * with its first connection. Each of a broker's connections counts in {@code connection-count} and
+ * under the broker's one {@code node-id}: a consumer's Fetch and rebalance (JoinGroup, SyncGroup)
+ * connections as its connection for everything else (the Java client counts its group coordinator
+ * connection under {@code node-id=node-<2147483647 - id>}). And {@code requests-total} per API in
+ * {@value #GROUP}, tagged {@code api=Produce}, {@code api=Metadata}, ... (the names of Kafka's
+ * protocol guide), which the Java client does not break down; a per-API metric appears with the
+ * first request of its API.
  */
 public final class NetworkMetrics {
 

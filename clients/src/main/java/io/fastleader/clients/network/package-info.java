@@ -4,8 +4,15 @@
  * <p>Each {@link io.fastleader.clients.network.BrokerConnection} has two platform threads, a writer
  * and a reader, and lets the caller write its own request when it can do so without waiting. The
  * {@link io.fastleader.clients.network.ConnectionPool} keeps one connection per broker for a
- * producer and two for a consumer (its Fetches have their own), so a client runs two or four such
- * threads per broker, plus the pool's: one per connection being opened and one for the idle sweep.
+ * producer and two for a consumer (its Fetches have their own), and one more to a group
+ * coordinator's broker for the classic protocol's JoinGroup and SyncGroup, opened at the first of
+ * them: a broker may hold a Fetch, a JoinGroup or a SyncGroup for long, so Fetches, and JoinGroup
+ * with SyncGroup, have connections of their own ({@link io.fastleader.clients.network.ConnectionLane})
+ * and nothing else waits behind them. JoinGroup and SyncGroup time out after the rebalance request timeout, a
+ * consumer's {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, every other request after
+ * {@code request.timeout.ms} ({@link io.fastleader.clients.network.ConnectionConfig#requestTimeoutFor}).
+ * So a client runs two to six such threads per broker, plus the pool's: one per connection being
+ * opened and one for the idle sweep.
  * Java 17, our floor, has no virtual threads, and a client talks to a handful of brokers, so these
  * threads cost little; in exchange the state machine reads top to bottom and a failure of either
  * thread closes the connection and fails every request on it with one

@@ -75,7 +75,7 @@ class FastLeaderConsumerTest {
      * the brokers do not answer commits.
      */
     private static final Map<String, Object> IN_GROUP = Map.of(ConsumerConfig.GROUP_ID_CONFIG, GROUP,
-            ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 10, ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 10,
+            ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer", ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 10, ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 10,
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     private static final Duration POLL = Duration.ofSeconds(10);
     private static final Map<String, String> PARTITION_TAGS = Map.of("topic", TOPIC, "partition", "0");

@@ -21,6 +21,7 @@ import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.JoinGroupRequestData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -280,8 +281,22 @@ class BrokerConnectionTest {
         server.read();
 
         assertFailsWithConnectionError(first).isInstanceOf(RequestTimedOutException.class)
-            .hasMessageContaining("Metadata request to").hasMessageContaining("no response within 300 ms");
+            .hasMessageContaining("Metadata request to").hasMessageContaining("no response within 300 ms (request.timeout.ms)");
         assertFailsWithConnectionError(second).isInstanceOf(RequestTimedOutException.class);
+        assertThat(connection.isOpen()).isFalse();
+    }
+
+    @Test
+    void aJoinGroupWithoutResponseTimesOutAfterTheRebalanceRequestTimeoutNamingIt() throws Exception {
+        connect(config(5, Duration.ofMillis(300)).withRebalanceRequestTimeout(Duration.ofMillis(600)),
+            ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.JOIN_GROUP, ApiKey.JOIN_GROUP.lowestVersion(), ApiKey.JOIN_GROUP.highestVersion()));
+        CompletableFuture<ApiMessage> join = connection.send(ApiKey.JOIN_GROUP, new JoinGroupRequestData());
+        server.read();
+
+        assertFailsWithConnectionError(join).isInstanceOf(RequestTimedOutException.class)
+            .hasMessageContaining("JoinGroup request to")
+            .hasMessageContaining("no response within 600 ms (the rebalance request timeout: max.poll.interval.ms + 5000 ms, "
+                + "at least request.timeout.ms)");
         assertThat(connection.isOpen()).isFalse();
     }
 

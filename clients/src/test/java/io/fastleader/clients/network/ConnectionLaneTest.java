@@ -2,7 +2,9 @@ package io.fastleader.clients.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.stream.Collectors;
 
 import io.fastleader.protocol.ApiKey;
 import org.junit.jupiter.api.Test;
@@ -13,5 +15,26 @@ class ConnectionLaneTest {
     void onlyFetchRequestsTakeTheFetchLane() {
         assertThat(Arrays.stream(ApiKey.values()).filter(api -> ConnectionLane.of(api) == ConnectionLane.FETCH))
             .containsExactly(ApiKey.FETCH);
+    }
+
+    @Test
+    void onlyJoinGroupAndSyncGroupTakeTheRebalanceLane() {
+        assertThat(Arrays.stream(ApiKey.values()).filter(api -> ConnectionLane.of(api) == ConnectionLane.REBALANCE))
+            .containsExactlyInAnyOrder(ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP);
+    }
+
+    @Test
+    void onlyTheRebalanceLaneIsNotConnectedAheadOfNeed() {
+        assertThat(Arrays.stream(ConnectionLane.values()).filter(lane -> !lane.connectedAheadOfNeed()))
+            .containsExactly(ConnectionLane.REBALANCE);
+    }
+
+    @Test
+    void everyRequestOfALaneHasTheSameTimeout() {
+        ConnectionConfig config = ConnectionConfig.defaults("test-client").withRebalanceRequestTimeout(Duration.ofMinutes(5));
+
+        assertThat(Arrays.stream(ApiKey.values()).collect(Collectors.groupingBy(ConnectionLane::of,
+                Collectors.mapping(config::requestTimeoutFor, Collectors.toSet()))))
+            .allSatisfy((lane, timeouts) -> assertThat(timeouts).as(lane.name()).hasSize(1));
     }
 }

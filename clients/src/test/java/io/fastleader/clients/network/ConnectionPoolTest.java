@@ -30,12 +30,18 @@ import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
+import io.fastleader.protocol.message.HeartbeatRequestData;
+import io.fastleader.protocol.message.HeartbeatResponseData;
+import io.fastleader.protocol.message.JoinGroupRequestData;
+import io.fastleader.protocol.message.JoinGroupResponseData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.OffsetCommitRequestData;
 import io.fastleader.protocol.message.OffsetCommitResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceResponseData;
+import io.fastleader.protocol.message.SyncGroupRequestData;
+import io.fastleader.protocol.message.SyncGroupResponseData;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -67,9 +73,15 @@ class ConnectionPoolTest {
 
     @BeforeEach
     void createPool() {
-        pool = new ConnectionPool(ConnectionConfig.defaults("test-client"), PoolConfig.defaults(), nanos::get, connector,
+        pool = poolWith(ConnectionConfig.defaults("test-client"));
+    }
+
+    /** A pool of {@code config} on the test's clock, connector, random and sweeps, knowing nodes 1 and 2. */
+    private ConnectionPool poolWith(ConnectionConfig config) {
+        ConnectionPool created = new ConnectionPool(config, PoolConfig.defaults(), nanos::get, connector,
             () -> random, (task, delayNanos) -> sweeps.add(new Sweep(task, delayNanos)));
-        pool.updateNodes(Map.of(1, NODE_1, 2, NODE_2));
+        created.updateNodes(Map.of(1, NODE_1, 2, NODE_2));
+        return created;
     }
 
     @AfterEach
@@ -609,6 +621,175 @@ class ConnectionPoolTest {
             assertThat(metricValue(metrics, new MetricName("connection-count", "consumer-metrics", "", Map.of())))
                 .isEqualTo(2.0);
             // Per connection: a handshake, then a Fetch on one and a Metadata request on the other.
+            MetricName nodeRequests = new MetricName("request-total", "consumer-node-metrics", "", Map.of("node-id", "node-1"));
+            assertThat(metricValue(metrics, nodeRequests)).isEqualTo(4.0);
+            assertThat(metrics.metrics().keySet()).filteredOn(name -> name.group().equals("consumer-node-metrics"))
+                .extracting(MetricName::tags).containsOnly(Map.of("node-id", "node-1"));
+        }
+    }
+
+    // ---------------------------------------------------------------- JoinGroup and SyncGroup on a connection of their own
+
+    /**
+     * A JoinGroup to node 1 over the connection {@code rebalancing} accepts, read there and left
+     * unanswered: the coordinator holds it until every member has rejoined.
+     */
+    private CompletableFuture<ApiMessage> heldJoinGroup(FrameServer rebalancing) throws Exception {
+        CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
+        rebalancing.answerHandshake(EVERY_API);
+        rebalancing.read();
+        return join;
+    }
+
+    /** Opens the node's rebalance connection with a JoinGroup, answered. */
+    private void joinGroupRoundTrip(int nodeId) throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<ApiMessage> response = pool.send(nodeId, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
+        broker.answerHandshake(EVERY_API);
+        broker.respond(broker.read(), new JoinGroupResponseData());
+        response.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aHeartbeatIsAnsweredOverItsOwnConnectionWhileAJoinGroupToTheSameNodeIsHeld() throws Exception {
+        FrameServer rebalancing = broker();
+        CompletableFuture<ApiMessage> join = heldJoinGroup(rebalancing);
+
+        FrameServer heartbeating = broker();
+        CompletableFuture<ApiMessage> heartbeat = pool.send(1, ApiKey.HEARTBEAT, new HeartbeatRequestData());
+        heartbeating.answerHandshake(EVERY_API);
+        heartbeating.respond(heartbeating.read(), new HeartbeatResponseData());
+
+        assertThat(heartbeat.get(10, TimeUnit.SECONDS)).isInstanceOf(HeartbeatResponseData.class);
+        assertThat(join).isNotDone();
+        assertThat(connector.calls).hasValue(2);
+        assertThat(connector.addresses).containsExactly(NODE_1, NODE_1);
+    }
+
+    @Test
+    void joinGroupAndSyncGroupToOneNodeShareOneConnection() throws Exception {
+        FrameServer rebalancing = broker();
+        CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
+        rebalancing.answerHandshake(EVERY_API);
+        rebalancing.respond(rebalancing.read(), new JoinGroupResponseData());
+        join.get(10, TimeUnit.SECONDS);
+
+        CompletableFuture<ApiMessage> sync = pool.send(1, ApiKey.SYNC_GROUP, new SyncGroupRequestData());
+        rebalancing.respond(rebalancing.read(), new SyncGroupResponseData());
+
+        assertThat(sync.get(10, TimeUnit.SECONDS)).isInstanceOf(SyncGroupResponseData.class);
+        assertThat(connector.calls).hasValue(1);
+    }
+
+    @Test
+    void aHeldJoinGroupDoesNotMakeItsNodeBusy() throws Exception {
+        heldJoinGroup(broker());
+
+        assertThat(connector.opened.get(0).pendingRequests()).isEqualTo(1);
+        assertThat(pool.isBusy(1)).isFalse();
+    }
+
+    @Test
+    void aHeldJoinGroupIsNotTimedOutAfterTheRequestTimeout() throws Exception {
+        pool.close();
+        pool = poolWith(new ConnectionConfig("test-client", 5, Duration.ofMillis(300), Duration.ofMinutes(5),
+            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT));
+        FrameServer rebalancing = broker();
+        CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
+        rebalancing.answerHandshake(EVERY_API);
+        FrameServer.Received joinRequest = rebalancing.read();
+        FrameServer other = broker();
+        CompletableFuture<ApiMessage> metadata = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
+        other.answerHandshake(KAFKA_4_3);
+        other.read();
+
+        // Written after the JoinGroup: when it times out, the JoinGroup has been held longer than request.timeout.ms.
+        assertFailsWithConnectionError(metadata).isInstanceOf(RequestTimedOutException.class)
+            .hasMessageContaining("no response within 300 ms (request.timeout.ms)");
+        assertThat(join).isNotDone();
+        rebalancing.respond(joinRequest, new JoinGroupResponseData());
+        assertThat(join.get(10, TimeUnit.SECONDS)).isInstanceOf(JoinGroupResponseData.class);
+    }
+
+    @Test
+    void connectNeverOpensTheRebalanceConnection() throws Exception {
+        joinGroupRoundTrip(1);
+
+        connectedBroker(2);
+
+        assertThat(connector.calls).as("node 1's rebalance connection, then node 2's for other requests only").hasValue(2);
+        assertThat(connector.addresses).containsExactly(NODE_1, NODE_2);
+    }
+
+    @Test
+    void aNodeIsReadyWithoutARebalanceConnectionOnceThePoolHasSentAJoinGroup() throws Exception {
+        joinGroupRoundTrip(1);
+
+        connectedBroker(2);
+
+        spinUntil(() -> pool.isReady(2));
+        assertThat(pool.isReady(2)).isTrue();
+    }
+
+    @Test
+    void aConnectionWithAJoinGroupHeldPastMaxIdleIdlesOutOnlyOnceItIsAnswered() throws Exception {
+        FrameServer rebalancing = broker();
+        CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
+        rebalancing.answerHandshake(EVERY_API);
+        FrameServer.Received joinRequest = rebalancing.read();
+        BrokerConnection rebalanceConnection = connector.opened.get(0);
+
+        advanceMillis(MAX_IDLE_MS);
+        sweeps.get(0).task().run();
+        assertThat(rebalanceConnection.isOpen()).isTrue();
+        assertThat(sweeps).hasSize(2);
+        assertThat(sweeps.get(1).delayNanos()).as("found in use, it is used as of this sweep")
+            .isEqualTo(TimeUnit.MILLISECONDS.toNanos(MAX_IDLE_MS));
+
+        rebalancing.respond(joinRequest, new JoinGroupResponseData());
+        assertThat(join.get(10, TimeUnit.SECONDS)).isInstanceOf(JoinGroupResponseData.class);
+        advanceMillis(MAX_IDLE_MS);
+        sweeps.get(1).task().run();
+        assertThat(rebalanceConnection.isOpen()).isFalse();
+    }
+
+    @Test
+    void closeFailsTheJoinGroupHeldOnTheRebalanceConnection() throws Exception {
+        CompletableFuture<ApiMessage> join = heldJoinGroup(broker());
+
+        pool.close();
+
+        assertFailsWithConnectionError(join).hasMessageContaining("closed by the client");
+        assertThat(connector.opened.get(0).isOpen()).isFalse();
+    }
+
+    @Test
+    void aRebalanceConnectionThatCannotConnectBacksOffWithoutHoldingBackTheNodesOtherRequests() throws Exception {
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData()))
+            .hasMessageContaining("connection refused (scripted)");
+        assertFailsWithConnectionError(pool.send(1, ApiKey.SYNC_GROUP, new SyncGroupRequestData()))
+            .hasMessage("node 1 (rebalance connection) is backing off 50 ms after a failed connect, 50 ms left");
+
+        FrameServer broker = broker();
+        CompletableFuture<ApiMessage> heartbeat = pool.send(1, ApiKey.HEARTBEAT, new HeartbeatRequestData());
+        broker.answerHandshake(EVERY_API);
+        broker.respond(broker.read(), new HeartbeatResponseData());
+
+        assertThat(heartbeat.get(10, TimeUnit.SECONDS)).isInstanceOf(HeartbeatResponseData.class);
+    }
+
+    @Test
+    void aNodesRebalanceConnectionCountsAsAConnectionAndInTheOneNodesMetrics() throws Exception {
+        try (Metrics metrics = new Metrics()) {
+            NetworkMetrics network = new NetworkMetrics(metrics, "consumer-metrics", "consumer-node-metrics");
+            connector.listeners = network::connectionTo;
+            joinGroupRoundTrip(1);
+            roundTrip(connectedBroker(1));
+
+            assertThat(metricValue(metrics, new MetricName("connection-count", "consumer-metrics", "", Map.of())))
+                .isEqualTo(2.0);
+            // Per connection: a handshake, then a JoinGroup on one and a Metadata request on the other.
             MetricName nodeRequests = new MetricName("request-total", "consumer-node-metrics", "", Map.of("node-id", "node-1"));
             assertThat(metricValue(metrics, nodeRequests)).isEqualTo(4.0);
             assertThat(metrics.metrics().keySet()).filteredOn(name -> name.group().equals("consumer-node-metrics"))

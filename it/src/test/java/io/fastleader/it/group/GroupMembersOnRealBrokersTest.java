@@ -23,7 +23,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -322,14 +321,7 @@ class GroupMembersOnRealBrokersTest {
     }
 
     @Test
-    void theClassicProtocolIsRefusedAndSubscribeAndAssignExcludeEachOther() {
-        Map<String, Object> config = memberConfig("refusals", Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic"));
-        assertThatThrownBy(() -> new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer()))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid value classic for configuration group.protocol: FastLeaderConsumer joins groups "
-                        + "with the consumer group protocol (KIP-848, Kafka 4.0+) only; the classic protocol (JoinGroup/SyncGroup, "
-                        + "client-side assignors) is not implemented. Remove the key or set it to consumer.");
-
+    void subscribeAndAssignExcludeEachOther() {
         try (FastLeaderConsumer<String, String> consumer = new FastLeaderConsumer<>(memberConfig("refusals", Map.of()),
                 new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of("anything"));

@@ -122,6 +122,7 @@ class GroupSubscriptionsOnRealBrokersTest {
     private FastLeaderConsumer<String, String> member(String group, Map<String, Object> extra) {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.putAll(extra);
         return new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer());

@@ -1,6 +1,7 @@
 package io.fastleader.clients.consumer.group;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -12,6 +13,7 @@ import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
@@ -48,19 +50,31 @@ public final class ConsumerGroup implements AutoCloseable {
      */
     public record Settings(String groupId, Optional<String> instanceId, Optional<String> rack, Optional<String> remoteAssignor,
                            int maxPollIntervalMs, ExponentialBackoff retryBackoff, EpochBackoff offsetsRetryBackoff,
-                           long topicListingIntervalMs) {
+                           long topicListingIntervalMs, Optional<Classic> classic) {
         public Settings {
             Objects.requireNonNull(groupId, "groupId");
             Objects.requireNonNull(offsetsRetryBackoff, "offsetsRetryBackoff");
         }
     }
 
+    /**
+     * What the classic group protocol needs besides: present when the consumer joins with it
+     * ({@code group.protocol=classic}, {@code KafkaConsumer}'s default).
+     *
+     * @param assignors {@code partition.assignment.strategy}, configured, in the order of preference
+     */
+    public record Classic(int sessionTimeoutMs, int heartbeatIntervalMs, List<ConsumerPartitionAssignor> assignors) {
+        public Classic {
+            assignors = List.copyOf(assignors);
+        }
+    }
+
     private final String groupId;
-    private final GroupMembership membership;
+    private final LongSupplier clockMs;
     private final GroupMetrics metrics;
+    private final GroupSubscription subscription;
+    private final GroupMember member;
     private final GroupOffsets offsets;
-    private final GroupHeartbeats heartbeats;
-    private final GroupReconciler reconciler;
 
     /**
      * @param owner        the consumer's state owner: everything here runs on it
@@ -72,13 +86,25 @@ public final class ConsumerGroup implements AutoCloseable {
         DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         GroupCoordinator coordinator = new GroupCoordinator(pool, metadata, settings.groupId(), owner);
         this.groupId = settings.groupId();
+        this.clockMs = clockMs;
         this.metrics = new GroupMetrics(kafkaMetrics, Time.SYSTEM);
-        this.membership = new GroupMembership(groupId, Uuid.randomUuid().toString(), settings.instanceId(), settings.rack(),
-                settings.remoteAssignor(), settings.maxPollIntervalMs(), settings.maxPollIntervalMs(), settings.retryBackoff(), random);
-        this.offsets = new GroupOffsets(pool, coordinator, membership::identity, settings.offsetsRetryBackoff(), clockMs, owner);
-        this.heartbeats = new GroupHeartbeats(pool, coordinator, membership, clockMs, wakeConsumer, metrics, owner);
-        this.reconciler = new GroupReconciler(membership, heartbeats, metadata, owner, wakeConsumer, clockMs,
-                settings.topicListingIntervalMs(), assignee, metrics);
+        this.subscription = new GroupSubscription(metadata, owner, wakeConsumer, clockMs, settings.topicListingIntervalMs());
+        RebalanceCallbacks callbacks = new RebalanceCallbacks(subscription, assignee, owner, metrics, clockMs);
+        if (settings.classic().isPresent()) {
+            Classic classic = settings.classic().get();
+            ClassicMembership membership = new ClassicMembership(groupId, settings.instanceId(), new ClassicMembership.Timeouts(
+                    classic.sessionTimeoutMs(), classic.heartbeatIntervalMs(), settings.maxPollIntervalMs()), settings.retryBackoff(), random);
+            this.member = new ClassicMember(groupId, settings.instanceId(), settings.rack(), membership, classic.assignors(), coordinator,
+                    pool, metadata, callbacks, owner, wakeConsumer, clockMs, metrics);
+        } else {
+            GroupMembership membership = new GroupMembership(groupId, Uuid.randomUuid().toString(), settings.instanceId(), settings.rack(),
+                    settings.remoteAssignor(), settings.maxPollIntervalMs(), settings.maxPollIntervalMs(), settings.retryBackoff(), random);
+            GroupHeartbeats heartbeats = new GroupHeartbeats(pool, coordinator, membership, clockMs, wakeConsumer, metrics, owner);
+            this.member = new GroupReconciler(membership, heartbeats, subscription, callbacks, clockMs, metrics);
+        }
+        subscription.onChange(member::subscribe);
+        this.offsets = new GroupOffsets(pool, coordinator, member::committer, member::fetcher, settings.offsetsRetryBackoff(), clockMs,
+                owner);
     }
 
     /** The group's id. */
@@ -90,32 +116,40 @@ public final class ConsumerGroup implements AutoCloseable {
 
     /** Subscribes to exactly these topics (not empty); the member joins, or reports the change. */
     public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
-        reconciler.subscribe(topics, listener);
+        subscription.subscribe(topics, listener);
     }
 
     /** Subscribes to the topics matching {@code pattern}, matched here against the cluster's topics. */
     public void subscribe(Pattern pattern, ConsumerRebalanceListener listener) {
-        reconciler.subscribe(pattern, listener);
+        subscription.subscribe(pattern, listener);
     }
 
-    /** Subscribes to the topics the coordinator matches with {@code pattern} (RE2/J). */
+    /**
+     * Subscribes to the topics the coordinator matches with {@code pattern} (RE2/J).
+     *
+     * @throws UnsupportedOperationException under the classic protocol, as {@code KafkaConsumer}'s
+     */
     public void subscribe(SubscriptionPattern pattern, ConsumerRebalanceListener listener) {
-        reconciler.subscribe(pattern, listener);
+        if (member instanceof ClassicMember) {
+            throw new UnsupportedOperationException("subscribe(SubscriptionPattern) is only supported for the consumer group "
+                    + "protocol (group.protocol=consumer); this consumer uses the classic one");
+        }
+        subscription.subscribe(pattern, listener);
     }
 
     /** Whether the consumer subscribed, and so is (or is joining) a member of the group. */
     public boolean isSubscribed() {
-        return reconciler.isSubscribed();
+        return subscription.isSubscribed();
     }
 
     /** Whether the member is in the group with the coordinator's latest assignment reconciled. */
     public boolean hasJoined() {
-        return reconciler.hasJoined();
+        return member.hasJoined();
     }
 
     /** The subscription as {@code KafkaConsumer} reports it. */
     public Set<String> subscription() {
-        return reconciler.subscription();
+        return subscription.topics();
     }
 
     /**
@@ -123,12 +157,17 @@ public final class ConsumerGroup implements AutoCloseable {
      * error, releases lost partitions, reconciles a new target, running the listener's callbacks.
      */
     public void onPoll() {
-        reconciler.onPoll();
+        if (!subscription.isSubscribed()) {
+            return;
+        }
+        long nowMs = clockMs.getAsLong();
+        subscription.onPoll(nowMs);
+        member.onPoll(nowMs);
     }
 
     /** When {@link #onPoll} next has timed work to do; {@code Long.MAX_VALUE} for never. */
     public long nextTimerMs() {
-        return reconciler.nextTimerMs();
+        return subscription.nextTimerMs();
     }
 
     /**
@@ -139,7 +178,23 @@ public final class ConsumerGroup implements AutoCloseable {
      * @return completes once the coordinator answered the leave, or it failed
      */
     public CompletableFuture<Void> leave(boolean staticRejoin, long deadlineMs) {
-        return reconciler.leave(staticRejoin, deadlineMs);
+        if (!subscription.isSubscribed()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            return member.leave(staticRejoin, deadlineMs);
+        } finally {
+            subscription.unsubscribe();
+        }
+    }
+
+    /**
+     * Asks the group to rebalance, as {@code enforceRebalance} does.
+     *
+     * @return false when the protocol leaves rebalances to the coordinator (the consumer group protocol)
+     */
+    public boolean enforceRebalance(String reason) {
+        return subscription.isSubscribed() && member.enforceRebalance(reason);
     }
 
     /**
@@ -150,8 +205,8 @@ public final class ConsumerGroup implements AutoCloseable {
     // Kafka deprecates building it anywhere but in a consumer; this is one.
     @SuppressWarnings("removal")
     public ConsumerGroupMetadata metadata() {
-        MemberIdentity member = membership.described();
-        return new ConsumerGroupMetadata(groupId, member.epoch(), member.memberId(), member.instanceId());
+        MemberIdentity described = member.described();
+        return new ConsumerGroupMetadata(groupId, described.epoch(), described.memberId(), described.instanceId());
     }
 
     // ---------------------------------------------------------------- offsets
@@ -186,6 +241,6 @@ public final class ConsumerGroup implements AutoCloseable {
     /** Stops heartbeats; the caller has left the group first if it meant to. */
     @Override
     public void close() {
-        heartbeats.close();
+        member.close();
     }
 }

@@ -69,7 +69,8 @@ public final class GroupOffsets {
     private final ConnectionPool pool;
     private final GroupCoordinator coordinator;
     private final String groupId;
-    private final Supplier<MemberIdentity> member;
+    private final Supplier<MemberIdentity> committer;
+    private final Supplier<MemberIdentity> fetcher;
     private final EpochBackoff retryBackoff;
     private final LongSupplier clockMs;
     private final StateOwner owner;
@@ -84,21 +85,23 @@ public final class GroupOffsets {
      */
     public GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, EpochBackoff retryBackoff, LongSupplier clockMs,
                         StateOwner owner) {
-        this(pool, new GroupCoordinator(pool, metadata, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff, clockMs,
-                owner);
+        this(pool, new GroupCoordinator(pool, metadata, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP,
+                () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff, clockMs, owner);
     }
 
     /**
-     * Offsets committed and read as {@code member} says at the time of each attempt: a group
-     * member's commits carry its current epoch.
+     * Offsets committed as {@code committer} and read as {@code fetcher} say at the time of each
+     * attempt: a group member's commits carry its current epoch or generation. A committer that
+     * throws refuses the commit, which fails with what it threw.
      */
-    GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> member, EpochBackoff retryBackoff,
-                 LongSupplier clockMs, StateOwner owner) {
+    GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> committer, Supplier<MemberIdentity> fetcher,
+                 EpochBackoff retryBackoff, LongSupplier clockMs, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.owner = Objects.requireNonNull(owner, "owner");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
         this.groupId = coordinator.groupId();
-        this.member = Objects.requireNonNull(member, "member");
+        this.committer = Objects.requireNonNull(committer, "committer");
+        this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
     }
@@ -123,9 +126,9 @@ public final class GroupOffsets {
         }
         Map<TopicPartition, OffsetAndMetadata> committing = Map.copyOf(offsets);
         Call<Void> call = new Call<>("committing the offsets of " + committing.keySet(), node -> {
-            MemberIdentity committer = member.get();
-            return new Sent<>(pool.send(node, ApiKey.OFFSET_COMMIT, GroupRequests.commit(groupId, committer, committing)),
-                    response -> committedAnswer((OffsetCommitResponseData) response, committer.isMember()));
+            MemberIdentity member = committer.get();
+            return new Sent<>(pool.send(node, ApiKey.OFFSET_COMMIT, GroupRequests.commit(groupId, member, committing)),
+                    response -> committedAnswer((OffsetCommitResponseData) response, member.isMember()));
         });
         call.start(deadlineMs);
         return call.result;
@@ -151,7 +154,7 @@ public final class GroupOffsets {
         List<TopicPartition> asked = List.copyOf(partitions);
         Call<Map<TopicPartition, OffsetAndMetadata>> call = new Call<>("fetching the committed offsets of " + asked,
                 node -> {
-                    MemberIdentity asker = member.get();
+                    MemberIdentity asker = fetcher.get();
                     return new Sent<>(pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asker, asked, requireStable)),
                             response -> fetchedAnswer((OffsetFetchResponseData) response, asker.isMember()));
                 });
@@ -284,7 +287,14 @@ public final class GroupOffsets {
                     failed(UNKNOWN, Failures.cause(lookupError));
                     return;
                 }
-                Sent<T> sent = send.apply(node);
+                Sent<T> sent;
+                try {
+                    sent = send.apply(node);
+                } catch (KafkaException refused) {
+                    // The member may not commit now (a classic member mid-rebalance, say), as KafkaConsumer refuses it.
+                    result.completeExceptionally(refused);
+                    return;
+                }
                 sent.response().whenCompleteAsync((response, error) -> {
                     if (error != null) {
                         failed(node, Failures.cause(error));

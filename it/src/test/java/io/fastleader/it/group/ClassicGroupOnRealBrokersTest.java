@@ -1,0 +1,209 @@
+package io.fastleader.it.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.fastleader.it.cluster.Await;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.it.group.GroupMember.Flavour;
+
+/**
+ * {@link io.fastleader.clients.consumer.FastLeaderConsumer}s as members of classic groups
+ * (JoinGroup/SyncGroup, the assignor run by the group's leader) on a real 3-broker Kafka 4.3.1
+ * cluster, beside {@code KafkaConsumer} members, both without {@code group.protocol} (so classic,
+ * {@code KafkaConsumer}'s default): with each of Kafka's assignors every partition is owned, each
+ * member gets a share and every record is read, never a partition owned by two members at once
+ * (checked from the listeners); a cooperative rebalance revokes only what moves; a leaving member's
+ * partitions go to the others; a static member comes back to its partitions.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class ClassicGroupOnRealBrokersTest {
+
+    private static final int PARTITIONS = 8;
+    private static final Duration SETTLED = Duration.ofSeconds(60);
+
+    private static KafkaTestCluster cluster;
+    private static Disturbances disturbances;
+    private static int topics;
+
+    private final Ownership ownership = new Ownership();
+    private final List<GroupMember> members = new ArrayList<>();
+    private String topic;
+
+    @BeforeAll
+    static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
+        cluster = started;
+        disturbances = new Disturbances(cluster);
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        disturbances.close();
+    }
+
+    @AfterEach
+    void stopMembers() throws InterruptedException {
+        for (GroupMember member : members) {
+            member.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(classes = {RangeAssignor.class, RoundRobinAssignor.class, StickyAssignor.class, CooperativeStickyAssignor.class})
+    void eachAssignorSharesEveryPartitionBetweenThreeFastLeaderMembersAndAKafkaConsumer(Class<?> assignor) throws Exception {
+        int records = produce(newTopic(), 400);
+        Map<String, Object> strategy = Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor.getName());
+
+        GroupMember kafka = join("kafka", Flavour.KAFKA, strategy);
+        for (int i = 1; i <= 3; i++) {
+            join("fastleader-" + i, Flavour.FASTLEADER, strategy);
+        }
+
+        awaitEveryPartitionOwnedByEachOf(members);
+        Await.until("every record read", SETTLED, () -> GroupMember.union(members).size() == records);
+        assertThat(ownership.of(kafka.name())).as("the KafkaConsumer member's share").isNotEmpty();
+        assertThat(describe().type()).isEqualTo(GroupType.CLASSIC);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aCooperativeRebalanceRevokesOnlyThePartitionsThatMove() throws Exception {
+        newTopic();
+        Map<String, Object> cooperative = Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        GroupMember first = join("first", Flavour.FASTLEADER, cooperative);
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        GroupMember second = join("second", Flavour.FASTLEADER, cooperative);
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        Set<TopicPartition> kept = ownership.of(first.name());
+        assertThat(kept).hasSize(PARTITIONS / 2);
+        assertThat(first.events()).filteredOn(event -> event.startsWith("revoked"))
+                .as("only the partitions the second member took were revoked")
+                .allSatisfy(event -> assertThat(kept).noneMatch(partition -> event.contains(partition.toString())));
+        assertThat(second.events()).noneMatch(event -> event.startsWith("revoked [" + topic));
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aLeavingMembersPartitionsGoToTheOthers() throws Exception {
+        newTopic();
+        GroupMember leaving = join("leaving", Flavour.FASTLEADER, Map.of());
+        join("other-fastleader", Flavour.FASTLEADER, Map.of());
+        join("kafka", Flavour.KAFKA, Map.of());
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        leaving.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
+        members.remove(leaving);
+
+        assertThat(ownership.of(leaving.name())).as("everything it owned was revoked").isEmpty();
+        awaitEveryPartitionOwnedByEachOf(members);
+        assertThat(describe().members()).hasSize(2);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void aStaticMemberThatComesBackWithinItsSessionGetsItsPartitionsBack() throws Exception {
+        newTopic();
+        GroupMember first = join("static-a", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
+        join("static-b", Flavour.KAFKA, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-b"));
+        awaitEveryPartitionOwnedByEachOf(members);
+        Set<TopicPartition> before = ownership.of(first.name());
+
+        first.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
+        members.remove(first);
+        GroupMember back = join("static-a-again", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
+
+        Await.until("the static member owns partitions again", SETTLED, () -> !ownership.of(back.name()).isEmpty());
+        assertThat(ownership.of(back.name())).isEqualTo(before);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    private GroupMember join(String name, Flavour flavour, Map<String, Object> extra) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "group-" + topic);
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
+        config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+        config.putAll(extra);
+        GroupMember member = new GroupMember(name, flavour, config, topic, ownership, consumer -> consumer.commitSync());
+        members.add(member);
+        return member;
+    }
+
+    private ConsumerGroupDescription describe() throws Exception {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            return admin.describeConsumerGroups(List.of("group-" + topic)).all().get(30, TimeUnit.SECONDS).get("group-" + topic);
+        }
+    }
+
+    private String newTopic() {
+        topic = "classic-" + ++topics;
+        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
+        return topic;
+    }
+
+    /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
+    private void awaitEveryPartitionOwnedByEachOf(Collection<GroupMember> owners) {
+        List<String> names = owners.stream().map(GroupMember::name).toList();
+        Await.until("every partition owned, each of " + names + " with a share", SETTLED, () -> {
+            Map<TopicPartition, String> owned = ownership.snapshot();
+            return owned.size() == PARTITIONS && names.stream().allMatch(owned::containsValue);
+        });
+    }
+
+    private void assertNoMemberFailed() {
+        members.forEach(member -> assertThat(member.failure()).as("%s failed", member.name()).isNull());
+    }
+
+    private static int produce(String topic, int records) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "key", "value-" + i));
+            }
+            producer.flush();
+        }
+        return records;
+    }
+}
