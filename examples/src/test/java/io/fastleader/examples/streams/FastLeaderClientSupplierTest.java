@@ -8,24 +8,28 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiFunction;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -41,21 +45,27 @@ import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link FastLeaderClientSupplier} under a stateful Kafka Streams topology (a count by key, kept in
- * a state store with a changelog topic) on a real single-broker Kafka cluster in this JVM, compared
- * with the same topology on Kafka's default clients.
+ * a state store with a changelog topic) on a real single-broker Kafka cluster in this JVM: each
+ * behaviour of the topology is run on Kafka's default clients and on the supplier's, and both must
+ * end with the same counts.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -74,42 +84,101 @@ class FastLeaderClientSupplierTest {
     @TempDir
     Path stateDir;
 
+    /** The clients a {@code KafkaStreams} instance runs on. */
+    enum StreamsClients {
+        /** {@code new KafkaStreams(topology, properties)}. */
+        KAFKA_DEFAULT {
+            @Override
+            KafkaStreams build(Topology topology, Properties properties) {
+                return new KafkaStreams(topology, properties);
+            }
+        },
+        /** {@code new KafkaStreams(topology, properties, new FastLeaderClientSupplier())}. */
+        FASTLEADER {
+            @Override
+            KafkaStreams build(Topology topology, Properties properties) {
+                return new KafkaStreams(topology, properties, new FastLeaderClientSupplier());
+            }
+        };
+
+        abstract KafkaStreams build(Topology topology, Properties properties);
+
+        /** For topic and application names. */
+        String id() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
+
     @BeforeAll
-    static void writePageViews(@Cluster(brokers = 1) KafkaTestCluster started) throws Exception {
+    static void startClusterAndWritePageViews(@Cluster(brokers = 1) KafkaTestCluster started) throws Exception {
         cluster = started;
         createTopic(PAGE_VIEWS);
-        Map<String, Long> written = new TreeMap<>();
-        Map<String, Object> config = new LinkedHashMap<>(cluster.clientConfig());
-        try (Producer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
-            // User u views (u + 1) * 10 pages, interleaved with the others, so every user's count differs.
-            for (int round = 0; round < USERS * 10; round++) {
-                for (int user = 0; user < USERS; user++) {
-                    if (round < (user + 1) * 10) {
-                        String key = "user-" + user;
-                        producer.send(new ProducerRecord<>(PAGE_VIEWS, key, "/page/" + round));
-                        written.merge(key, 1L, Long::sum);
-                    }
-                }
-            }
-            producer.flush();
+        pageViewsPerUser = writePageViews(PAGE_VIEWS, 10);
+    }
+
+    /** Each run ends with the same counts: every page view counted once, none missing. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource
+    void testCountsEveryPageViewOfEveryUser(StreamsClients clients) throws Exception {
+        String applicationId = "counts-on-" + clients.id();
+        createTopic(applicationId + "-output");
+
+        try (CountingInstance instance = new CountingInstance(clients, applicationId, PAGE_VIEWS, stateDir)) {
+            assertThat(lastCounts(applicationId, pageViewsPerUser, instance)).isEqualTo(pageViewsPerUser);
         }
-        pageViewsPerUser = Map.copyOf(written);
     }
 
-    @Test
-    void testKafkasDefaultClientsCountEveryPageViewOfEveryUser() throws Exception {
-        Map<String, Long> counts = countPageViews("counts-on-kafka-clients", KafkaStreams::new);
+    /** The restore consumer reads the changelog back into a state directory that lost it, and counting goes on from there. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource
+    void testRestoresTheCountsFromTheChangelogWhenRestartedWithoutItsState(StreamsClients clients) throws Exception {
+        String input = "page-views-to-restore-on-" + clients.id();
+        String applicationId = "restored-counts-on-" + clients.id();
+        createTopic(input);
+        createTopic(applicationId + "-output");
+        Map<String, Long> before = writePageViews(input, 2);
+        try (CountingInstance first = new CountingInstance(clients, applicationId, input, stateDir.resolve("first"))) {
+            assertThat(lastCounts(applicationId, before, first)).isEqualTo(before);
+        }
+        Map<String, Long> after = new TreeMap<>(before);
+        writePageViews(input, 1).forEach((user, views) -> after.merge(user, views, Long::sum));
 
-        assertThat(counts).isEqualTo(pageViewsPerUser);
+        try (CountingInstance restarted = new CountingInstance(clients, applicationId, input, stateDir.resolve("restarted"))) {
+            assertThat(lastCounts(applicationId, after, restarted)).isEqualTo(after);
+            long countedBefore = before.values().stream().mapToLong(Long::longValue).sum();
+            assertThat(restarted.restoredRecords).as("changelog records restored: one per page view counted before")
+                .hasValue(countedBefore);
+        }
     }
 
-    /** The same counts as {@link #testKafkasDefaultClientsCountEveryPageViewOfEveryUser()} shows Kafka's default clients end with. */
-    @Test
-    void testFastLeaderClientsCountEveryPageViewOfEveryUserAsKafkasDefaultClientsDo() throws Exception {
-        Map<String, Long> counts = countPageViews("counts-on-fastleader",
-                (topology, properties) -> new KafkaStreams(topology, properties, new FastLeaderClientSupplier()));
+    /**
+     * A second instance joining the application's group takes some of its tasks over (Streams'
+     * assignor, cooperative rebalancing), and together they count every page view once.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource
+    void testTwoInstancesShareTheTasksAndCountEveryPageViewOfEveryUser(StreamsClients clients) throws Exception {
+        String input = "page-views-to-share-on-" + clients.id();
+        String applicationId = "shared-counts-on-" + clients.id();
+        createTopic(input);
+        createTopic(applicationId + "-output");
+        Map<String, Long> before = writePageViews(input, 2);
+        try (CountingInstance first = new CountingInstance(clients, applicationId, input, stateDir.resolve("first"))) {
+            assertThat(lastCounts(applicationId, before, first)).isEqualTo(before);
 
-        assertThat(counts).isEqualTo(pageViewsPerUser);
+            try (CountingInstance second = new CountingInstance(clients, applicationId, input, stateDir.resolve("second"))) {
+                Await.until("each instance running some of the " + PARTITIONS + " tasks", COUNTED_WITHIN, () -> {
+                    first.failIfDied();
+                    second.failIfDied();
+                    return first.isRunning() && second.isRunning() && !first.activeTasks().isEmpty() && !second.activeTasks().isEmpty()
+                            && first.activeTasks().size() + second.activeTasks().size() == PARTITIONS;
+                });
+                Map<String, Long> after = new TreeMap<>(before);
+                writePageViews(input, 1).forEach((user, views) -> after.merge(user, views, Long::sum));
+
+                assertThat(lastCounts(applicationId, after, first, second)).isEqualTo(after);
+            }
+        }
     }
 
     @Test
@@ -117,13 +186,13 @@ class FastLeaderClientSupplierTest {
         String userProfiles = "user-profiles";
         createTopic(userProfiles);
         StreamsBuilder builder = new StreamsBuilder();
-        countingTopology(builder, "handed-out-counts");
+        countingTopology(builder, PAGE_VIEWS, "handed-out-counts");
         // A GlobalKTable, so Streams asks for its global consumer too.
         builder.globalTable(userProfiles, Consumed.with(Serdes.String(), Serdes.String()));
         RecordingClientSupplier supplier = new RecordingClientSupplier(new FastLeaderClientSupplier());
 
         // Streams asks for every client while it is built; starting it would change nothing here.
-        supplier.build(builder.build(), streamsProperties("handed-out")).close();
+        supplier.build(builder.build(), streamsProperties("handed-out", stateDir)).close();
 
         assertThat(supplier.handedOut).containsOnlyKeys("admin", "producer", "consumer", "restore consumer", "global consumer");
         assertThat(supplier.handedOut.get("admin")).isInstanceOf(Admin.class);
@@ -136,8 +205,8 @@ class FastLeaderClientSupplierTest {
     @Test
     void testExactlyOnceIsRefusedWhenKafkaStreamsIsBuilt() {
         StreamsBuilder builder = new StreamsBuilder();
-        countingTopology(builder, "exactly-once-counts");
-        Properties properties = streamsProperties("exactly-once");
+        countingTopology(builder, PAGE_VIEWS, "exactly-once-counts");
+        Properties properties = streamsProperties("exactly-once", stateDir);
         properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         RecordingClientSupplier supplier = new RecordingClientSupplier(new FastLeaderClientSupplier());
 
@@ -150,34 +219,73 @@ class FastLeaderClientSupplierTest {
     }
 
     /**
-     * Runs the counting topology as application {@code applicationId} until its output topic holds
-     * a count for every page view, and returns each user's last count.
-     *
-     * @param build builds the {@code KafkaStreams} instance, on the clients under test
+     * One started instance of the counting application {@code applicationId}, from {@code input}
+     * to {@code <applicationId>-output}; closing it closes Streams within 30 s.
      */
-    private Map<String, Long> countPageViews(String applicationId, BiFunction<Topology, Properties, KafkaStreams> build)
-            throws Exception {
-        String output = applicationId + "-output";
-        createTopic(output);
-        StreamsBuilder builder = new StreamsBuilder();
-        countingTopology(builder, output);
-        KafkaStreams streams = build.apply(builder.build(), streamsProperties(applicationId));
-        AtomicReference<Throwable> died = new AtomicReference<>();
-        streams.setUncaughtExceptionHandler(exception -> {
-            died.set(exception);
-            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        try {
+    private static final class CountingInstance implements AutoCloseable {
+        final KafkaStreams streams;
+        /** What killed a stream thread, if anything did. */
+        private final AtomicReference<Throwable> died = new AtomicReference<>();
+        /** Changelog records restored into the state stores. */
+        final AtomicLong restoredRecords = new AtomicLong();
+
+        CountingInstance(StreamsClients clients, String applicationId, String input, Path stateDir) {
+            StreamsBuilder builder = new StreamsBuilder();
+            countingTopology(builder, input, applicationId + "-output");
+            streams = clients.build(builder.build(), streamsProperties(applicationId, stateDir));
+            streams.setUncaughtExceptionHandler(exception -> {
+                died.set(exception);
+                return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            });
+            streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+                @Override
+                public void onRestoreStart(TopicPartition partition, String store, long startOffset, long endOffset) {
+                }
+
+                @Override
+                public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long records) {
+                }
+
+                @Override
+                public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+                    restoredRecords.addAndGet(totalRestored);
+                }
+            });
             streams.start();
-            return lastCounts(output, streams, died);
-        } finally {
+        }
+
+        /** Throws (an {@code Error}, which {@link Await} passes on at once) if a stream thread died. */
+        void failIfDied() {
+            if (died.get() != null) {
+                throw new AssertionError("a stream thread died; the instance is now " + streams.state(), died.get());
+            }
+        }
+
+        boolean isRunning() {
+            return streams.state() == KafkaStreams.State.RUNNING;
+        }
+
+        Set<TaskId> activeTasks() {
+            return streams.metadataForLocalThreads().stream()
+                .flatMap(thread -> thread.activeTasks().stream())
+                .map(TaskMetadata::taskId)
+                .collect(Collectors.toSet());
+        }
+
+        @Override
+        public String toString() {
+            return streams.state() + " with tasks " + activeTasks();
+        }
+
+        @Override
+        public void close() {
             streams.close(Duration.ofSeconds(30));
         }
     }
 
     /** Page views counted per user, in a state store backed by a changelog topic; each new count goes to {@code output}. */
-    private static void countingTopology(StreamsBuilder builder, String output) {
-        builder.stream(PAGE_VIEWS, Consumed.with(Serdes.String(), Serdes.String()))
+    private static void countingTopology(StreamsBuilder builder, String input, String output) {
+        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
             .groupByKey()
             .count(Materialized.as("page-views-per-user"))
             .toStream()
@@ -185,24 +293,27 @@ class FastLeaderClientSupplierTest {
     }
 
     /**
-     * Reads {@code output} from its start until every user's last count reaches the page views
-     * written, failing at once if the topology died and after {@link #COUNTED_WITHIN} with what it read.
+     * Reads {@code <applicationId>-output} from its start until every user's last count reaches the
+     * {@code expected} one, failing at once if a stream thread of an instance died and after
+     * {@link #COUNTED_WITHIN} with what it read. A count past the expected one (a page view counted
+     * twice) ends the wait too, for the caller to see.
      */
-    private static Map<String, Long> lastCounts(String output, KafkaStreams streams, AtomicReference<Throwable> died) {
-        Map<String, Object> config = new LinkedHashMap<>(cluster.clientConfig());
+    private static Map<String, Long> lastCounts(String applicationId, Map<String, Long> expected, CountingInstance... instances) {
         Map<String, Long> counts = new TreeMap<>();
-        try (Consumer<String, Long> reader = new KafkaConsumer<>(config, new StringDeserializer(), new LongDeserializer())) {
-            List<TopicPartition> partitions = IntStream.range(0, PARTITIONS).mapToObj(p -> new TopicPartition(output, p)).toList();
+        try (Consumer<String, Long> reader = new KafkaConsumer<>(cluster.clientConfig(), new StringDeserializer(), new LongDeserializer())) {
+            List<TopicPartition> partitions = IntStream.range(0, PARTITIONS)
+                .mapToObj(p -> new TopicPartition(applicationId + "-output", p))
+                .toList();
             reader.assign(partitions);
             reader.seekToBeginning(partitions);
             long deadline = System.nanoTime() + COUNTED_WITHIN.toNanos();
-            while (!everyPageViewCounted(counts)) {
-                if (died.get() != null) {
-                    throw new AssertionError("the topology died having counted " + counts, died.get());
+            while (!expected.entrySet().stream().allMatch(user -> counts.getOrDefault(user.getKey(), 0L) >= user.getValue())) {
+                for (CountingInstance instance : instances) {
+                    instance.failIfDied();
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    fail("not every page view counted within %s: last counts %s of %s, Streams %s",
-                            COUNTED_WITHIN, counts, pageViewsPerUser, streams.state());
+                    fail("not every page view counted within %s: last counts %s of %s, instances %s",
+                            COUNTED_WITHIN, counts, expected, List.of(instances));
                 }
                 for (ConsumerRecord<String, Long> count : reader.poll(Duration.ofMillis(200))) {
                     counts.put(count.key(), count.value());
@@ -212,13 +323,7 @@ class FastLeaderClientSupplierTest {
         return counts;
     }
 
-    /** Whether every user's count reached its page views; one past them (a record counted twice) ends the wait too. */
-    private static boolean everyPageViewCounted(Map<String, Long> counts) {
-        return pageViewsPerUser.entrySet().stream()
-            .allMatch(user -> counts.getOrDefault(user.getKey(), 0L) >= user.getValue());
-    }
-
-    private Properties streamsProperties(String applicationId) {
+    private static Properties streamsProperties(String applicationId, Path stateDir) {
         Properties properties = new Properties();
         properties.putAll(cluster.clientConfig());
         properties.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
@@ -227,7 +332,37 @@ class FastLeaderClientSupplierTest {
         // Every count is written and committed at once instead of after the cache fills or 30 s pass.
         properties.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        /*
+         * KafkaStreams.close() keeps its main consumer in the group (no LeaveGroup); a restarted
+         * instance's rebalance then waits for the old member's session to time out: 6 s, the
+         * broker's least, instead of 45.
+         */
+        properties.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
+        properties.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1000);
         return properties;
+    }
+
+    /**
+     * Writes page views to {@code topic} with Kafka's producer: user {@code u} views
+     * {@code (u + 1) * viewsPerRank} pages, interleaved with the others, so every user's count differs.
+     *
+     * @return each user's page views written
+     */
+    private static Map<String, Long> writePageViews(String topic, int viewsPerRank) {
+        Map<String, Long> written = new TreeMap<>();
+        try (Producer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(), new StringSerializer())) {
+            for (int round = 0; round < USERS * viewsPerRank; round++) {
+                for (int user = 0; user < USERS; user++) {
+                    if (round < (user + 1) * viewsPerRank) {
+                        String key = "user-" + user;
+                        producer.send(new ProducerRecord<>(topic, key, "/page/" + round));
+                        written.merge(key, 1L, Long::sum);
+                    }
+                }
+            }
+            producer.flush();
+        }
+        return written;
     }
 
     private static void createTopic(String topic) throws Exception {
