@@ -56,12 +56,12 @@ import io.fastleader.clients.network.KafkaClientsRange;
  * keys and {@link Consumer} contract, plus the {@code fastleader.*} keys described in the module's README.
  *
  * <p>{@link #subscribe(Collection, ConsumerRebalanceListener) subscribe} joins the {@code group.id}
- * with the consumer group protocol (KIP-848, Kafka 4.0+): the coordinator assigns the partitions;
- * heartbeats go from a thread of the consumer's own; listener callbacks run on the thread that
- * calls {@code poll}. {@link #assign} takes partitions without joining; offsets are then committed
- * for the {@code group.id} as a standalone {@code KafkaConsumer} commits them. Not supported yet:
- * the classic group protocol ({@code group.protocol=classic} is refused), fetching from followers
- * ({@code client.rack} only informs the coordinator's assignors) and client telemetry.
+ * with the classic group protocol (the group's leader runs {@code partition.assignment.strategy}'s
+ * assignor), or under {@code group.protocol=consumer} with the consumer group protocol (KIP-848,
+ * Kafka 4.0+: the coordinator assigns); heartbeats go from a thread of the consumer's own; listener
+ * callbacks and assignors run on the thread that calls {@code poll}. {@link #assign} takes
+ * partitions without joining; offsets are then committed for the {@code group.id} as a standalone
+ * {@code KafkaConsumer} commits them. Not supported yet: fetching from followers, client telemetry.
  *
  * <p>Not thread-safe, like {@code KafkaConsumer}: one thread uses it; only {@link #wakeup()} may
  * be called from another.
@@ -202,8 +202,8 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     }
 
     /**
-     * {@inheritDoc} Joins the group with the consumer group protocol (KIP-848): the coordinator
-     * assigns the partitions. An empty collection unsubscribes.
+     * {@inheritDoc} Joins the group with the protocol {@code group.protocol} names (classic unless
+     * set). An empty collection unsubscribes.
      *
      * @throws InvalidGroupIdException without a {@code group.id}
      */
@@ -243,7 +243,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
 
     /**
      * {@inheritDoc} The coordinator matches the expression (RE2/J) against the cluster's topics;
-     * it needs ConsumerGroupHeartbeat v1 (Kafka 4.0+).
+     * it needs the consumer group protocol and ConsumerGroupHeartbeat v1 (Kafka 4.0+).
      *
      * @throws InvalidGroupIdException without a {@code group.id}
      */
@@ -408,10 +408,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         return commits.committed(partitions, timeout);
     }
 
-    /**
-     * {@inheritDoc} Under the classic protocol the member rejoins on its next poll; under the consumer
-     * protocol the coordinator alone starts rebalances, and this only logs a warning, as {@code KafkaConsumer}.
-     */
+    /** {@inheritDoc} A classic member rejoins on its next poll; under the consumer protocol only a warning, as from {@code KafkaConsumer}. */
     @Override
     public void enforceRebalance(String reason) {
         if (!calls.callOwned(() -> group.require().enforceRebalance(reason))) {

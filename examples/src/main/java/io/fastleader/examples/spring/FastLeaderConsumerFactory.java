@@ -9,7 +9,8 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 /**
  * Spring Kafka's consumer factory, building {@link FastLeaderConsumer}s where it built
  * {@code KafkaConsumer}s. A listener container given topics joins its {@code group.id} with the
- * consumer group protocol (KIP-848), each of its consumers a member; one given partitions assigns them.
+ * protocol {@code group.protocol} names (classic unless set), each of its consumers a member; one
+ * given partitions assigns them.
  *
  * <pre>
  * new ConcurrentMessageListenerContainer&lt;&gt;(new FastLeaderConsumerFactory&lt;&gt;(configs),

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -46,10 +47,12 @@ import io.fastleader.it.group.GroupMember.Flavour;
  * {@link io.fastleader.clients.consumer.FastLeaderConsumer}s as members of classic groups
  * (JoinGroup/SyncGroup, the assignor run by the group's leader) on a real 3-broker Kafka 4.3.1
  * cluster, beside {@code KafkaConsumer} members, both without {@code group.protocol} (so classic,
- * {@code KafkaConsumer}'s default): with each of Kafka's assignors every partition is owned, each
+ * {@code KafkaConsumer}'s default), and in a consumer-protocol group beside members of both
+ * protocols, as Kafka 4 lets classic members join one: with each of Kafka's assignors every partition is owned, each
  * member gets a share and every record is read, never a partition owned by two members at once
  * (checked from the listeners); a cooperative rebalance revokes only what moves; a leaving member's
- * partitions go to the others; a static member comes back to its partitions.
+ * partitions go to the others; partitions added to a topic are assigned once the leader sees them;
+ * a static member comes back to its partitions.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -67,7 +70,9 @@ class ClassicGroupOnRealBrokersTest {
     private String topic;
 
     @BeforeAll
-    static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
+    static void startCluster(@Cluster(execution = Execution.IN_JVM, brokerConfig = {
+            "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.heartbeat.interval.ms=500",
+            "group.consumer.min.session.timeout.ms=6000", "group.consumer.session.timeout.ms=6000"}) KafkaTestCluster started) {
         cluster = started;
         disturbances = new Disturbances(cluster);
     }
@@ -137,6 +142,42 @@ class ClassicGroupOnRealBrokersTest {
         assertThat(ownership.of(leaving.name())).as("everything it owned was revoked").isEmpty();
         awaitEveryPartitionOwnedByEachOf(members);
         assertThat(describe().members()).hasSize(2);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void classicMembersShareAConsumerProtocolGroupWithKafkaConsumersOfBothProtocols() throws Exception {
+        int records = produce(newTopic(), 400);
+        Map<String, Object> consumerProtocol = Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        Map<String, Object> cooperative = Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+
+        join("kafka-consumer-protocol", Flavour.KAFKA, consumerProtocol);
+        awaitEveryPartitionOwnedByEachOf(members);
+        join("fastleader-classic", Flavour.FASTLEADER, cooperative);
+        join("kafka-classic", Flavour.KAFKA, cooperative);
+        join("fastleader-consumer-protocol", Flavour.FASTLEADER, consumerProtocol);
+
+        awaitEveryPartitionOwnedByEachOf(members);
+        Await.until("every record read", SETTLED, () -> GroupMember.union(members).size() == records);
+        assertThat(describe().type()).as("a consumer-protocol group with classic members").isEqualTo(GroupType.CONSUMER);
+        assertThat(ownership.violations()).isEmpty();
+        assertNoMemberFailed();
+    }
+
+    @Test
+    void partitionsAddedToATopicAreAssignedOnceTheLeaderSeesThem() throws Exception {
+        newTopic();
+        Map<String, Object> quickMetadata = Map.of(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 1_000);
+        join("fastleader-1", Flavour.FASTLEADER, quickMetadata);
+        join("fastleader-2", Flavour.FASTLEADER, quickMetadata);
+        awaitEveryPartitionOwnedByEachOf(members);
+
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(PARTITIONS + 4))).all().get(30, TimeUnit.SECONDS);
+        }
+
+        Await.until("the new partitions owned too", SETTLED, () -> ownership.snapshot().size() == PARTITIONS + 4);
         assertThat(ownership.violations()).isEmpty();
         assertNoMemberFailed();
     }

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,6 +80,12 @@ final class ClassicMember implements GroupMember {
     private final LongSupplier clockMs;
     private final GroupMetrics metrics;
     private List<String> topics = List.of();
+    /**
+     * How many partitions each topic the group subscribes to had when this member, as leader,
+     * assigned them; empty unless it led the last rebalance. More partitions later (a topic grown)
+     * mean a new assignment, so the leader rejoins, as {@code KafkaConsumer}'s does.
+     */
+    private Map<String, Integer> assignedPartitionCounts = Map.of();
     /** The cluster as the leader last listed it for its assignor; null until asked for. */
     private CompletableFuture<MetadataResponseData> clusterListing;
     private Runnable cancelNext = () -> { };
@@ -140,6 +147,10 @@ final class ClassicMember implements GroupMember {
 
     @Override
     public void onPoll(long nowMs) {
+        if (membership.isReconciled() && topicsGrew()) {
+            membership.rejoin("the group's topics " + assignedPartitionCounts.keySet() + " have more partitions than were assigned");
+            assignedPartitionCounts = Map.of();
+        }
         if (membership.polled(nowMs)) {
             poke();
         }
@@ -217,6 +228,7 @@ final class ClassicMember implements GroupMember {
      * assignor's subscription is built, with what the member still owns.
      */
     private void prepareJoin(int generation) {
+        assignedPartitionCounts = Map.of();
         Set<TopicPartition> owned = callbacks.owned();
         Set<TopicPartition> revoked = new TreeSet<>(PARTITION_ORDER);
         for (TopicPartition partition : owned) {
@@ -264,10 +276,15 @@ final class ClassicMember implements GroupMember {
         Cluster cluster = ClusterView.cluster(listed.join());
         ConsumerPartitionAssignor assignor = assignor(task.protocol());
         Map<String, ConsumerPartitionAssignor.Subscription> subscriptions = new LinkedHashMap<>();
+        Map<String, Integer> partitionCounts = new HashMap<>();
         for (JoinGroupResponseMember member : task.members()) {
             ConsumerPartitionAssignor.Subscription subscription = ConsumerProtocolCodec.deserializeSubscription(ByteBuffer.wrap(member.metadata()));
             subscription.setGroupInstanceId(Optional.ofNullable(member.groupInstanceId()));
             subscriptions.put(member.memberId(), subscription);
+            for (String topic : subscription.topics()) {
+                Integer count = cluster.partitionCountForTopic(topic);
+                partitionCounts.put(topic, count == null ? 0 : count);
+            }
         }
         LOG.info("Member {} assigns the partitions of group {}'s generation {} with {} to {}", membership.described().memberId(),
                 groupId, task.generation(), assignor.name(), subscriptions.keySet());
@@ -280,7 +297,18 @@ final class ClassicMember implements GroupMember {
             byMember.put(memberId, bytes(ConsumerProtocolCodec.serializeAssignment(assignment)));
         }
         membership.assigned(task.generation(), byMember);
+        assignedPartitionCounts = Map.copyOf(partitionCounts);
         poke();
+    }
+
+    /** Whether a topic the leader assigned has more partitions now, as the client's metadata knows it. */
+    private boolean topicsGrew() {
+        for (Map.Entry<String, Integer> assigned : assignedPartitionCounts.entrySet()) {
+            if (metadata.cache().partitionCount(assigned.getKey()) > assigned.getValue()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
