@@ -204,8 +204,11 @@ class ClassicGroupOnRealBrokersTest {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put(ConsumerConfig.GROUP_ID_CONFIG, "group-" + topic);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
-        config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+        if (!"consumer".equals(extra.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
+            // The classic protocol's session and heartbeat are the client's to set (the consumer protocol refuses them).
+            config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
+            config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+        }
         config.putAll(extra);
         GroupMember member = new GroupMember(name, flavour, config, topic, ownership, consumer -> consumer.commitSync());
         members.add(member);

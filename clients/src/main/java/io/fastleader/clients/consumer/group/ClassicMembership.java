@@ -106,8 +106,6 @@ final class ClassicMembership {
     private State state = State.UNSUBSCRIBED;
     private String memberId = "";
     private int generation = NO_GENERATION;
-    /** The last generation the member had, for {@code groupMetadata()}: kept while it rejoins, forgotten when it leaves. */
-    private int describedGeneration = NO_GENERATION;
     private String protocol;
     private List<JoinGroupRequestProtocol> protocols = List.of();
     /** The group's members and their subscriptions, as JoinGroup gave them to the leader. */
@@ -221,7 +219,6 @@ final class ClassicMembership {
     void reconciled(int forGeneration) {
         if (state == State.STABLE && forGeneration == generation) {
             reconciled = true;
-            describedGeneration = generation;
         }
     }
 
@@ -236,7 +233,6 @@ final class ClassicMembership {
         subscribed = false;
         joinOnPoll = false;
         rejoinAsked = false;
-        describedGeneration = NO_GENERATION;
         boolean known = !memberId.isEmpty() && state != State.UNSUBSCRIBED && state != State.FATAL && state != State.LEAVING;
         if (known && sendLeaveGroup) {
             startLeaving(false);
@@ -292,11 +288,15 @@ final class ClassicMembership {
         return memberId;
     }
 
-    /** The member as {@code groupMetadata()} describes it: its id and the generation it took an assignment of last. */
+    /**
+     * The member as {@code groupMetadata()} describes it, as {@code KafkaConsumer}'s classic
+     * coordinator: its id and generation from the JoinGroup answer on; no id and generation -1 once
+     * the generation is lost or left, and before the first.
+     */
     MemberIdentity described() {
-        return describedGeneration == NO_GENERATION
+        return generation == NO_GENERATION
                 ? new MemberIdentity("", NO_GENERATION, instanceId)
-                : new MemberIdentity(memberId, describedGeneration, instanceId);
+                : new MemberIdentity(memberId, generation, instanceId);
     }
 
     // ---------------------------------------------------------------- requests
