@@ -112,6 +112,7 @@ class ConsumerSettingsTest {
     }
 
     @Test
+    @NeedsKafkaClientsNewerThan37
     void testWithoutAProtocolTheRemoteAssignorIsRefusedAsByKafkaConsumer() {
         assertThatThrownBy(() -> parse(Map.of(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "uniform")))
                 .isInstanceOf(ConfigException.class)
