@@ -202,7 +202,7 @@ final class ClassicMember implements GroupMember {
 
     @Override
     public boolean enforceRebalance(String reason) {
-        membership.rejoin(reason == null ? "the application asked for a rebalance" : reason);
+        membership.enforceRebalance(reason == null ? "the application asked for a rebalance" : reason);
         return true;
     }
 

@@ -118,6 +118,8 @@ final class ClassicMembership {
     private boolean rejoinAsked;
     private boolean exchangeInFlight;
     private boolean heartbeatInFlight;
+    /** The generation the heartbeat in flight was sent in. */
+    private int heartbeatGeneration = NO_GENERATION;
     private long exchangeNotBeforeMs;
     private long nextHeartbeatMs = Long.MAX_VALUE;
     private int exchangeFailures;
@@ -152,11 +154,25 @@ final class ClassicMembership {
         }
     }
 
-    /** Asks for a rebalance ({@code enforceRebalance}, a leader that saw the group's topics change, a cooperative revocation). */
+    /**
+     * Asks for a rebalance (a leader that saw the group's topics change, a cooperative revocation), kept
+     * until the member has taken the assignment of the rebalance under way, if any.
+     */
     void rejoin(String reason) {
         if (state != State.UNSUBSCRIBED && state != State.FATAL && !rejoinAsked) {
             LOG.info("Member {} of group {} asks to rejoin: {}", memberId, groupId, reason);
             rejoinAsked = true;
+        }
+    }
+
+    /**
+     * The application asked for a rebalance ({@code enforceRebalance}): the member rejoins on the next
+     * poll; while a rebalance is in progress this is a no-op, as {@code KafkaConsumer} documents (its
+     * SyncGroup answer clears a rejoin asked meanwhile).
+     */
+    void enforceRebalance(String reason) {
+        if (state == State.STABLE) {
+            rejoin(reason);
         }
     }
 
@@ -345,6 +361,7 @@ final class ClassicMembership {
             return Optional.empty();
         }
         heartbeatInFlight = true;
+        heartbeatGeneration = generation;
         return Optional.of(new HeartbeatRequestData().setGroupId(groupId).setGenerationId(generation).setMemberId(memberId)
                 .setGroupInstanceId(instanceId.orElse(null)));
     }
@@ -379,14 +396,9 @@ final class ClassicMembership {
                 memberId = answer.memberId();
                 exchangeNotBeforeMs = 0;
             }
-            case FENCED -> {
-                if (error == ErrorCode.UNKNOWN_MEMBER_ID) {
-                    memberId = "";
-                }
-                generation = NO_GENERATION;
-                exchangeNotBeforeMs = 0;
-            }
-            case COORDINATOR_MOVED, RETRIABLE, REBALANCING -> retryExchange(kind == ClassicErrorKind.COORDINATOR_MOVED, nowMs, error);
+            // As KafkaConsumer's: what a cooperative member still owns may be someone else's by now; it prepares again.
+            case FENCED -> lostGeneration(error);
+            case COORDINATOR_MOVED, RETRIABLE, REBALANCING -> retryExchange(kind != ClassicErrorKind.RETRIABLE, nowMs, error);
             case FATAL -> fail(ClassicErrorKind.exception(error, null, groupId));
         }
         return kind;
@@ -415,7 +427,7 @@ final class ClassicMembership {
             // A failed SyncGroup rejoins without preparing again, as KafkaConsumer does: nothing was taken since.
             case COORDINATOR_MOVED, RETRIABLE, REBALANCING -> {
                 state = State.JOINING;
-                retryExchange(kind == ClassicErrorKind.COORDINATOR_MOVED, nowMs, error);
+                retryExchange(kind != ClassicErrorKind.RETRIABLE, nowMs, error);
             }
             default -> fail(ClassicErrorKind.exception(error, null, groupId));
         }
@@ -441,7 +453,12 @@ final class ClassicMembership {
                     rejoin("the coordinator started a rebalance");
                 }
             }
-            case FENCED -> lostGeneration(error);
+            case FENCED -> {
+                // Sent in an earlier generation, answered after JoinGroup: it says nothing of this one (KafkaConsumer ignores it).
+                if (heartbeatGeneration == generation) {
+                    lostGeneration(error);
+                }
+            }
             case COORDINATOR_MOVED, RETRIABLE, MEMBER_ID_REQUIRED -> retryHeartbeat(kind == ClassicErrorKind.COORDINATOR_MOVED, nowMs, error);
             case FATAL -> fail(ClassicErrorKind.exception(error, null, groupId));
         }
@@ -526,9 +543,13 @@ final class ClassicMembership {
         state = State.LOST;
     }
 
-    private void retryExchange(boolean coordinatorLost, long nowMs, Object cause) {
+    /**
+     * Plans the next JoinGroup: after a lost coordinator or a rebalance that began meanwhile (KafkaConsumer
+     * rejoins at once then), the first at once; any other, and any later one, after backoff.
+     */
+    private void retryExchange(boolean firstAtOnce, long nowMs, Object cause) {
         exchangeFailures++;
-        long backoffMs = coordinatorLost && exchangeFailures == 1 ? 0 : retryBackoff.millis(exchangeFailures, random.getAsDouble());
+        long backoffMs = firstAtOnce && exchangeFailures == 1 ? 0 : retryBackoff.millis(exchangeFailures, random.getAsDouble());
         exchangeNotBeforeMs = nowMs + backoffMs;
         LOG.debug("Rebalance request of member {} in group {} failed ({}); next in {} ms", memberId, groupId, cause, backoffMs);
     }
@@ -564,6 +585,9 @@ final class ClassicMembership {
             state = State.LOST;
         } else {
             becomeUnsubscribed();
+            // Subscribed again before the leave was answered (unsubscribe gave up waiting): it joins on the next poll.
+            joinOnPoll = subscribed;
+            rejoinAsked = false;
         }
         done.complete(null);
     }
