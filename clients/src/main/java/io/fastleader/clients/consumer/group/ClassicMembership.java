@@ -147,7 +147,7 @@ final class ClassicMembership {
      */
     void subscribe() {
         subscribed = true;
-        if (state == State.UNSUBSCRIBED || state == State.FATAL || state == State.LEAVING) {
+        if (state == State.UNSUBSCRIBED || state == State.FATAL) {
             joinOnPoll = true;
         } else {
             rejoinAsked = true;
@@ -183,8 +183,7 @@ final class ClassicMembership {
      */
     boolean polled(long nowMs) {
         lastPollMs = nowMs;
-        // A member still leaving joins once the coordinator has answered the leave.
-        if ((joinOnPoll && state != State.LEAVING) || (rejoinAsked && isReconciled())) {
+        if (joinOnPoll || (rejoinAsked && isReconciled())) {
             joinOnPoll = false;
             startPreparing(nowMs);
             return true;

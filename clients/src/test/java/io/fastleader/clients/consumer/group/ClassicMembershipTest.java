@@ -670,10 +670,10 @@ class ClassicMembershipTest {
     }
 
     @Test
-    void testAStaticMemberLeavingToComeBackSendsNothingAndCompletesAtOnce() {
+    void testAMemberLeavingWithoutLeaveGroupSendsNothingAndCompletesAtOnce() {
         ClassicMembership membership = stable(staticMember(), 4);
 
-        CompletableFuture<Void> left = membership.leave(true);
+        CompletableFuture<Void> left = membership.leave(false);
 
         assertThat(left).isDone();
         assertThat(membership.state()).isEqualTo(State.UNSUBSCRIBED);
@@ -685,7 +685,7 @@ class ClassicMembershipTest {
     void testAStaticMemberLeavingForGoodSendsLeaveGroupWithItsInstanceId() {
         ClassicMembership membership = stable(staticMember(), 4);
 
-        membership.leave(false);
+        membership.leave(true);
 
         assertThat(leaveSent(membership, nowMs).members()).singleElement().satisfies(member -> {
             assertThat(member.memberId()).isEqualTo(MEMBER_ID);
@@ -786,12 +786,11 @@ class ClassicMembershipTest {
     }
 
     @Test
-    void testGroupMetadataTakesTheGenerationOnceItsAssignmentIsReconciledAndKeepsItUntilTheMemberLeaves() {
+    void testGroupMetadataTakesTheGenerationFromTheJoinGroupAnswerAndKeepsItUntilTheMemberLeavesAsKafkaConsumers() {
         ClassicMembership membership = syncing(dynamicMember(), 4);
-        membership.onSyncAnswer(synced(), nowMs);
-        assertThat(membership.described()).as("synced, not yet reconciled")
-                .isEqualTo(new MemberIdentity(MEMBER_ID, ClassicMembership.NO_GENERATION, Optional.empty()));
+        assertThat(membership.described()).as("joined, syncing").isEqualTo(new MemberIdentity(MEMBER_ID, 4, Optional.empty()));
 
+        membership.onSyncAnswer(synced(), nowMs);
         membership.reconciled(4);
         assertThat(membership.described()).isEqualTo(new MemberIdentity(MEMBER_ID, 4, Optional.empty()));
         membership.rejoin("test");
