@@ -325,6 +325,15 @@ final class ClassicMember implements GroupMember {
                 ? new ConsumerPartitionAssignor.Assignment(List.of())
                 : ConsumerProtocolCodec.deserializeAssignment(ByteBuffer.wrap(task.assignment()));
         Set<TopicPartition> wanted = new HashSet<>(assignment.partitions());
+        if (!wanted.stream().allMatch(partition -> topics.contains(partition.topic()))) {
+            // Made for a subscription the member has changed since it joined: not taken; it rejoins, as KafkaConsumer's.
+            LOG.warn("The assignment of generation {} ({}) does not match the subscription {}; rejoining", task.generation(),
+                    wanted, topics);
+            membership.reconciled(task.generation());
+            membership.rejoin("the assignment did not match the subscription");
+            poke();
+            return;
+        }
         Set<TopicPartition> owned = callbacks.owned();
         Set<TopicPartition> revoked = new TreeSet<>(PARTITION_ORDER);
         revoked.addAll(owned);

@@ -462,6 +462,8 @@ final class GroupMembership {
             target = Assignment.NONE;
         } else {
             becomeUnsubscribed();
+            // Subscribed again before the leave was answered (unsubscribe gave up waiting): it joins on the next poll.
+            joinOnPoll = subscription != null;
         }
         done.complete(null);
     }

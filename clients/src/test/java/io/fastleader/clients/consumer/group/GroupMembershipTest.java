@@ -473,6 +473,21 @@ class GroupMembershipTest {
     }
 
     @Test
+    void testSubscribingAgainWhileTheLeaveIsUnderWayJoinsOnceItIsAnswered() {
+        GroupMembership membership = joined(dynamicMember(), 5);
+        CompletableFuture<Void> left = membership.leave(true);
+        membership.nextHeartbeat(nowMs).orElseThrow();
+
+        membership.subscribe(ORDERS_TOPIC);
+        membership.onAnswer(accepted(GroupMembership.LEAVE_EPOCH, null), nowMs);
+        membership.polled(nowMs);
+
+        assertThat(left).isDone();
+        assertThat(membership.state()).as("subscribed again, it joins").isEqualTo(State.JOINING);
+        assertThat(membership.nextHeartbeat(nowMs).orElseThrow().memberEpoch()).isEqualTo(GroupMembership.JOIN_EPOCH);
+    }
+
+    @Test
     void testAnEmptyTopicInATargetIsLeftOut() {
         GroupMembership membership = joined(dynamicMember(), 5, Map.of(ORDERS, Set.of(0), PAYMENTS, Set.of()));
 
