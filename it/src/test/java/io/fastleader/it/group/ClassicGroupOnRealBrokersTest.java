@@ -3,8 +3,6 @@ package io.fastleader.it.group;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,33 +12,20 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.consumer.RoundRobinAssignor;
 import org.apache.kafka.clients.consumer.StickyAssignor;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.it.cluster.Await;
-import io.fastleader.it.cluster.Cluster;
-import io.fastleader.it.cluster.Disturbances;
-import io.fastleader.it.cluster.Execution;
-import io.fastleader.it.cluster.KafkaClusterExtension;
-import io.fastleader.it.cluster.KafkaTestCluster;
 import io.fastleader.it.group.GroupMember.Flavour;
 
 /**
@@ -54,40 +39,8 @@ import io.fastleader.it.group.GroupMember.Flavour;
  * partitions go to the others; partitions added to a topic are assigned once the leader sees them;
  * a static member comes back to its partitions.
  */
-@ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-class ClassicGroupOnRealBrokersTest {
-
-    private static final int PARTITIONS = 8;
-    private static final Duration SETTLED = Duration.ofSeconds(60);
-
-    private static KafkaTestCluster cluster;
-    private static Disturbances disturbances;
-    private static int topics;
-
-    private final Ownership ownership = new Ownership();
-    private final List<GroupMember> members = new ArrayList<>();
-    private String topic;
-
-    @BeforeAll
-    static void startCluster(@Cluster(execution = Execution.IN_JVM, brokerConfig = {
-            "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.heartbeat.interval.ms=500",
-            "group.consumer.min.session.timeout.ms=6000", "group.consumer.session.timeout.ms=6000"}) KafkaTestCluster started) {
-        cluster = started;
-        disturbances = new Disturbances(cluster);
-    }
-
-    @AfterAll
-    static void closeAdmin() {
-        disturbances.close();
-    }
-
-    @AfterEach
-    void stopMembers() throws InterruptedException {
-        for (GroupMember member : members) {
-            member.close();
-        }
-    }
+class ClassicGroupOnRealBrokersTest extends GroupTestBase {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(classes = {RangeAssignor.class, RoundRobinAssignor.class, StickyAssignor.class, CooperativeStickyAssignor.class})
@@ -219,35 +172,5 @@ class ClassicGroupOnRealBrokersTest {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
             return admin.describeConsumerGroups(List.of("group-" + topic)).all().get(30, TimeUnit.SECONDS).get("group-" + topic);
         }
-    }
-
-    private String newTopic() {
-        topic = "classic-" + ++topics;
-        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
-        return topic;
-    }
-
-    /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
-    private void awaitEveryPartitionOwnedByEachOf(Collection<GroupMember> owners) {
-        List<String> names = owners.stream().map(GroupMember::name).toList();
-        Await.until("every partition owned, each of " + names + " with a share", SETTLED, () -> {
-            Map<TopicPartition, String> owned = ownership.snapshot();
-            return owned.size() == PARTITIONS && names.stream().allMatch(owned::containsValue);
-        });
-    }
-
-    private void assertNoMemberFailed() {
-        members.forEach(member -> assertThat(member.failure()).as("%s failed", member.name()).isNull());
-    }
-
-    private static int produce(String topic, int records) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
-                new StringSerializer())) {
-            for (int i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "key", "value-" + i));
-            }
-            producer.flush();
-        }
-        return records;
     }
 }

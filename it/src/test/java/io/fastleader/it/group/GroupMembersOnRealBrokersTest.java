@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -25,12 +23,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,12 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.it.cluster.Await;
-import io.fastleader.it.cluster.Cluster;
-import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Disturbances.StopStyle;
-import io.fastleader.it.cluster.Execution;
-import io.fastleader.it.cluster.KafkaClusterExtension;
-import io.fastleader.it.cluster.KafkaTestCluster;
 import io.fastleader.it.group.GroupMember.Flavour;
 
 /**
@@ -59,40 +48,8 @@ import io.fastleader.it.group.GroupMember.Flavour;
  * so the tests wait seconds rather than the defaults' minute. The fixture gives the offsets topic
  * one replica: while the coordinator's broker restarts, the group has no coordinator at all.
  */
-@ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-class GroupMembersOnRealBrokersTest {
-
-    private static final int PARTITIONS = 8;
-    private static final Duration SETTLED = Duration.ofSeconds(60);
-
-    private static KafkaTestCluster cluster;
-    private static Disturbances disturbances;
-    private static int topics;
-
-    private final Ownership ownership = new Ownership();
-    private final List<GroupMember> members = new ArrayList<>();
-    private String topic;
-
-    @BeforeAll
-    static void startCluster(@Cluster(execution = Execution.IN_JVM, brokerConfig = {
-            "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.heartbeat.interval.ms=500",
-            "group.consumer.min.session.timeout.ms=6000", "group.consumer.session.timeout.ms=6000"}) KafkaTestCluster started) {
-        cluster = started;
-        disturbances = new Disturbances(cluster);
-    }
-
-    @AfterAll
-    static void closeAdmin() {
-        disturbances.close();
-    }
-
-    @AfterEach
-    void stopMembers() throws InterruptedException {
-        for (GroupMember member : members) {
-            member.close();
-        }
-    }
+class GroupMembersOnRealBrokersTest extends GroupTestBase {
 
     @Test
     void threeFastLeaderMembersAndAKafkaConsumerShareEveryPartitionAndReadEveryRecord() throws Exception {
@@ -359,40 +316,6 @@ class GroupMembersOnRealBrokersTest {
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.putAll(extra);
         return config;
-    }
-
-    private String newTopic() {
-        topic = "members-" + ++topics;
-        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
-        return topic;
-    }
-
-    /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
-    private void awaitEveryPartitionOwnedByEachOf(List<GroupMember> owners) {
-        awaitEveryPartitionOwnedByEachNamed(owners.stream().map(GroupMember::name).toList());
-    }
-
-    /** Waits until every partition is owned, and each member named in {@code owners} owns at least one. */
-    private void awaitEveryPartitionOwnedByEachNamed(Collection<String> owners) {
-        Await.until("every partition owned, each of " + owners + " with a share", SETTLED, () -> {
-            Map<TopicPartition, String> owned = ownership.snapshot();
-            return owned.size() == PARTITIONS && owners.stream().allMatch(owned::containsValue);
-        });
-    }
-
-    private void assertNoMemberFailed() {
-        members.forEach(member -> assertThat(member.failure()).as("%s failed", member.name()).isNull());
-    }
-
-    private static int produce(String topic, int records) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
-                new StringSerializer())) {
-            for (int i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "key", "value-" + i));
-            }
-            producer.flush();
-        }
-        return records;
     }
 
     private static void produceUntilStopped(String topic, Set<String> acknowledged, AtomicBoolean producing) {
