@@ -9,7 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -17,6 +19,10 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -33,21 +39,26 @@ import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaTestCluster;
 
 /**
- * Group rebalances, fastleader's consumer next to KafkaConsumer 4.3.1 ({@code group.protocol=consumer})
- * on one real 3-broker cluster in this JVM: each variant's group reads a topic of its own, written
- * at a fixed rate. For each event, the longest gap in any partition's consumption from the event
- * until the group has settled again (every member owns partitions, every partition is read): the
- * partitions that moved are not read from their revocation until their new owner fetches them. The
- * events: a third member joining a group of two, that member leaving (close), and a third member
- * gone for good without giving its partitions up: a static member closed with epoch -2, whose
- * partitions the coordinator keeps for the session timeout, as for a member whose process died. The variants
- * take turns, event by event, in each repetition. Then both groups read through a graceful rolling
- * restart of every broker, the coordinators' included, and the longest gap is reported the same way.
+ * Group rebalances, fastleader's consumer next to KafkaConsumer 4.3.1, both speaking the same group
+ * protocol ({@code --protocol consumer}, KIP-848, by default; or {@code classic}, with the assignor
+ * {@code --assignor} names), on one real 3-broker cluster in this JVM: each variant's group reads a
+ * topic of its own, written at a fixed rate. For each event, the longest gap in any partition's
+ * consumption from the event until the group has settled again (every member owns partitions, every
+ * partition is read): the partitions that moved are not read from their revocation until their new
+ * owner fetches them. The events: a third member joining a group of two, that member leaving (close
+ * with {@code LEAVE_GROUP}), and a third member gone for good without giving its partitions up: a
+ * static member closed with the default membership operation, whose partitions the coordinator keeps
+ * for the session timeout, as for a member whose process died (under {@code consumer} the member
+ * leaves with epoch -2; under {@code classic} it sends no LeaveGroup at all, KafkaConsumer's and
+ * fastleader's alike). The variants take turns, event by event, in each repetition. Then both groups
+ * read through a graceful rolling restart of every broker, the coordinators' included, and the
+ * longest gap is reported the same way.
  *
- * <p>The brokers heartbeat members every {@value #HEARTBEAT_INTERVAL_MS} ms and expire them after
- * {@value #SESSION_TIMEOUT_MS} ms; the defaults (5 s and 45 s) would scale the crash figures, not
- * the comparison. Loopback: round trips are sub-millisecond, so the figures are the clients' and
- * the coordinator's own pacing.
+ * <p>Members heartbeat every {@value #HEARTBEAT_INTERVAL_MS} ms and expire after
+ * {@value #SESSION_TIMEOUT_MS} ms: under {@code consumer} the brokers set both, under {@code classic}
+ * the members do (see {@link GroupSettings}); the defaults (5 s or 3 s, and 45 s) would scale the
+ * crash figures, not the comparison. Loopback: round trips are sub-millisecond, so the figures are
+ * the clients' and the coordinator's own pacing.
  */
 public final class GroupRebalanceBenchmark {
 
@@ -59,7 +70,13 @@ public final class GroupRebalanceBenchmark {
     private static final String HELP = """
             GroupRebalanceBenchmark: the longest gap in a partition's consumption when a member joins a consumer group,
             leaves it, or is gone for good (a static member), and through a rolling restart; fastleader next to
-            KafkaConsumer 4.3.1 (group.protocol=consumer), one in-JVM 3-broker cluster.
+            KafkaConsumer 4.3.1, both with the same group.protocol, one in-JVM 3-broker cluster.
+              --protocol P      group.protocol of both variants' members: consumer (KIP-848; the brokers assign and
+                                set heartbeat 500 ms, session 6 s) or classic (the members set
+                                session.timeout.ms=6000, heartbeat.interval.ms=500) (default consumer)
+              --assignor A      classic only: partition.assignment.strategy, one of cooperative-sticky, range, sticky,
+                                roundrobin (Kafka's CooperativeStickyAssignor, RangeAssignor, StickyAssignor,
+                                RoundRobinAssignor) (default cooperative-sticky)
               --repetitions N   events of each kind per variant (default 3)
               --partitions N    partitions of each variant's topic (default 12)
               --rate N          records per second written to each topic (default 500)
@@ -74,18 +91,22 @@ public final class GroupRebalanceBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = CommandLine.parseOrExit(args, HELP, line -> new Options(line.integer("--repetitions", 3),
-                line.integer("--partitions", 12), line.integer("--rate", 500), line.onOff("--roll", true),
-                line.path("--json", "benchmarks/target/group-rebalance.json")));
+        Options options = CommandLine.parseOrExit(args, HELP, line -> new Options(GroupSettings.read(line),
+                line.integer("--repetitions", 3), line.integer("--partitions", 12), line.integer("--rate", 500),
+                line.onOff("--roll", true), line.path("--json", "benchmarks/target/group-rebalance.json")));
         if (options == null) {
             return;
         }
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("environment", ClusterBenchmark.environment());
         figures.put("measure", "longest gap in any partition's consumption, from the event until the group settled, ms");
-        figures.put("options", Map.of("repetitions", options.repetitions(), "partitions", options.partitions(),
-                "ratePerSecond", options.rate(), "roll", options.roll(), "heartbeatIntervalMs", HEARTBEAT_INTERVAL_MS,
-                "sessionTimeoutMs", SESSION_TIMEOUT_MS));
+        Map<String, Object> optionFigures = new LinkedHashMap<>(options.group().json());
+        optionFigures.putAll(Map.of("repetitions", options.repetitions(), "partitions", options.partitions(),
+                "ratePerSecond", options.rate(), "roll", options.roll()));
+        figures.put("options", optionFigures);
+        System.out.println("group.protocol=" + options.group().protocol()
+                + options.group().assignor().map(assignor -> ", partition.assignment.strategy=" + assignor).orElse(""));
+        // The consumer protocol's heartbeat and session are the brokers'; classic groups ignore these.
         ClusterSpec spec = ClusterSpec.builder().execution(Execution.IN_JVM)
                 .brokerConfig("group.consumer.min.heartbeat.interval.ms", Integer.toString(HEARTBEAT_INTERVAL_MS))
                 .brokerConfig("group.consumer.heartbeat.interval.ms", Integer.toString(HEARTBEAT_INTERVAL_MS))
@@ -96,7 +117,78 @@ public final class GroupRebalanceBenchmark {
         ClusterBenchmark.write(options.json(), figures);
     }
 
-    record Options(int repetitions, int partitions, int rate, boolean roll, Path json) {
+    record Options(GroupSettings group, int repetitions, int partitions, int rate, boolean roll, Path json) {
+    }
+
+    /**
+     * The group protocol both variants' members speak and, under {@code classic}, the assignor their
+     * leader runs: the one place that turns the command line into a member's group configuration.
+     *
+     * @param protocol {@code consumer} or {@code classic}
+     * @param assignor under {@code classic}, the {@code partition.assignment.strategy} class; empty under {@code consumer}
+     */
+    record GroupSettings(String protocol, Optional<String> assignor) {
+
+        /** {@code --assignor} names, as Kafka's documentation names the assignors. */
+        static final Map<String, String> ASSIGNORS = new TreeMap<>(Map.of(
+                "cooperative-sticky", CooperativeStickyAssignor.class.getName(),
+                "range", RangeAssignor.class.getName(),
+                "sticky", StickyAssignor.class.getName(),
+                "roundrobin", RoundRobinAssignor.class.getName()));
+
+        /** Reads {@code --protocol} and {@code --assignor}; refuses an assignor under {@code consumer}, where the brokers assign. */
+        static GroupSettings read(CommandLine line) {
+            String protocol = line.string("--protocol", "consumer");
+            String assignor = line.string("--assignor", null);
+            return switch (protocol) {
+                case "consumer" -> {
+                    if (assignor != null) {
+                        throw new IllegalArgumentException("--assignor " + assignor
+                                + ": only with --protocol classic (under consumer the brokers assign)");
+                    }
+                    yield new GroupSettings(protocol, Optional.empty());
+                }
+                case "classic" -> {
+                    String name = assignor == null ? "cooperative-sticky" : assignor;
+                    if (!ASSIGNORS.containsKey(name)) {
+                        throw new IllegalArgumentException("--assignor " + name + ": expected one of " + String.join(", ", ASSIGNORS.keySet()));
+                    }
+                    yield new GroupSettings(protocol, Optional.of(ASSIGNORS.get(name)));
+                }
+                default -> throw new IllegalArgumentException("--protocol " + protocol + ": expected classic or consumer");
+            };
+        }
+
+        boolean classic() {
+            return protocol.equals("classic");
+        }
+
+        /**
+         * The group settings every member gets, of both variants. Under {@code classic} the session and
+         * heartbeat are the member's to set; KafkaConsumer refuses them under {@code consumer}, where
+         * the brokers' {@code group.consumer.*} settings give them.
+         */
+        Map<String, Object> memberConfig() {
+            Map<String, Object> config = new LinkedHashMap<>();
+            config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+            assignor.ifPresent(strategy -> {
+                config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, strategy);
+                config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
+                config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
+            });
+            return config;
+        }
+
+        /** For the JSON file's options. */
+        Map<String, Object> json() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("groupProtocol", protocol);
+            assignor.ifPresent(strategy -> json.put("partitionAssignmentStrategy", strategy));
+            json.put("heartbeatIntervalMs", HEARTBEAT_INTERVAL_MS);
+            json.put("sessionTimeoutMs", SESSION_TIMEOUT_MS);
+            json.put("heartbeatAndSessionSetBy", classic() ? "members" : "brokers");
+            return json;
+        }
     }
 
     /** One variant's group: its topic, the producer writing to it, its members. */
@@ -118,7 +210,7 @@ public final class GroupRebalanceBenchmark {
             disturbances.createTopic(new NewTopic(topic, options.partitions(), (short) 3));
             this.memberConfig = new HashMap<>(cluster.clientConfig());
             memberConfig.put(ConsumerConfig.GROUP_ID_CONFIG, "group-" + variant.label());
-            memberConfig.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            memberConfig.putAll(options.group().memberConfig());
             memberConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
             this.producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer());
             AtomicLong sent = new AtomicLong();
