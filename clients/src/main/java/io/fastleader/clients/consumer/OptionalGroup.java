@@ -38,6 +38,11 @@ final class OptionalGroup {
         return group.isPresent() && group.get().isSubscribed();
     }
 
+    /** Whether the consumer's group is in a rebalance that refuses commits (a classic member joining). */
+    boolean isRebalancing() {
+        return group.isPresent() && group.get().isRebalancing();
+    }
+
     /** The group, for the calls that need a {@code group.id}. @throws InvalidGroupIdException without one */
     ConsumerGroup require() {
         return group.orElseThrow(() -> new InvalidGroupIdException(

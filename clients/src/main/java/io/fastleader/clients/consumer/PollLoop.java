@@ -98,10 +98,15 @@ final class PollLoop<K, V> {
         return state.position().offset();
     }
 
-    /** What every turn of a poll does first: reconcile the group, auto-commit when due, raise an error found meanwhile. */
+    /**
+     * What every turn of a poll does first: reconcile the group, auto-commit when due (once a
+     * classic member's join is over, as {@code KafkaConsumer}'s), raise an error found meanwhile.
+     */
     private void startPollTurn() {
         group.ifPresent(ConsumerGroup::onPoll);
-        autoCommit.maybeCommit();
+        if (!group.isRebalancing()) {
+            autoCommit.maybeCommit();
+        }
         errors.throwOldest();
     }
 
@@ -144,7 +149,10 @@ final class PollLoop<K, V> {
         if (positions.retryAtMs() > nowMs) {
             next = Math.min(next, positions.retryAtMs());
         }
-        next = Math.min(next, autoCommit.nextCommitMs());
+        if (!group.isRebalancing()) {
+            // During a classic join the commit waits for its end, which an answer (waking this loop) brings.
+            next = Math.min(next, autoCommit.nextCommitMs());
+        }
         return Math.min(next, group.nextTimerMs());
     }
 }

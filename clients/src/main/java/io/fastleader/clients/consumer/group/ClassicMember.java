@@ -201,6 +201,11 @@ final class ClassicMember implements GroupMember {
     }
 
     @Override
+    public boolean isRebalancing() {
+        return membership.isRebalancing();
+    }
+
+    @Override
     public boolean enforceRebalance(String reason) {
         membership.enforceRebalance(reason == null ? "the application asked for a rebalance" : reason);
         return true;

@@ -270,6 +270,11 @@ final class ClassicMembership {
         return rebalanceStartMs;
     }
 
+    /** Whether the member is joining: from preparing to join until SyncGroup answers; its commits are refused meanwhile. */
+    boolean isRebalancing() {
+        return state == State.PREPARING || state == State.JOINING || state == State.ASSIGNING || state == State.SYNCING;
+    }
+
     /** Whether the member is in the group and has taken the assignment its generation gave it. */
     boolean isReconciled() {
         return state == State.STABLE && reconciled;

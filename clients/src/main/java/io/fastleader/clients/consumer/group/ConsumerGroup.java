@@ -188,6 +188,11 @@ public final class ConsumerGroup implements AutoCloseable {
         }
     }
 
+    /** Whether the member is in a rebalance that refuses its commits: auto-commit waits for its end. */
+    public boolean isRebalancing() {
+        return subscription.isSubscribed() && member.isRebalancing();
+    }
+
     /**
      * Asks the group to rebalance, as {@code enforceRebalance} does.
      *

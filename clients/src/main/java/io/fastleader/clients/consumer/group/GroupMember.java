@@ -46,6 +46,12 @@ interface GroupMember extends AutoCloseable {
     /** Who the group's offset fetches are made as now. */
     MemberIdentity fetcher();
 
+    /**
+     * Whether the member is in the middle of a rebalance in which its commits are refused (the
+     * classic protocol's join): auto-commit waits for its end, as {@code KafkaConsumer}'s does.
+     */
+    boolean isRebalancing();
+
     /** Asks the group to rebalance, as {@code enforceRebalance} does; false when the protocol leaves that to the coordinator. */
     boolean enforceRebalance(String reason);
 

@@ -152,6 +152,12 @@ final class GroupReconciler implements GroupMember {
         return membership.identity();
     }
 
+    /** Under the consumer group protocol a member commits at its epoch throughout a reconciliation. */
+    @Override
+    public boolean isRebalancing() {
+        return false;
+    }
+
     /** Under the consumer group protocol the coordinator alone starts rebalances. */
     @Override
     public boolean enforceRebalance(String reason) {

@@ -804,6 +804,24 @@ class ClassicMembershipTest {
         assertThat(membership.described()).as("left").isEqualTo(new MemberIdentity("", ClassicMembership.NO_GENERATION, Optional.empty()));
     }
 
+    @Test
+    void testTheMemberIsRebalancingFromPreparingToJoinUntilItsSyncGroupIsAnswered() {
+        ClassicMembership membership = dynamicMember();
+        membership.subscribe();
+        assertThat(membership.isRebalancing()).as("subscribed, not polled yet").isFalse();
+
+        membership.polled(nowMs);
+        assertThat(membership.isRebalancing()).as("preparing").isTrue();
+        membership.prepared(offered());
+        assertThat(membership.isRebalancing()).as("joining").isTrue();
+        joinSent(membership);
+        membership.onJoinAnswer(joined(4, OTHER_ID), nowMs);
+        assertThat(membership.isRebalancing()).as("syncing").isTrue();
+        syncSent(membership);
+        membership.onSyncAnswer(synced(), nowMs);
+        assertThat(membership.isRebalancing()).as("synced: it commits again").isFalse();
+    }
+
     // ---------------------------------------------------------------- rejoining
 
     @Test
