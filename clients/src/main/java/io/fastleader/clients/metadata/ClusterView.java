@@ -1,6 +1,7 @@
 package io.fastleader.clients.metadata;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -91,11 +92,18 @@ public final class ClusterView {
 
     /** A cluster holding every known broker and the partitions of one topic. */
     public static Cluster forTopic(LeaderCache cache, String topic) {
+        return forTopics(cache, List.of(topic));
+    }
+
+    /** A cluster holding every known broker and the partitions of {@code topics}. */
+    public static Cluster forTopics(LeaderCache cache, Collection<String> topics) {
         List<Node> nodes = new ArrayList<>();
         for (Map.Entry<Integer, BrokerEndpoint> entry : cache.nodes().entrySet()) {
             nodes.add(node(cache, entry.getKey()));
         }
-        return new Cluster(null, nodes, partitions(cache, topic), Set.of(), Set.of());
+        List<PartitionInfo> partitions = new ArrayList<>();
+        topics.forEach(topic -> partitions.addAll(partitions(cache, topic)));
+        return new Cluster(null, nodes, partitions, Set.of(), Set.of());
     }
 
     private static Node[] nodes(LeaderCache cache, List<Integer> ids) {

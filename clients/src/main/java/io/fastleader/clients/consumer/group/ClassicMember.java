@@ -261,42 +261,27 @@ final class ClassicMember implements GroupMember {
 
     /**
      * The leader's part: the assignor the coordinator chose assigns every member's partitions, given
-     * the cluster as listed now (every topic, so that members' subscriptions this one does not share
-     * are assigned too).
+     * the cluster's partitions of every topic the group subscribes to (those this member does not
+     * subscribe to as well).
      */
     private void assign(Task.Assign task) {
-        if (clusterListing == null) {
-            clusterListing = metadata.describeAllTopics();
-            clusterListing.whenCompleteAsync((listed, error) -> wakeConsumer.run(), owner);
-            return;
-        }
-        if (!clusterListing.isDone()) {
-            return;
-        }
-        CompletableFuture<MetadataResponseData> listed = clusterListing;
-        clusterListing = null;
-        if (listed.isCompletedExceptionally()) {
-            LOG.warn("Listing the cluster for group {}'s assignment failed; trying again", groupId);
-            wakeConsumer.run();
-            return;
-        }
-        Cluster cluster = ClusterView.cluster(listed.join());
-        ConsumerPartitionAssignor assignor = assignor(task.protocol());
         Map<String, ConsumerPartitionAssignor.Subscription> subscriptions = new LinkedHashMap<>();
-        Map<String, Integer> partitionCounts = new HashMap<>();
+        Set<String> groupTopics = new HashSet<>();
         for (JoinGroupResponseMember member : task.members()) {
             ConsumerPartitionAssignor.Subscription subscription = ConsumerProtocolCodec.deserializeSubscription(ByteBuffer.wrap(member.metadata()));
             subscription.setGroupInstanceId(Optional.ofNullable(member.groupInstanceId()));
             subscriptions.put(member.memberId(), subscription);
-            for (String topic : subscription.topics()) {
-                Integer count = cluster.partitionCountForTopic(topic);
-                partitionCounts.put(topic, count == null ? 0 : count);
-            }
+            groupTopics.addAll(subscription.topics());
         }
+        Optional<Cluster> cluster = clusterOf(groupTopics);
+        if (cluster.isEmpty()) {
+            return;
+        }
+        ConsumerPartitionAssignor assignor = assignor(task.protocol());
         LOG.info("Member {} assigns the partitions of group {}'s generation {} with {} to {}", membership.memberId(),
                 groupId, task.generation(), assignor.name(), subscriptions.keySet());
         GroupAssignment assigned = onApplicationThread(() ->
-                assignor.assign(cluster, new ConsumerPartitionAssignor.GroupSubscription(subscriptions)));
+                assignor.assign(cluster.get(), new ConsumerPartitionAssignor.GroupSubscription(subscriptions)));
         Map<String, byte[]> byMember = new LinkedHashMap<>();
         for (String memberId : subscriptions.keySet()) {
             ConsumerPartitionAssignor.Assignment assignment = assigned.groupAssignment().getOrDefault(memberId,
@@ -304,8 +289,39 @@ final class ClassicMember implements GroupMember {
             byMember.put(memberId, bytes(ConsumerProtocolCodec.serializeAssignment(assignment)));
         }
         membership.assigned(task.generation(), byMember);
+        Map<String, Integer> partitionCounts = new HashMap<>();
+        // Measured as topicsGrew() measures, so that only a later growth counts.
+        groupTopics.forEach(topic -> partitionCounts.put(topic,
+                Math.max(cluster.get().partitionsForTopic(topic).size(), metadata.cache().partitionCount(topic))));
         assignedPartitionCounts = Map.copyOf(partitionCounts);
         poke();
+    }
+
+    /**
+     * The cluster the assignor is given: from the client's metadata when it describes every topic
+     * of the group (as {@code KafkaConsumer}'s leader uses its own), else as a listing of the
+     * cluster's topics answers it; empty while that listing is under way (it wakes the consumer).
+     */
+    private Optional<Cluster> clusterOf(Set<String> groupTopics) {
+        if (groupTopics.stream().allMatch(topic -> metadata.cache().partitionCount(topic) > 0)) {
+            return Optional.of(ClusterView.forTopics(metadata.cache(), groupTopics));
+        }
+        if (clusterListing == null) {
+            clusterListing = metadata.describeAllTopics();
+            clusterListing.whenCompleteAsync((listed, error) -> wakeConsumer.run(), owner);
+            return Optional.empty();
+        }
+        if (!clusterListing.isDone()) {
+            return Optional.empty();
+        }
+        CompletableFuture<MetadataResponseData> listed = clusterListing;
+        clusterListing = null;
+        if (listed.isCompletedExceptionally()) {
+            LOG.warn("Listing the cluster for group {}'s assignment failed; trying again", groupId);
+            wakeConsumer.run();
+            return Optional.empty();
+        }
+        return Optional.of(ClusterView.cluster(listed.join()));
     }
 
     /** Whether a topic the leader assigned has more partitions now, as the client's metadata knows it. */
