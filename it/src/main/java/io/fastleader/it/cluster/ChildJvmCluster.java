@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A KRaft cluster whose nodes are child JVMs running {@code kafka.Kafka}, so that a broker can be
  * killed for real (SIGKILL) and so that a broker other than the one on this JVM's classpath
- * ({@link KafkaRelease#LEGACY}) can run.
+ * ({@link KafkaRelease#LEGACY}, {@link KafkaRelease#KAFKA_3_9}) can run.
  *
  * <p>The initial nodes {@code 0..n-1} are combined brokers and controllers with a static
  * {@code controller.quorum.voters}; {@link #addBroker()} adds broker-only nodes. Everything a

@@ -28,7 +28,7 @@ public @interface Cluster {
      */
     boolean killable() default false;
 
-    /** Which broker. {@link KafkaRelease#LEGACY} runs in child JVMs. */
+    /** Which broker. Releases other than {@link KafkaRelease#CURRENT} run in child JVMs. */
     KafkaRelease release() default KafkaRelease.CURRENT;
 
     /** Broker settings as {@code key=value}. */

@@ -32,7 +32,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         if (brokers < 1) {
             throw new IllegalArgumentException("a cluster needs at least one broker, not " + brokers);
         }
-        if (release == KafkaRelease.LEGACY && execution != Execution.CHILD_JVM) {
+        if (release.childJvmOnly() && execution != Execution.CHILD_JVM) {
             throw new IllegalArgumentException("Kafka " + release.version() + " brokers run only as child JVMs, not " + execution);
         }
         if (execution == Execution.CHILD_JVM && !security.isPlaintext()) {
@@ -115,10 +115,13 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
             return this;
         }
 
-        /** Which broker (default {@link KafkaRelease#CURRENT}). {@link KafkaRelease#LEGACY} implies child JVMs. */
+        /**
+         * Which broker (default {@link KafkaRelease#CURRENT}). Any other release
+         * ({@link KafkaRelease#LEGACY}, {@link KafkaRelease#KAFKA_3_9}) implies child JVMs.
+         */
         public Builder release(KafkaRelease release) {
             this.release = release;
-            if (release == KafkaRelease.LEGACY) {
+            if (release.childJvmOnly()) {
                 this.execution = Execution.CHILD_JVM;
             }
             return this;

@@ -18,20 +18,29 @@ public enum KafkaRelease {
      * runs in this JVM or in child JVMs; a JVM whose own classpath lacks it (one that holds another
      * kafka-clients release) starts it in child JVMs from the classpath Maven resolved for it.
      */
-    CURRENT("current-kafka"),
+    CURRENT("current-kafka", "it"),
     /**
      * A broker from before KIP-951 (pinned as {@code legacy.kafka.version}), resolved by Maven in
      * {@code it/legacy-kafka}. It runs only in child JVMs.
      */
-    LEGACY("legacy-kafka");
+    LEGACY("legacy-kafka", "it/legacy-kafka"),
+    /**
+     * The last 3.x line (pinned as {@code kafka39.version}), resolved by Maven in
+     * {@code it/kafka-3.9}: it sends KIP-951 leader hints but knows only the classic group
+     * protocol (the consumer group protocol, KIP-848, needs 4.0). It runs only in child JVMs.
+     */
+    KAFKA_3_9("kafka-39", "it/kafka-3.9");
 
     /** A class of the broker's own jar: present on a classpath that can run the broker. */
     private static final String BROKER_MAIN = "kafka.Kafka";
 
     private final String resourcePrefix;
+    /** The module that resolves this release's classpath, for the message when its resources are missing. */
+    private final String module;
 
-    KafkaRelease(String resourcePrefix) {
+    KafkaRelease(String resourcePrefix, String module) {
         this.resourcePrefix = resourcePrefix;
+        this.module = module;
     }
 
     /** The Apache Kafka version, e.g. {@code 3.6.2}. */
@@ -74,6 +83,11 @@ public enum KafkaRelease {
         return major > 3 || (major == 3 && Integer.parseInt(version[1]) >= 9);
     }
 
+    /** Whether this release runs only in child JVMs: every release but the current one. */
+    public boolean childJvmOnly() {
+        return this != CURRENT;
+    }
+
     /**
      * Whether this broker can run inside this JVM: only the current release can, and only where
      * this JVM's classpath holds its jars.
@@ -85,7 +99,6 @@ public enum KafkaRelease {
     private byte[] readResource(String name) {
         try (InputStream in = KafkaRelease.class.getResourceAsStream(name)) {
             if (in == null) {
-                String module = this == CURRENT ? "it" : "it/legacy-kafka";
                 throw new IllegalStateException("resource " + name + " is missing: build " + module + " first (mvn -pl it -am install)");
             }
             return in.readAllBytes();

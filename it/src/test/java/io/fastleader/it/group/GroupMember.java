@@ -132,6 +132,21 @@ final class GroupMember implements AutoCloseable {
         return failure;
     }
 
+    /**
+     * The consumer's metric {@code name} in {@code group}, summed over its tags; 0 before the
+     * consumer exists. Read it before {@link #stop}: a closed consumer's metrics are gone.
+     */
+    double metric(String group, String metricName) {
+        Consumer<String, String> running = consumer;
+        if (running == null) {
+            return 0;
+        }
+        return running.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(metricName))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
+    }
+
     /** Stops polling and closes the consumer with {@code options}, waiting for the close. */
     void stop(CloseOptions options) throws InterruptedException {
         closeWith = options;
