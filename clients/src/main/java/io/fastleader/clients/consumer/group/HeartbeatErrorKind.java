@@ -55,11 +55,12 @@ enum HeartbeatErrorKind {
         };
     }
 
-    /** The error for a cluster that does not run the consumer group protocol (KIP-848) fastleader's groups need. */
+    /** The error for a cluster that does not run the consumer group protocol (KIP-848) that {@code group.protocol=consumer} asks for. */
     static UnsupportedVersionException unsupportedProtocol(String groupId, String detail) {
         return new UnsupportedVersionException("The cluster does not serve the consumer group protocol (KIP-848, "
-                + "ConsumerGroupHeartbeat) that FastLeaderConsumer uses to join group " + groupId
-                + ": it needs Kafka 4.0 or later with the protocol enabled (group.coordinator.rebalance.protocols includes consumer)"
+                + "ConsumerGroupHeartbeat) that group.protocol=consumer asks FastLeaderConsumer to join group " + groupId
+                + " with: it needs Kafka 4.0 or later with the protocol enabled (group.coordinator.rebalance.protocols includes "
+                + "consumer). Set group.protocol=classic (the default) to join with the classic protocol until the cluster is upgraded"
                 + (detail == null || detail.isEmpty() ? "" : "; " + detail));
     }
 }
