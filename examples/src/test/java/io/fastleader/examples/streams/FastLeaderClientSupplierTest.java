@@ -2,23 +2,16 @@ package io.fastleader.examples.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.clients.producer.FastLeaderProducer;
@@ -29,30 +22,18 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -84,31 +65,6 @@ class FastLeaderClientSupplierTest {
     @TempDir
     Path stateDir;
 
-    /** The clients a {@code KafkaStreams} instance runs on. */
-    enum StreamsClients {
-        /** {@code new KafkaStreams(topology, properties)}. */
-        KAFKA_DEFAULT {
-            @Override
-            KafkaStreams build(Topology topology, Properties properties) {
-                return new KafkaStreams(topology, properties);
-            }
-        },
-        /** {@code new KafkaStreams(topology, properties, new FastLeaderClientSupplier())}. */
-        FASTLEADER {
-            @Override
-            KafkaStreams build(Topology topology, Properties properties) {
-                return new KafkaStreams(topology, properties, new FastLeaderClientSupplier());
-            }
-        };
-
-        abstract KafkaStreams build(Topology topology, Properties properties);
-
-        /** For topic and application names. */
-        String id() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-    }
-
     @BeforeAll
     static void startClusterAndWritePageViews(@Cluster(brokers = 1) KafkaTestCluster started) throws Exception {
         cluster = started;
@@ -121,9 +77,9 @@ class FastLeaderClientSupplierTest {
     @EnumSource
     void testCountsEveryPageViewOfEveryUser(StreamsClients clients) throws Exception {
         String applicationId = "counts-on-" + clients.id();
-        createTopic(applicationId + "-output");
+        createTopic(PageViewCounts.output(applicationId));
 
-        try (CountingInstance instance = new CountingInstance(clients, applicationId, PAGE_VIEWS, stateDir)) {
+        try (CountingInstance instance = new CountingInstance(clients, streamsProperties(applicationId, stateDir), PAGE_VIEWS)) {
             assertThat(lastCounts(applicationId, pageViewsPerUser, instance)).isEqualTo(pageViewsPerUser);
         }
     }
@@ -135,15 +91,15 @@ class FastLeaderClientSupplierTest {
         String input = "page-views-to-restore-on-" + clients.id();
         String applicationId = "restored-counts-on-" + clients.id();
         createTopic(input);
-        createTopic(applicationId + "-output");
+        createTopic(PageViewCounts.output(applicationId));
         Map<String, Long> before = writePageViews(input, 2);
-        try (CountingInstance first = new CountingInstance(clients, applicationId, input, stateDir.resolve("first"))) {
+        try (CountingInstance first = new CountingInstance(clients, streamsProperties(applicationId, stateDir.resolve("first")), input)) {
             assertThat(lastCounts(applicationId, before, first)).isEqualTo(before);
         }
         Map<String, Long> after = new TreeMap<>(before);
         writePageViews(input, 1).forEach((user, views) -> after.merge(user, views, Long::sum));
 
-        try (CountingInstance restarted = new CountingInstance(clients, applicationId, input, stateDir.resolve("restarted"))) {
+        try (CountingInstance restarted = new CountingInstance(clients, streamsProperties(applicationId, stateDir.resolve("restarted")), input)) {
             assertThat(lastCounts(applicationId, after, restarted)).isEqualTo(after);
             long countedBefore = before.values().stream().mapToLong(Long::longValue).sum();
             assertThat(restarted.restoredRecords).as("changelog records restored: one per page view counted before")
@@ -161,12 +117,12 @@ class FastLeaderClientSupplierTest {
         String input = "page-views-to-share-on-" + clients.id();
         String applicationId = "shared-counts-on-" + clients.id();
         createTopic(input);
-        createTopic(applicationId + "-output");
+        createTopic(PageViewCounts.output(applicationId));
         Map<String, Long> before = writePageViews(input, 2);
-        try (CountingInstance first = new CountingInstance(clients, applicationId, input, stateDir.resolve("first"))) {
+        try (CountingInstance first = new CountingInstance(clients, streamsProperties(applicationId, stateDir.resolve("first")), input)) {
             assertThat(lastCounts(applicationId, before, first)).isEqualTo(before);
 
-            try (CountingInstance second = new CountingInstance(clients, applicationId, input, stateDir.resolve("second"))) {
+            try (CountingInstance second = new CountingInstance(clients, streamsProperties(applicationId, stateDir.resolve("second")), input)) {
                 Await.until("each instance running some of the " + PARTITIONS + " tasks", COUNTED_WITHIN, () -> {
                     first.failIfDied();
                     second.failIfDied();
@@ -186,7 +142,7 @@ class FastLeaderClientSupplierTest {
         String userProfiles = "user-profiles";
         createTopic(userProfiles);
         StreamsBuilder builder = new StreamsBuilder();
-        countingTopology(builder, PAGE_VIEWS, "handed-out-counts");
+        PageViewCounts.countingTopology(builder, PAGE_VIEWS, "handed-out-counts");
         // A GlobalKTable, so Streams asks for its global consumer too.
         builder.globalTable(userProfiles, Consumed.with(Serdes.String(), Serdes.String()));
         RecordingClientSupplier supplier = new RecordingClientSupplier(new FastLeaderClientSupplier());
@@ -205,7 +161,7 @@ class FastLeaderClientSupplierTest {
     @Test
     void testExactlyOnceIsRefusedWhenKafkaStreamsIsBuilt() {
         StreamsBuilder builder = new StreamsBuilder();
-        countingTopology(builder, PAGE_VIEWS, "exactly-once-counts");
+        PageViewCounts.countingTopology(builder, PAGE_VIEWS, "exactly-once-counts");
         Properties properties = streamsProperties("exactly-once", stateDir);
         properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         RecordingClientSupplier supplier = new RecordingClientSupplier(new FastLeaderClientSupplier());
@@ -218,128 +174,12 @@ class FastLeaderClientSupplierTest {
         assertThat(supplier.handedOut).doesNotContainKey("producer");
     }
 
-    /**
-     * One started instance of the counting application {@code applicationId}, from {@code input}
-     * to {@code <applicationId>-output}; closing it closes Streams within 30 s.
-     */
-    private static final class CountingInstance implements AutoCloseable {
-        final KafkaStreams streams;
-        /** What killed a stream thread, if anything did. */
-        private final AtomicReference<Throwable> died = new AtomicReference<>();
-        /** Changelog records restored into the state stores. */
-        final AtomicLong restoredRecords = new AtomicLong();
-
-        CountingInstance(StreamsClients clients, String applicationId, String input, Path stateDir) {
-            StreamsBuilder builder = new StreamsBuilder();
-            countingTopology(builder, input, applicationId + "-output");
-            streams = clients.build(builder.build(), streamsProperties(applicationId, stateDir));
-            streams.setUncaughtExceptionHandler(exception -> {
-                died.set(exception);
-                return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-            });
-            streams.setGlobalStateRestoreListener(new StateRestoreListener() {
-                @Override
-                public void onRestoreStart(TopicPartition partition, String store, long startOffset, long endOffset) {
-                }
-
-                @Override
-                public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long records) {
-                }
-
-                @Override
-                public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
-                    restoredRecords.addAndGet(totalRestored);
-                }
-            });
-            streams.start();
-        }
-
-        /** Throws (an {@code Error}, which {@link Await} passes on at once) if a stream thread died. */
-        void failIfDied() {
-            if (died.get() != null) {
-                throw new AssertionError("a stream thread died; the instance is now " + streams.state(), died.get());
-            }
-        }
-
-        boolean isRunning() {
-            return streams.state() == KafkaStreams.State.RUNNING;
-        }
-
-        Set<TaskId> activeTasks() {
-            return streams.metadataForLocalThreads().stream()
-                .flatMap(thread -> thread.activeTasks().stream())
-                .map(TaskMetadata::taskId)
-                .collect(Collectors.toSet());
-        }
-
-        @Override
-        public String toString() {
-            return streams.state() + " with tasks " + activeTasks();
-        }
-
-        @Override
-        public void close() {
-            streams.close(Duration.ofSeconds(30));
-        }
-    }
-
-    /** Page views counted per user, in a state store backed by a changelog topic; each new count goes to {@code output}. */
-    private static void countingTopology(StreamsBuilder builder, String input, String output) {
-        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
-            .groupByKey()
-            .count(Materialized.as("page-views-per-user"))
-            .toStream()
-            .to(output, Produced.with(Serdes.String(), Serdes.Long()));
-    }
-
-    /**
-     * Reads {@code <applicationId>-output} from its start until every user's last count reaches the
-     * {@code expected} one, failing at once if a stream thread of an instance died and after
-     * {@link #COUNTED_WITHIN} with what it read. A count past the expected one (a page view counted
-     * twice) ends the wait too, for the caller to see.
-     */
     private static Map<String, Long> lastCounts(String applicationId, Map<String, Long> expected, CountingInstance... instances) {
-        Map<String, Long> counts = new TreeMap<>();
-        try (Consumer<String, Long> reader = new KafkaConsumer<>(cluster.clientConfig(), new StringDeserializer(), new LongDeserializer())) {
-            List<TopicPartition> partitions = IntStream.range(0, PARTITIONS)
-                .mapToObj(p -> new TopicPartition(applicationId + "-output", p))
-                .toList();
-            reader.assign(partitions);
-            reader.seekToBeginning(partitions);
-            long deadline = System.nanoTime() + COUNTED_WITHIN.toNanos();
-            while (!expected.entrySet().stream().allMatch(user -> counts.getOrDefault(user.getKey(), 0L) >= user.getValue())) {
-                for (CountingInstance instance : instances) {
-                    instance.failIfDied();
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    fail("not every page view counted within %s: last counts %s of %s, instances %s",
-                            COUNTED_WITHIN, counts, expected, List.of(instances));
-                }
-                for (ConsumerRecord<String, Long> count : reader.poll(Duration.ofMillis(200))) {
-                    counts.put(count.key(), count.value());
-                }
-            }
-        }
-        return counts;
+        return PageViewCounts.lastCounts(cluster, applicationId, expected, COUNTED_WITHIN, instances);
     }
 
     private static Properties streamsProperties(String applicationId, Path stateDir) {
-        Properties properties = new Properties();
-        properties.putAll(cluster.clientConfig());
-        properties.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
-        properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        // Every count is written and committed at once instead of after the cache fills or 30 s pass.
-        properties.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-        /*
-         * KafkaStreams.close() keeps its main consumer in the group (no LeaveGroup); a restarted
-         * instance's rebalance then waits for the old member's session to time out: 6 s, the
-         * broker's least, instead of 45.
-         */
-        properties.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
-        properties.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1000);
-        return properties;
+        return PageViewCounts.streamsProperties(cluster, applicationId, stateDir);
     }
 
     /**
