@@ -119,6 +119,11 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
                 result.complete(call.get());
             } catch (Throwable e) {
                 result.completeExceptionally(e);
+            } finally {
+                // Kafka's InterruptException interrupts the thread that builds it; a call stopped for the
+                // application's interrupted thread builds it here. The owner must not stay interrupted:
+                // its every wait would fail at once, and it would spin instead of running tasks.
+                Thread.interrupted();
             }
         });
         result.whenComplete((ignored, failure) -> application.add(NOTHING));

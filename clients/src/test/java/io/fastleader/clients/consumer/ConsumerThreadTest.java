@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.common.errors.InterruptException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +35,20 @@ class ConsumerThreadTest {
         assertThatThrownBy(() -> owner.call(() -> {
             throw new IllegalStateException("refused");
         }, () -> { })).isInstanceOf(IllegalStateException.class).hasMessage("refused");
+    }
+
+    @Test
+    void testACallStoppedByAnInterruptLeavesTheOwnerRunningTheNextCalls() throws Exception {
+        // Kafka's InterruptException interrupts the thread that builds it: here the owner's, as a call
+        // stopped for an interrupted application thread builds it there.
+        assertThatThrownBy(() -> owner.call(() -> {
+            throw new InterruptException(new InterruptedException());
+        }, () -> { })).isInstanceOf(InterruptException.class);
+        Thread.interrupted();
+
+        CompletableFuture<String> next = CompletableFuture.supplyAsync(() -> owner.call(() -> "answered", () -> { }));
+
+        assertThat(next.get(30, TimeUnit.SECONDS)).isEqualTo("answered");
     }
 
     @Test
