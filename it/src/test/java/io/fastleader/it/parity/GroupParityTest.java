@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,7 +48,8 @@ import io.fastleader.it.group.RecordingListener;
 
 /**
  * Group members side by side: one {@code KafkaConsumer} 4.3.1 under {@code group.protocol=consumer}
- * and one {@code FastLeaderConsumer}, each alone in a group of its own on a real 3-broker cluster,
+ * (or classic, where a test says so) and one {@code FastLeaderConsumer}, each alone in a group of its
+ * own on a real 3-broker cluster,
  * driven through the same calls; what the application sees (listener calls, exceptions, the group
  * as the coordinator describes it) must be the same.
  */
@@ -60,6 +63,10 @@ class GroupParityTest {
     /** A member that commits only when told to, and leaves its group 5 s after its last {@code poll}. */
     private static final Map<String, Object> SHORT_POLL_INTERVAL_MANUAL_COMMITS = Map.of(
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000);
+
+    /** A member of the classic protocol, with the session and heartbeat the brokers give consumer-protocol members here. */
+    private static final Map<String, Object> CLASSIC = Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic",
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
 
     private static KafkaTestCluster cluster;
     private static Disturbances disturbances;
@@ -205,6 +212,78 @@ class GroupParityTest {
                 "commitSync done", "committed {grouped-0=10, grouped-1=10, grouped-2=10}", "lost " + everything,
                 "assigned " + everything, "positions {grouped-0=10, grouped-1=10, grouped-2=10}", "read again []",
                 "revoked " + everything);
+    }
+
+    /**
+     * A classic member that left for an expired poll interval is no longer in the group: its commit
+     * fails with {@code CommitFailedException} and {@code KafkaConsumer}'s message, and the next
+     * {@code poll} gives its partitions up as lost and joins again.
+     */
+    @Test
+    void aClassicMemberPastItsPollIntervalHasItsCommitRefusedThenRejoins() throws Exception {
+        Map<String, Object> config = new HashMap<>(CLASSIC);
+        config.putAll(SHORT_POLL_INTERVAL_MANUAL_COMMITS);
+        Map<Flavour, List<String>> seen = eachMember(config, (consumer, group) -> {
+            List<String> events = new ArrayList<>();
+            consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
+            readEverything(consumer);
+            Await.until("the member left for its expired poll interval", SETTLED, () -> members(group) == 0);
+            events.add("commitSync " + outcome(consumer::commitSync));
+            awaitBackWithItsPartitions(consumer);
+            return events;
+        });
+
+        String everything = "[grouped-0, grouped-1, grouped-2]";
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned " + everything,
+                "commitSync CommitFailedException: Offset commit cannot be completed since the consumer is not part of an active "
+                        + "group for auto partition assignment; it is likely that the consumer was kicked out of the group.",
+                "lost " + everything, "assigned " + everything, "revoked " + everything);
+    }
+
+    /**
+     * What a closed classic member does about its group, as {@code CloseOptions} says: a dynamic member
+     * leaves by default and with {@code LEAVE_GROUP}, and stays until its session times out with
+     * {@code REMAIN_IN_GROUP} (as Kafka Streams closes its consumer).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(CloseOptions.GroupMembershipOperation.class)
+    void aClosedClassicMemberLeavesOrStaysAsItsCloseOptionsSay(CloseOptions.GroupMembershipOperation operation) throws Exception {
+        Map<Flavour, List<String>> seen = eachMember(CLASSIC, (consumer, group) -> {
+            List<String> events = new ArrayList<>();
+            consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
+            readEverything(consumer);
+            consumer.close(CloseOptions.groupMembershipOperation(operation).withTimeout(Duration.ofSeconds(30)));
+            events.add("members after close " + members(group));
+            return events;
+        });
+
+        String everything = "[grouped-0, grouped-1, grouped-2]";
+        int staying = operation == CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP ? 1 : 0;
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("assigned " + everything,
+                "revoked " + everything, "members after close " + staying);
+    }
+
+    /** {@code enforceRebalance} makes a classic member join again on its next {@code poll}: a new generation, the same member id. */
+    @Test
+    void enforceRebalanceGivesAClassicMemberANewGeneration() throws Exception {
+        Map<Flavour, List<String>> seen = eachMember(CLASSIC, (consumer, group) -> {
+            List<String> events = new ArrayList<>();
+            consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
+            readEverything(consumer);
+            ConsumerGroupMetadata joined = consumer.groupMetadata();
+            events.add("joined " + describe(joined, joined));
+            consumer.enforceRebalance("asked by the test");
+            Await.until("a new generation", SETTLED, () -> {
+                consumer.poll(Duration.ofMillis(100));
+                return consumer.groupMetadata().generationId() > joined.generationId() && consumer.assignment().size() == 3;
+            });
+            events.add("rebalanced " + describe(consumer.groupMetadata(), joined));
+            return events;
+        });
+
+        String everything = "[grouped-0, grouped-1, grouped-2]";
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).startsWith("assigned " + everything,
+                "joined member id: the first, generation: the first").contains("rebalanced member id: the first, generation: a later one");
     }
 
     /** {@code subscribe(Pattern)} over a subscription to topics is refused, as mixing subscription kinds always is. */
