@@ -29,9 +29,9 @@ import io.fastleader.clients.network.ExponentialBackoff;
 
 /**
  * A consumer's {@code group.id}: the one type the consumer talks to for everything group, whether
- * it joins the group ({@code subscribe}, under the consumer group protocol) or only commits and
- * reads offsets for it (partitions it assigned itself). Membership, reconciliation, heartbeats,
- * the coordinator and the group's offsets live behind it, in this package.
+ * it joins the group ({@code subscribe}, under the classic protocol or the consumer group protocol)
+ * or only commits and reads offsets for it (partitions it assigned itself). The subscription, the
+ * membership of either protocol, the coordinator and the group's offsets live behind it, in this package.
  */
 public final class ConsumerGroup implements AutoCloseable {
 
