@@ -47,6 +47,8 @@ public final class ConsumerGroup implements AutoCloseable {
      *                               one its fetches and offset lookups follow ({@link GroupOffsets} says why no leader
      *                               epoch ends its waits)
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
+     * @param classic                what the classic protocol needs, present when the consumer joins with it; empty
+     *                               under the consumer group protocol
      */
     public record Settings(String groupId, Optional<String> instanceId, Optional<String> rack, Optional<String> remoteAssignor,
                            int maxPollIntervalMs, ExponentialBackoff retryBackoff, EpochBackoff offsetsRetryBackoff,
