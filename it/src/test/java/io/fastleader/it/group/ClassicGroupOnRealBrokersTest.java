@@ -2,7 +2,6 @@ package io.fastleader.it.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.RangeAssignor;
@@ -35,9 +33,9 @@ import io.fastleader.it.group.GroupMember.Flavour;
  * {@code KafkaConsumer}'s default), and in a consumer-protocol group beside members of both
  * protocols, as Kafka 4 lets classic members join one: with each of Kafka's assignors every partition is owned, each
  * member gets a share and every record is read, never a partition owned by two members at once
- * (checked from the listeners); a cooperative rebalance revokes only what moves; a leaving member's
- * partitions go to the others; partitions added to a topic are assigned once the leader sees them;
- * a static member comes back to its partitions.
+ * (checked from the listeners); a cooperative rebalance revokes only what moves; partitions added to
+ * a topic are assigned once the leader sees them. Leaves, static members coming back, killed members
+ * and rolling restarts run under both protocols in {@link GroupMembersOnRealBrokersTest}.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ClassicGroupOnRealBrokersTest extends GroupTestBase {
@@ -82,24 +80,6 @@ class ClassicGroupOnRealBrokersTest extends GroupTestBase {
     }
 
     @Test
-    void aLeavingMembersPartitionsGoToTheOthers() throws Exception {
-        newTopic();
-        GroupMember leaving = join("leaving", Flavour.FASTLEADER, Map.of());
-        join("other-fastleader", Flavour.FASTLEADER, Map.of());
-        join("kafka", Flavour.KAFKA, Map.of());
-        awaitEveryPartitionOwnedByEachOf(members);
-
-        leaving.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
-        members.remove(leaving);
-
-        assertThat(ownership.of(leaving.name())).as("everything it owned was revoked").isEmpty();
-        awaitEveryPartitionOwnedByEachOf(members);
-        assertThat(describe().members()).hasSize(2);
-        assertThat(ownership.violations()).isEmpty();
-        assertNoMemberFailed();
-    }
-
-    @Test
     void classicMembersShareAConsumerProtocolGroupWithKafkaConsumersOfBothProtocols() throws Exception {
         int records = produce(newTopic(), 400);
         Map<String, Object> consumerProtocol = Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
@@ -131,24 +111,6 @@ class ClassicGroupOnRealBrokersTest extends GroupTestBase {
         }
 
         Await.until("the new partitions owned too", SETTLED, () -> ownership.snapshot().size() == PARTITIONS + 4);
-        assertThat(ownership.violations()).isEmpty();
-        assertNoMemberFailed();
-    }
-
-    @Test
-    void aStaticMemberThatComesBackWithinItsSessionGetsItsPartitionsBack() throws Exception {
-        newTopic();
-        GroupMember first = join("static-a", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
-        join("static-b", Flavour.KAFKA, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-b"));
-        awaitEveryPartitionOwnedByEachOf(members);
-        Set<TopicPartition> before = ownership.of(first.name());
-
-        first.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
-        members.remove(first);
-        GroupMember back = join("static-a-again", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
-
-        Await.until("the static member owns partitions again", SETTLED, () -> !ownership.of(back.name()).isEmpty());
-        assertThat(ownership.of(back.name())).isEqualTo(before);
         assertThat(ownership.violations()).isEmpty();
         assertNoMemberFailed();
     }

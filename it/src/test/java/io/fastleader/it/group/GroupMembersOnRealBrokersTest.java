@@ -38,7 +38,9 @@ import io.fastleader.it.group.GroupMember.Flavour;
 
 /**
  * {@link FastLeaderConsumer}s as members of consumer-protocol groups (KIP-848) on a real 3-broker
- * Kafka 4.3.1 cluster, beside a {@code KafkaConsumer} member: partitions spread over every member
+ * Kafka 4.3.1 cluster, beside a {@code KafkaConsumer} member, and of classic groups where a test
+ * runs under both protocols (a leave, a static member's return, a killed member, a rolling
+ * restart): partitions spread over every member
  * and move on join, on leave, and once the session of a member that went without giving them up
  * (a static member's leave, a member's process killed) times out, never owned by two members at
  * once (checked from the listeners); a dynamic member cannot remain in the group when closed, as
@@ -84,12 +86,13 @@ class GroupMembersOnRealBrokersTest extends GroupTestBase {
         assertNoMemberFailed();
     }
 
-    @Test
-    void aLeavingMembersPartitionsGoToTheOthers() throws Exception {
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"consumer", "classic"})
+    void aLeavingMembersPartitionsGoToTheOthers(String protocol) throws Exception {
         newTopic();
-        GroupMember leaving = join("leaving", Flavour.FASTLEADER, Map.of());
-        join("other-fastleader", Flavour.FASTLEADER, Map.of());
-        join("kafka", Flavour.KAFKA, Map.of());
+        GroupMember leaving = join("leaving", Flavour.FASTLEADER, protocol(protocol));
+        join("other-fastleader", Flavour.FASTLEADER, protocol(protocol));
+        join("kafka", Flavour.KAFKA, protocol(protocol));
         awaitEveryPartitionOwnedByEachOf(members);
         Set<TopicPartition> left = ownership.of(leaving.name());
 
@@ -184,17 +187,18 @@ class GroupMembersOnRealBrokersTest extends GroupTestBase {
         }
     }
 
-    @Test
-    void aStaticMemberThatComesBackWithinItsSessionGetsItsPartitionsBack() throws Exception {
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"consumer", "classic"})
+    void aStaticMemberThatComesBackWithinItsSessionGetsItsPartitionsBack(String protocol) throws Exception {
         newTopic();
-        GroupMember first = join("static-a", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
-        join("static-b", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-b"));
+        GroupMember first = join("static-a", Flavour.FASTLEADER, staticMember(protocol, "instance-a"));
+        join("static-b", Flavour.KAFKA, staticMember(protocol, "instance-b"));
         awaitEveryPartitionOwnedByEachOf(members);
         Set<TopicPartition> before = ownership.of(first.name());
 
         first.stop(CloseOptions.timeout(Duration.ofSeconds(30)));
         members.remove(first);
-        GroupMember back = join("static-a-again", Flavour.FASTLEADER, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a"));
+        GroupMember back = join("static-a-again", Flavour.FASTLEADER, staticMember(protocol, "instance-a"));
 
         Await.until("the static member owns partitions again", SETTLED, () -> !ownership.of(back.name()).isEmpty());
         assertThat(ownership.of(back.name())).isEqualTo(before);
@@ -307,6 +311,13 @@ class GroupMembersOnRealBrokersTest extends GroupTestBase {
                 ? Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000,
                         ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500)
                 : Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+    }
+
+    /** A static member's keys: {@code protocol}'s, and {@code group.instance.id}. */
+    private static Map<String, Object> staticMember(String protocol, String instanceId) {
+        Map<String, Object> config = new HashMap<>(protocol(protocol));
+        config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+        return config;
     }
 
     private static Map<String, Object> memberConfig(String group, Map<String, Object> extra) {
