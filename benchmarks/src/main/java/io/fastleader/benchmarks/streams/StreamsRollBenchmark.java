@@ -85,7 +85,7 @@ public final class StreamsRollBenchmark {
             applications side by side on one in-JVM 3-broker cluster, fed by one KafkaProducer (acks=all).
               --rate N          records per second written to each application's input (default 500)
               --partitions N    partitions of each input and output topic, so tasks of each application (default 6)
-              --repetitions N   rolling restarts of every broker (default 3)
+              --repetitions N   rolling restarts of every broker (default 10)
               --steady S        seconds measured before the first roll, after a 10 s warm-up (default 30)
               --json FILE       figures (default benchmarks/target/streams-roll.json)
             """;
@@ -96,7 +96,7 @@ public final class StreamsRollBenchmark {
     public static void main(String[] args) throws Exception {
         Options options = CommandLine.parseOrExit(args, HELP, line -> {
             Options read = new Options(line.integer("--rate", 500), line.integer("--partitions", 6),
-                    line.integer("--repetitions", 3), line.seconds("--steady", 30),
+                    line.integer("--repetitions", 10), line.seconds("--steady", 30),
                     line.path("--json", "benchmarks/target/streams-roll.json"));
             CommandLine.requirePositive("--rate", read.rate());
             CommandLine.requirePositive("--partitions", read.partitions());
