@@ -44,11 +44,6 @@ import org.apache.kafka.streams.StreamsConfig;
  * default. With {@code group.protocol=streams} (KIP-1071) Streams builds its main consumer itself
  * and does not ask a supplier for it: only the producer, restore and global consumers are then
  * fastleader's.
- *
- * <p>Not yet: tasks moving from one member of the application's group to another (a second
- * instance joining it). FastLeaderConsumer tells Streams' assignor of a new assignment before it
- * revokes the partitions taken away, where {@code KafkaConsumer} revokes first, and the stream
- * thread dies closing a task it has not suspended (the module's README, "Kafka Streams").
  */
 public class FastLeaderClientSupplier implements KafkaClientSupplier {
 
