@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -15,27 +14,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fastleader.clients.consumer.ConsumerMetrics;
 import io.fastleader.clients.consumer.FastLeaderConsumer;
@@ -43,7 +34,6 @@ import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
-import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaRelease;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import io.fastleader.it.cluster.SteadyProducer;
@@ -60,25 +50,14 @@ import io.fastleader.it.group.GroupMember.Flavour;
  * followed by the brokers' hints. Asking for {@code group.protocol=consumer} on this cluster fails
  * with an error that names the protocol.
  */
-@ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-class ClassicGroupOn39BrokersTest {
+class ClassicGroupOn39BrokersTest extends GroupTestBase {
 
-    private static final int PARTITIONS = 8;
     /** Partitions of the topic whose replica lists rotate: enough that fetches are in flight to old leaders. */
     private static final int MOVED_PARTITIONS = 30;
-    private static final Duration SETTLED = Duration.ofSeconds(60);
-
-    private static KafkaTestCluster cluster;
-    private static Disturbances disturbances;
-    private static int topics;
-
-    private final Ownership ownership = new Ownership();
-    private final List<GroupMember> members = new ArrayList<>();
-    private String topic;
 
     /**
-     * One cluster for the class. A new group's first join is not held back (the broker's default
+     * One 3.9 cluster for the class, in place of the base class's. A new group's first join is not held back (the broker's default
      * waits 3 s for more members), so each scenario starts at once; the group session bounds are
      * the broker's defaults (6 s to 30 min), which the members' 6 s sessions fit.
      */
@@ -90,21 +69,9 @@ class ClassicGroupOn39BrokersTest {
         assertThat(cluster.kafkaVersion()).startsWith("3.9.");
     }
 
-    @AfterAll
-    static void closeAdmin() {
-        disturbances.close();
-    }
-
-    @AfterEach
-    void stopMembers() throws InterruptedException {
-        for (GroupMember member : members) {
-            member.close();
-        }
-    }
-
     @Test
     void aFastLeaderConsumerAndAKafkaConsumerShareEveryPartitionAndReadEveryRecord() throws Exception {
-        int records = produce(newTopic(PARTITIONS), 400);
+        int records = produce(newTopic(), 400);
 
         GroupMember kafka = join("kafka", Flavour.KAFKA);
         GroupMember fastleader = join("fastleader", Flavour.FASTLEADER);
@@ -113,7 +80,7 @@ class ClassicGroupOn39BrokersTest {
         Await.until("every record read", SETTLED, () -> GroupMember.union(members).size() == records);
         assertThat(ownership.of(kafka.name())).as("the KafkaConsumer member's share").isNotEmpty();
         assertThat(ownership.of(fastleader.name())).as("the FastLeaderConsumer member's share").isNotEmpty();
-        ConsumerGroupDescription group = describe();
+        ConsumerGroupDescription group = describeGroup();
         assertThat(group.type()).isEqualTo(GroupType.CLASSIC);
         assertThat(group.members()).hasSize(2);
         assertThat(ownership.violations()).isEmpty();
@@ -122,7 +89,7 @@ class ClassicGroupOn39BrokersTest {
 
     @Test
     void aCommittedPositionIsWhereTheGroupsNextMemberStarts() throws Exception {
-        int first = produce(newTopic(PARTITIONS), 200);
+        int first = produce(newTopic(), 200);
         Map<String, Object> config = config();
         // The commit under test is the application's own: nothing is committed behind its back on close.
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -156,7 +123,7 @@ class ClassicGroupOn39BrokersTest {
 
     @Test
     void groupProtocolConsumerFailsClearlyOnA39Cluster() {
-        newTopic(PARTITIONS);
+        newTopic();
         Map<String, Object> config = config();
         config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         // The consumer protocol's session and heartbeat are the broker's to set; a client that names them is refused.
@@ -180,9 +147,7 @@ class ClassicGroupOn39BrokersTest {
 
     @Test
     void aLeaderMoveWhileAGroupMemberReadsLosesNoRecord() throws Exception {
-        topic = "classic39-moved-" + ++topics;
-        TopicDescription before = disturbances.createTopic(
-                new NewTopic(topic, MOVED_PARTITIONS, (short) 3).configs(Map.of("min.insync.replicas", "2")));
+        TopicDescription before = newTopic(MOVED_PARTITIONS, Map.of("min.insync.replicas", "2"));
         GroupMember reader = join("reader", Flavour.FASTLEADER);
         awaitEveryPartitionOwnedByEachOf(members);
 
@@ -256,44 +221,5 @@ class ClassicGroupOn39BrokersTest {
                 cluster.bootstrapServers()))) {
             return probe.endOffsets(partitions, Duration.ofSeconds(30));
         }
-    }
-
-    private ConsumerGroupDescription describe() throws Exception {
-        try (Admin admin = Admin.create(cluster.clientConfig())) {
-            return admin.describeConsumerGroups(List.of("group-" + topic)).all().get(30, TimeUnit.SECONDS).get("group-" + topic);
-        }
-    }
-
-    private String newTopic(int partitions) {
-        topic = "classic39-" + ++topics;
-        disturbances.createTopic(new NewTopic(topic, partitions, (short) 3));
-        return topic;
-    }
-
-    /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
-    private void awaitEveryPartitionOwnedByEachOf(Collection<GroupMember> owners) {
-        List<String> names = owners.stream().map(GroupMember::name).toList();
-        int partitions = disturbances.describe(topic).partitions().size();
-        Await.until("every partition owned, each of " + names + " with a share", SETTLED, () -> {
-            Map<TopicPartition, String> owned = ownership.snapshot();
-            return owned.size() == partitions && names.stream().allMatch(owned::containsValue);
-        });
-    }
-
-    private void assertNoMemberFailed() {
-        members.forEach(member -> assertThat(member.failure()).as("%s failed", member.name()).isNull());
-    }
-
-    /** Sends {@code records} records round-robin over the topic's partitions, each valued {@code v-n}; returns the count. */
-    private static int produce(String topic, int records) throws Exception {
-        int partitions = disturbances.describe(topic).partitions().size();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(),
-                new StringSerializer())) {
-            for (int i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(topic, i % partitions, "key", "v-" + i));
-            }
-            producer.flush();
-        }
-        return records;
     }
 }

@@ -3,13 +3,11 @@ package io.fastleader.it.group;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -54,7 +52,7 @@ class ClassicGroupOnRealBrokersTest extends GroupTestBase {
         awaitEveryPartitionOwnedByEachOf(members);
         Await.until("every record read", SETTLED, () -> GroupMember.union(members).size() == records);
         assertThat(ownership.of(kafka.name())).as("the KafkaConsumer member's share").isNotEmpty();
-        assertThat(describe().type()).isEqualTo(GroupType.CLASSIC);
+        assertThat(describeGroup().type()).isEqualTo(GroupType.CLASSIC);
         assertThat(ownership.violations()).isEmpty();
         assertNoMemberFailed();
     }
@@ -93,7 +91,7 @@ class ClassicGroupOnRealBrokersTest extends GroupTestBase {
 
         awaitEveryPartitionOwnedByEachOf(members);
         Await.until("every record read", SETTLED, () -> GroupMember.union(members).size() == records);
-        assertThat(describe().type()).as("a consumer-protocol group with classic members").isEqualTo(GroupType.CONSUMER);
+        assertThat(describeGroup().type()).as("a consumer-protocol group with classic members").isEqualTo(GroupType.CONSUMER);
         assertThat(ownership.violations()).isEmpty();
         assertNoMemberFailed();
     }
@@ -128,11 +126,5 @@ class ClassicGroupOnRealBrokersTest extends GroupTestBase {
         GroupMember member = new GroupMember(name, flavour, config, topic, ownership, consumer -> consumer.commitSync());
         members.add(member);
         return member;
-    }
-
-    private ConsumerGroupDescription describe() throws Exception {
-        try (Admin admin = Admin.create(cluster.clientConfig())) {
-            return admin.describeConsumerGroups(List.of("group-" + topic)).all().get(30, TimeUnit.SECONDS).get("group-" + topic);
-        }
     }
 }

@@ -7,8 +7,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -69,22 +73,35 @@ abstract class GroupTestBase {
 
     /** A new topic of {@link #PARTITIONS} partitions, three replicas each, for this test. */
     String newTopic() {
-        topic = "group-topic-" + ++topics;
-        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
+        newTopic(PARTITIONS, Map.of());
         return topic;
     }
 
-    /** Waits until every partition is owned, and each of {@code owners} owns at least one. */
+    /** A new topic of {@code partitions} partitions, three replicas each, with {@code configs}, for this test. */
+    TopicDescription newTopic(int partitions, Map<String, String> configs) {
+        topic = "group-topic-" + ++topics;
+        return disturbances.createTopic(new NewTopic(topic, partitions, (short) 3).configs(configs));
+    }
+
+    /** Waits until every partition of the test's topic is owned, and each of {@code owners} owns at least one. */
     void awaitEveryPartitionOwnedByEachOf(Collection<GroupMember> owners) {
         awaitEveryPartitionOwnedByEachNamed(owners.stream().map(GroupMember::name).toList());
     }
 
-    /** Waits until every partition is owned, and each member named in {@code owners} owns at least one. */
+    /** Waits until every partition of the test's topic is owned, and each member named in {@code owners} owns at least one. */
     void awaitEveryPartitionOwnedByEachNamed(Collection<String> owners) {
+        int partitions = disturbances.describe(topic).partitions().size();
         Await.until("every partition owned, each of " + owners + " with a share", SETTLED, () -> {
             Map<TopicPartition, String> owned = ownership.snapshot();
-            return owned.size() == PARTITIONS && owners.stream().allMatch(owned::containsValue);
+            return owned.size() == partitions && owners.stream().allMatch(owned::containsValue);
         });
+    }
+
+    /** The test's group ({@code group-<topic>}) as the coordinator describes it. */
+    ConsumerGroupDescription describeGroup() throws Exception {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            return admin.describeConsumerGroups(List.of("group-" + topic)).all().get(30, TimeUnit.SECONDS).get("group-" + topic);
+        }
     }
 
     void assertNoMemberFailed() {
