@@ -66,6 +66,15 @@ class BrokerConnectionTest {
         assertThat(connection.versions().supports(ApiKey.FIND_COORDINATOR)).isFalse();
     }
 
+    /** Features travel in tagged fields of the ApiVersions answer, flexible behind a v0 response header. */
+    @Test
+    void keepsTheFinalizedFeaturesTheHandshakeReports() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), NegotiatedVersionsTest.finalized(3, "transaction.version", 2));
+
+        assertThat(connection.versions().finalizedLevel("transaction.version")).isEqualTo((short) 2);
+        assertThat(connection.versions().finalizedFeaturesEpoch()).isEqualTo(3);
+    }
+
     @Test
     void failsARequestForAnApiTheBrokerDoesNotSpeakWithoutSendingIt() throws Exception {
         connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
