@@ -12,7 +12,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 /**
  * What a connection's ApiVersions handshake told: the version of each API the connection uses, the
  * highest that both the broker and our schemas speak, and the feature levels the cluster had
- * finalized then. Callers ask for an API, never for a version.
+ * finalized then. Callers ask for an API, never for a version, unless a feature level caps it.
  */
 public final class NegotiatedVersions {
 
@@ -65,7 +65,27 @@ public final class NegotiatedVersions {
      * @throws UnsupportedVersionException if the broker's range and ours do not overlap
      */
     public short version(ApiKey api) {
-        return brokerRange(api).highestInCommon(api);
+        return version(api, api.highestVersion());
+    }
+
+    /**
+     * The version to use for {@code api} when the caller may send none newer than {@code atMost}:
+     * for an API whose newer versions mean more than the cluster has enabled. A transactional
+     * Produce above v11, for one, adds its partitions to the transaction itself, which is
+     * {@code transaction.version} 2's protocol.
+     *
+     * @throws UnsupportedVersionException if the broker's range and ours do not overlap, or
+     *         {@code atMost} is below the lowest version both speak
+     */
+    public short version(ApiKey api, short atMost) {
+        BrokerRange range = brokerRange(api);
+        short lowest = range.lowestInCommon(api);
+        if (atMost < lowest) {
+            throw new UnsupportedVersionException(api.displayName() + " capped at v" + atMost
+                + " is below v" + lowest + ", the lowest version both the broker (v" + range.min() + "-v" + range.max()
+                + ") and we (v" + api.lowestVersion() + "-v" + api.highestVersion() + ") speak");
+        }
+        return (short) Math.min(range.highestInCommon(api), atMost);
     }
 
     /**

@@ -21,6 +21,8 @@ import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.EndTxnRequestData;
+import io.fastleader.protocol.message.EndTxnResponseData;
 import io.fastleader.protocol.message.JoinGroupRequestData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
@@ -82,6 +84,35 @@ class BrokerConnectionTest {
         assertThatThrownBy(() -> connection.send(ApiKey.FIND_COORDINATOR, ApiKey.FIND_COORDINATOR.newRequest()).get())
             .hasCauseInstanceOf(UnsupportedVersionException.class)
             .hasMessageContaining("FindCoordinator");
+        assertThat(server.readWithin(200)).isEmpty();
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
+    void aCappedSendIsBuiltAndSentAtTheCap() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.END_TXN, 0, 5));
+        List<Short> builtAt = new CopyOnWriteArrayList<>();
+
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.END_TXN, (short) 4, version -> {
+            builtAt.add(version);
+            return new EndTxnRequestData().setCommitted(true);
+        });
+        Received request = server.read();
+        server.respond(request, new EndTxnResponseData());
+
+        assertThat(builtAt).containsExactly((short) 4);
+        assertThat(request.version()).isEqualTo((short) 4);
+        assertThat(response.get(10, TimeUnit.SECONDS)).isInstanceOf(EndTxnResponseData.class);
+    }
+
+    @Test
+    void aSendCappedBelowTheBrokersRangeFailsWithoutBeingSent() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.END_TXN, 5, 6));
+
+        assertThatThrownBy(() -> connection.send(ApiKey.END_TXN, (short) 4, version -> new EndTxnRequestData()).get())
+            .hasCauseInstanceOf(UnsupportedVersionException.class)
+            .hasMessageContaining("EndTxn capped at v4")
+            .hasMessageContaining("the broker (v5-v6)");
         assertThat(server.readWithin(200)).isEmpty();
         assertThat(connection.isOpen()).isTrue();
     }
