@@ -1,0 +1,184 @@
+package io.fastleader.it.transactions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TransactionAbortedException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+
+/**
+ * Transactions of {@link FastLeaderProducer} on a real 3-broker Kafka 4.3.1 cluster, each checked by
+ * a {@code read_committed} reader: every committed record exactly once, no record of an aborted one.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class TransactionsOnRealBrokersTest {
+
+    private static final int PARTITIONS = 3;
+
+    private static KafkaTestCluster cluster;
+    private static Disturbances disturbances;
+
+    @BeforeAll
+    static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
+        cluster = started;
+        disturbances = new Disturbances(cluster);
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        disturbances.close();
+    }
+
+    @Test
+    void committedRecordsAreReadOnceAndAbortedOnesNever() throws Exception {
+        String topic = topic("commit-abort");
+        try (Producer<String, String> producer = transactional("commit-abort")) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            List<Future<RecordMetadata>> committed = sendAll(producer, topic, "committed", 30);
+            producer.commitTransaction();
+            assertThat(committed).allMatch(Future::isDone);
+
+            producer.beginTransaction();
+            List<Future<RecordMetadata>> aborted = sendAll(producer, topic, "aborted", 30);
+            producer.flush();
+            producer.abortTransaction();
+
+            producer.beginTransaction();
+            sendAll(producer, topic, "after-abort", 10);
+            producer.commitTransaction();
+            assertThat(aborted).allMatch(Future::isDone);
+        }
+        assertThat(readCommitted(topic)).containsExactlyInAnyOrderElementsOf(values(List.of("committed", "after-abort"),
+                List.of(30, 10)));
+    }
+
+    @Test
+    void recordsNotYetSentWhenTheTransactionAbortsFailAsAborted() throws Exception {
+        String topic = topic("unsent");
+        Map<String, Object> lingering = Map.of(ProducerConfig.LINGER_MS_CONFIG, 60_000);
+        try (Producer<String, String> producer = transactional("unsent", lingering)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            Future<RecordMetadata> unsent = producer.send(new ProducerRecord<>(topic, 0, null, "lingering"));
+            producer.abortTransaction();
+
+            assertThatThrownBy(unsent::get).isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(TransactionAbortedException.class);
+        }
+        assertThat(readCommitted(topic)).isEmpty();
+    }
+
+    @Test
+    void aSecondProducerWithTheSameTransactionalIdFencesTheFirst() throws Exception {
+        String topic = topic("fenced");
+        try (Producer<String, String> first = transactional("fenced");
+             Producer<String, String> second = transactional("fenced")) {
+            first.initTransactions();
+            first.beginTransaction();
+            sendAll(first, topic, "zombie", 5);
+            first.flush();
+
+            second.initTransactions();
+            second.beginTransaction();
+            sendAll(second, topic, "successor", 5);
+            second.commitTransaction();
+
+            assertThatThrownBy(first::commitTransaction).isInstanceOf(ProducerFencedException.class);
+        }
+        assertThat(readCommitted(topic)).containsExactlyInAnyOrderElementsOf(values(List.of("successor"), List.of(5)));
+    }
+
+    private static String topic(String name) {
+        String topic = "txn-" + name;
+        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
+        return topic;
+    }
+
+    private static Producer<String, String> transactional(String transactionalId) {
+        return transactional(transactionalId, Map.of());
+    }
+
+    private static Producer<String, String> transactional(String transactionalId, Map<String, Object> extra) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+        config.putAll(extra);
+        return new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer());
+    }
+
+    private static List<Future<RecordMetadata>> sendAll(Producer<String, String> producer, String topic, String prefix, int count) {
+        List<Future<RecordMetadata>> futures = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            futures.add(producer.send(new ProducerRecord<>(topic, prefix + "-" + i, prefix + "-" + i)));
+        }
+        return futures;
+    }
+
+    private static List<String> values(List<String> prefixes, List<Integer> counts) {
+        List<String> values = new ArrayList<>();
+        for (int p = 0; p < prefixes.size(); p++) {
+            for (int i = 0; i < counts.get(p); i++) {
+                values.add(prefixes.get(p) + "-" + i);
+            }
+        }
+        return values;
+    }
+
+    /** Every record a read_committed KafkaConsumer returns, read up to the end offsets (the last stable ones). */
+    private static List<String> readCommitted(String topic) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(record.value());
+                }
+            }
+        }
+        return values;
+    }
+}
