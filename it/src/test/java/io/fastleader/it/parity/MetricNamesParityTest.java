@@ -54,7 +54,7 @@ class MetricNamesParityTest {
 
     private static final String NO_SELECTOR = "no selector loop to time: each connection has its own reader and writer threads";
     private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
-    private static final String NO_TRANSACTIONS = "transactions are not supported yet";
+    private static final String NO_TRANSACTIONS = "the transactional calls are not timed yet";
     private static final String NOT_KAFKA_CLIENTS = "describes the kafka-clients build, which fastleader is not";
     private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
             + "under the consumer group protocol; fastleader's consumer has no such queues";
