@@ -27,40 +27,38 @@ import org.apache.kafka.common.errors.TransactionAbortedException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fastleader.clients.producer.FastLeaderProducer;
-import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
-import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
 
 /**
- * Transactions of {@link FastLeaderProducer} on a real 3-broker Kafka 4.3.1 cluster, each checked by
- * a {@code read_committed} reader: every committed record exactly once, no record of an aborted one.
+ * Transactions of {@link FastLeaderProducer} on a real 3-broker Kafka 4.3.1 cluster, once per
+ * transaction protocol (a subclass per {@code transaction.version}), each checked by a
+ * {@code read_committed} reader: every committed record exactly once, no record of an aborted one.
  */
-@ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-class TransactionsOnRealBrokersTest {
+abstract class TransactionsOnRealBrokersTest {
 
     private static final int PARTITIONS = 3;
 
     private static KafkaTestCluster cluster;
     private static Disturbances disturbances;
 
-    @BeforeAll
-    static void startCluster(@Cluster(execution = Execution.IN_JVM) KafkaTestCluster started) {
-        cluster = started;
+    /** Starts the subclass's cluster, finalized at {@code transactionVersion}. */
+    static void startCluster(int transactionVersion) {
+        cluster = ClusterSpec.builder().execution(Execution.IN_JVM).transactionVersion(transactionVersion).start();
         disturbances = new Disturbances(cluster);
     }
 
     @AfterAll
-    static void closeAdmin() {
+    static void stopCluster() {
         disturbances.close();
+        cluster.close();
     }
 
     @Test
