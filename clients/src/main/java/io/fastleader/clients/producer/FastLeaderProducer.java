@@ -80,14 +80,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
     private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
-    private static final String INIT_TIMEOUT = "InitTransactions timed out - did not complete coordinator discovery or "
-            + "receive the InitProducerId response within max.block.ms.";
-    private static final String SEND_OFFSETS_TIMEOUT = "SendOffsetsToTransaction timed out - did not reach the coordinator or "
-            + "receive the TxnOffsetCommit/AddOffsetsToTxn response within max.block.ms";
-    private static final String COMMIT_TIMEOUT = "CommitTransaction timed out - did not complete EndTxn with the transaction "
-            + "coordinator within max.block.ms";
-    private static final String ABORT_TIMEOUT = "AbortTransaction timed out - did not complete EndTxn(abort) with the "
-            + "transaction coordinator within max.block.ms";
     /** KafkaProducer's words for the same refusal. */
     private static final String FLUSH_IN_CALLBACK =
             "KafkaProducer.flush() invocation inside a callback is not permitted because it may lead to deadlock.";
@@ -105,6 +97,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final Sender sender;
     /** Null without {@code transactional.id}. */
     private final Transactions transactions;
+    private final TransactionalCalls transactionalCalls;
     private final Thread senderThread;
     private final Serializer<K> keySerializer;
     private final Serializer<V> valueSerializer;
@@ -173,6 +166,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
                     producerMetrics, new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
             this.transactions = sender.transactions();
+            this.transactionalCalls = new TransactionalCalls(sender, settings.maxBlockMs(), producerMetrics, closed::get);
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();
@@ -415,7 +409,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      */
     @Override
     public void initTransactions() {
-        requireTransactional().call(transactions::initTransactions).await(settings.maxBlockMs(), INIT_TIMEOUT);
+        transactionalCalls.initTransactions();
     }
 
     /**
@@ -426,10 +420,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      */
     @Override
     public void beginTransaction() {
-        requireTransactional().call(() -> {
-            transactions.beginTransaction();
-            return null;
-        });
+        transactionalCalls.beginTransaction();
     }
 
     /**
@@ -443,18 +434,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      */
     @Override
     public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
-        if (groupMetadata == null) {
-            throw new IllegalArgumentException("Consumer group metadata could not be null");
-        }
-        if (groupMetadata.generationId() > 0 && groupMetadata.memberId().isEmpty()) {
-            throw new IllegalArgumentException("Passed in group metadata " + groupMetadata
-                    + " has generationId > 0 but the member.id is unknown");
-        }
-        Sender transactional = requireTransactional();
-        if (!offsets.isEmpty()) {
-            transactional.call(() -> transactions.sendOffsets(offsets, groupMetadata)).await(settings.maxBlockMs(),
-                    SEND_OFFSETS_TIMEOUT);
-        }
+        transactionalCalls.sendOffsetsToTransaction(offsets, groupMetadata);
     }
 
     /**
@@ -476,7 +456,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      */
     @Override
     public void commitTransaction() {
-        requireTransactional().call(transactions::commitTransaction).await(settings.maxBlockMs(), COMMIT_TIMEOUT);
+        transactionalCalls.commitTransaction();
     }
 
     /**
@@ -489,19 +469,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     @Override
     public void abortTransaction() {
         LOG.info("Aborting incomplete transaction");
-        requireTransactional().call(transactions::abortTransaction).await(settings.maxBlockMs(), ABORT_TIMEOUT);
-    }
-
-    /** The sender, through which transactional calls go; {@code KafkaProducer}'s refusals otherwise. */
-    private Sender requireTransactional() {
-        if (transactions == null) {
-            throw new IllegalStateException("Cannot use transactional methods without enabling transactions by setting the "
-                    + ProducerConfig.TRANSACTIONAL_ID_CONFIG + " configuration property");
-        }
-        if (closed.get()) {
-            throw new IllegalStateException("Cannot perform operation after producer has been closed");
-        }
-        return sender;
+        transactionalCalls.abortTransaction();
     }
 
     /** Closes the producer after every record sent so far has been acknowledged or has failed, however long that takes. */
