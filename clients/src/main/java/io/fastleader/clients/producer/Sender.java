@@ -232,9 +232,8 @@ public final class Sender implements Runnable {
         while (!forced) {
             try {
                 handleEvents();
-                if (closing && transactions != null && transactions.needsAbortOnClose()) {
-                    LOG.info("Aborting incomplete transaction due to shutdown");
-                    transactions.abortTransaction();
+                if (closing && transactions != null && transactions.needsAbortOnClose() && !abortOnClose()) {
+                    break;
                 }
                 if (closing && !accumulator.hasIncomplete() && (transactions == null || !transactions.hasWork())) {
                     break;
@@ -249,6 +248,22 @@ public final class Sender implements Runnable {
                 // The loop must outlive any one bad batch or answer, or every later record hangs.
                 LOG.error("Unexpected error in the producer's sender", e);
             }
+        }
+    }
+
+    /**
+     * Begins the abort of the transaction left open at close, as {@code KafkaProducer} does; false
+     * when it cannot begin (a call that timed out is still pending), and every batch then fails.
+     */
+    private boolean abortOnClose() {
+        LOG.info("Aborting incomplete transaction due to shutdown");
+        try {
+            transactions.abortTransaction();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.error("Could not abort the open transaction while closing; failing its records", e);
+            accumulator.abortAll(new KafkaException("The producer closed with a transaction it could not abort", e));
+            return false;
         }
     }
 

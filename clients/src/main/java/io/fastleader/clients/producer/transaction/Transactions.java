@@ -506,6 +506,10 @@ public final class Transactions {
     public void close(RuntimeException error) {
         queue.forEach(step -> failCall(step, error));
         queue.clear();
+        if (inFlight != null) {
+            failCall(inFlight, error);
+            inFlight = null;
+        }
         TransactionCall call = pendingCall;
         if (call != null) {
             call.fail(error);
