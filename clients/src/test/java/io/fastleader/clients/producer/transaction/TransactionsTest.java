@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,9 +14,11 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,10 +74,12 @@ class TransactionsTest {
     }
 
     private static TxnOffsetCommitResponseData txnOffsetCommitResponse(TopicPartition partition, ErrorCode error) {
-        return new TxnOffsetCommitResponseData().setTopics(List.of(new TxnOffsetCommitResponseTopic()
-                .setName(partition.topic())
-                .setPartitions(List.of(new TxnOffsetCommitResponsePartition()
-                        .setPartitionIndex(partition.partition()).setErrorCode(error.code())))));
+        TxnOffsetCommitResponseTopic topic = new TxnOffsetCommitResponseTopic().setName(partition.topic());
+        topic.partitions().add(new TxnOffsetCommitResponsePartition()
+                .setPartitionIndex(partition.partition()).setErrorCode(error.code()));
+        TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
+        response.topics().add(topic);
+        return response;
     }
 
     private static EndTxnResponseData endTxnResponse(ErrorCode error) {
@@ -546,5 +551,223 @@ class TransactionsTest {
         assertThatThrownBy(transactions::beginTransaction)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Invalid transition attempted from state IN_TRANSACTION to state IN_TRANSACTION");
+    }
+
+    // ---- More errors and transitions.
+
+    @Test
+    void testBatchFailureDuringCommitFailsCommitOnceBatchesEnd() {
+        inTransactionWithPartitionAdded();
+        TransactionCall commit = transactions.commitTransaction();
+        assertThat(transactions.nextStep(true, nowMs)).isNull();
+
+        transactions.batchFailed(new TimeoutException("x"));
+
+        assertThat(transactions.state()).isEqualTo(TransactionState.ABORTABLE_ERROR);
+        assertThat(transactions.nextStep(true, nowMs)).isNull();
+        assertThat(isDone(commit)).isFalse();
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+        assertThatThrownBy(() -> commit.await(0, "commit")).hasRootCauseInstanceOf(TimeoutException.class);
+    }
+
+    @Test
+    void testAbortAfterBatchFailureDuringCommitDoesNotBumpEpochUnderVersion1() {
+        inTransactionWithPartitionAdded();
+        TransactionCall commit = transactions.commitTransaction();
+        transactions.batchFailed(new TimeoutException("x"));
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+        assertThatThrownBy(() -> commit.await(0, "commit")).isInstanceOf(KafkaException.class);
+
+        TransactionCall abort = transactions.abortTransaction();
+        Step end = transactions.nextStep(false, nowMs);
+        transactions.answered(end, endTxnResponse(ErrorCode.NONE), null, nowMs);
+
+        abort.await(0, "abort");
+        assertThat(transactions.state()).isEqualTo(TransactionState.READY);
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+    }
+
+    @Test
+    void testUnknownProducerIdToAddPartitionsBumpsEpochAfterAbortUnderVersion1() {
+        inTransaction(1);
+        transactions.checkSend(TP);
+        Step add = transactions.nextStep(false, nowMs);
+        transactions.answered(add, addPartitionsResponse(TP, ErrorCode.UNKNOWN_PRODUCER_ID), null, nowMs);
+        assertThat(transactions.state()).isEqualTo(TransactionState.ABORTABLE_ERROR);
+
+        TransactionCall abort = transactions.abortTransaction();
+
+        // Nothing joined the transaction at the coordinator: the abort ends locally, then bumps the epoch.
+        Step bump = transactions.nextStep(false, nowMs);
+        assertThat(bump.api()).isEqualTo(ApiKey.INIT_PRODUCER_ID);
+        assertThat(((InitProducerIdRequestData) body(bump)).producerId()).isEqualTo(PRODUCER_ID);
+        assertThat(isDone(abort)).isFalse();
+        transactions.answered(bump, initResponse(ErrorCode.NONE, PRODUCER_ID, (short) (EPOCH + 1)), null, nowMs);
+        abort.await(0, "abort");
+        assertThat(transactions.state()).isEqualTo(TransactionState.READY);
+    }
+
+    @Test
+    void testAbortAfterBatchFailureDoesNotBumpEpochUnderVersion2() {
+        inTransaction(2);
+        transactions.checkSend(TP);
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+        transactions.batchFailed(new TimeoutException("x"));
+
+        TransactionCall abort = transactions.abortTransaction();
+        Step end = transactions.nextStep(false, nowMs);
+        assertThat(end.api()).isEqualTo(ApiKey.END_TXN);
+        transactions.answered(end, endTxnResponse(ErrorCode.NONE).setProducerId(PRODUCER_ID).setProducerEpoch((short) 4),
+                null, nowMs);
+
+        abort.await(0, "abort");
+        assertThat(transactions.state()).isEqualTo(TransactionState.READY);
+        assertThat(identities).containsExactly(PRODUCER_ID + "/4");
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+    }
+
+    @Test
+    void testBumpsEpochAfterTransactionWhenClusterMovesToVersion2() {
+        inTransactionWithPartitionAdded();
+        transactions.clusterTransactionVersion((short) 2);
+        TransactionCall commit = transactions.commitTransaction();
+        Step end = transactions.nextStep(false, nowMs);
+        assertThat(end.highestVersion()).isEqualTo((short) 4);
+
+        transactions.answered(end, endTxnResponse(ErrorCode.NONE), null, nowMs);
+
+        Step bump = transactions.nextStep(false, nowMs);
+        assertThat(bump.api()).isEqualTo(ApiKey.INIT_PRODUCER_ID);
+        assertThat(((InitProducerIdRequestData) body(bump)).producerEpoch()).isEqualTo(EPOCH);
+        transactions.answered(bump, initResponse(ErrorCode.NONE, PRODUCER_ID, (short) (EPOCH + 1)), null, nowMs);
+        commit.await(0, "commit");
+        transactions.beginTransaction();
+        assertThat(transactions.highestProduceVersion()).isEqualTo(ApiKey.PRODUCE.highestVersion());
+    }
+
+    @Test
+    void testTopicAuthorizationFailureToAddPartitionsMakesTransactionAbortable() {
+        inTransaction(1);
+        transactions.checkSend(TP);
+        Step add = transactions.nextStep(false, nowMs);
+
+        transactions.answered(add, addPartitionsResponse(TP, ErrorCode.TOPIC_AUTHORIZATION_FAILED), null, nowMs);
+
+        assertThat(transactions.state()).isEqualTo(TransactionState.ABORTABLE_ERROR);
+        assertThat(transactions.maySend(TP)).isFalse();
+        assertThat(transactions.unsentBatchesFailWith())
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThatThrownBy(() -> transactions.checkSend(TP))
+                .isExactlyInstanceOf(KafkaException.class)
+                .hasCauseInstanceOf(TopicAuthorizationException.class);
+    }
+
+    @Test
+    void testFencedAddPartitionsFailsQueuedCommit() {
+        inTransaction(1);
+        transactions.checkSend(TP);
+        Step add = transactions.nextStep(false, nowMs);
+        TransactionCall commit = transactions.commitTransaction();
+
+        transactions.answered(add, addPartitionsResponse(TP, ErrorCode.PRODUCER_FENCED), null, nowMs);
+
+        assertThatThrownBy(() -> commit.await(0, "commit")).isInstanceOf(ProducerFencedException.class);
+        assertThat(transactions.state()).isEqualTo(TransactionState.FATAL_ERROR);
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+    }
+
+    @Test
+    void testTransactionAbortableToAbortIsFatal() {
+        inTransactionWithPartitionAdded();
+        TransactionCall abort = transactions.abortTransaction();
+        Step end = transactions.nextStep(false, nowMs);
+
+        transactions.answered(end, endTxnResponse(ErrorCode.TRANSACTION_ABORTABLE), null, nowMs);
+
+        assertThatThrownBy(() -> abort.await(0, "abort"))
+                .isExactlyInstanceOf(KafkaException.class)
+                .hasMessage("Failed to abort transaction");
+        assertThat(transactions.state()).isEqualTo(TransactionState.FATAL_ERROR);
+    }
+
+    @Test
+    void testTransactionAbortableToCommitIsAbortable() {
+        inTransactionWithPartitionAdded();
+        TransactionCall commit = transactions.commitTransaction();
+        Step end = transactions.nextStep(false, nowMs);
+
+        transactions.answered(end, endTxnResponse(ErrorCode.TRANSACTION_ABORTABLE), null, nowMs);
+
+        assertThatThrownBy(() -> commit.await(0, "commit")).isInstanceOf(KafkaException.class);
+        assertThat(transactions.state()).isEqualTo(TransactionState.ABORTABLE_ERROR);
+        transactions.abortTransaction();
+        assertThat(transactions.state()).isEqualTo(TransactionState.ABORTING);
+    }
+
+    @Test
+    void testNonRetriableFailureIsFatal() {
+        TransactionCall init = transactions.initTransactions();
+        Step step = transactions.nextStep(false, nowMs);
+
+        boolean lookup = transactions.answered(step, null, new IllegalArgumentException("bad"), nowMs);
+
+        assertThat(lookup).isFalse();
+        assertThatThrownBy(() -> init.await(0, "init")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(transactions.state()).isEqualTo(TransactionState.FATAL_ERROR);
+    }
+
+    @Test
+    void testRetriableLookupFailureBacksOff() {
+        transactions.initTransactions();
+        Step step = transactions.nextStep(false, nowMs);
+
+        transactions.lookupFailed(step, new CoordinatorNotAvailableException("none"), nowMs);
+
+        assertThat(transactions.untilNextStepMs(nowMs)).isEqualTo(RETRY_BACKOFF_MS);
+        assertThat(transactions.nextStep(false, nowMs)).isNull();
+        nowMs += RETRY_BACKOFF_MS;
+        assertThat(transactions.nextStep(false, nowMs)).isSameAs(step);
+    }
+
+    @Test
+    void testTxnOffsetCommitResendsOnlyOffsetsLeftAfterNotCoordinator() {
+        inTransaction(2);
+        TopicPartition other = new TopicPartition("input", 2);
+        LinkedHashMap<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
+        offsets.put(OFFSETS_TP, new OffsetAndMetadata(10));
+        offsets.put(other, new OffsetAndMetadata(20));
+        TransactionCall call = transactions.sendOffsets(offsets, GROUP);
+        Step commit = transactions.nextStep(false, nowMs);
+        TxnOffsetCommitResponseData response = txnOffsetCommitResponse(OFFSETS_TP, ErrorCode.NONE);
+        response.topics().get(0).partitions().add(new TxnOffsetCommitResponsePartition()
+                .setPartitionIndex(other.partition()).setErrorCode(ErrorCode.NOT_COORDINATOR.code()));
+
+        boolean lookup = transactions.answered(commit, response, null, nowMs);
+
+        assertThat(lookup).isTrue();
+        assertThat(isDone(call)).isFalse();
+        Step again = transactions.nextStep(false, nowMs);
+        assertThat(again).isSameAs(commit);
+        TxnOffsetCommitRequestData request = (TxnOffsetCommitRequestData) body(again);
+        assertThat(request.topics()).singleElement().satisfies(topic -> assertThat(topic.partitions())
+                .extracting(TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::partitionIndex).containsExactly(other.partition()));
+        transactions.answered(again, txnOffsetCommitResponse(other, ErrorCode.NONE), null, nowMs);
+        call.await(0, "offsets");
+    }
+
+    @Test
+    void testCheckSendBeforeInitTransactionsIsRefused() {
+        assertThatThrownBy(() -> transactions.checkSend(TP))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("before completing a call to initTransactions");
+    }
+
+    @Test
+    void testInitTransactionsAgainAfterCompletionIsRefused() {
+        initialized();
+
+        assertThatThrownBy(transactions::initTransactions)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Invalid transition attempted from state READY to state INITIALIZING");
     }
 }
