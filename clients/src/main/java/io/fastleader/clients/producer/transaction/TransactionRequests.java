@@ -3,7 +3,6 @@ package io.fastleader.clients.producer.transaction;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -124,10 +123,5 @@ final class TransactionRequests {
                 .setProducerId(identity.producerId())
                 .setProducerEpoch(identity.epoch())
                 .setCommitted(commit);
-    }
-
-    /** The partitions named, for a log line or an exception's message. */
-    static List<String> names(Collection<TopicPartition> partitions) {
-        return partitions.stream().map(TopicPartition::toString).toList();
     }
 }

@@ -12,6 +12,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -235,7 +236,7 @@ public final class Transactions {
      * @throws IllegalStateException when called again after it completed, or while another call timed out
      */
     public TransactionCall initTransactions() {
-        return startOrResume("initTransactions", "InitProducerId", TransactionState.INITIALIZING, () -> {
+        return startOrResume("initTransactions", TransactionState.INITIALIZING, () -> {
             moveTo(TransactionState.INITIALIZING, null);
             LOG.info("[TransactionalId {}] Invoking InitProducerId for the first time in order to acquire a producer ID",
                     transactionalId);
@@ -292,7 +293,7 @@ public final class Transactions {
      * @throws KafkaException in an error state: the application must abort (or, if fatal, close)
      */
     public TransactionCall commitTransaction() {
-        return startOrResume("commitTransaction", "EndTxn(true)", TransactionState.COMMITTING, () -> {
+        return startOrResume("commitTransaction", TransactionState.COMMITTING, () -> {
             failIfInError();
             moveTo(TransactionState.COMMITTING, null);
             return endTransaction(true);
@@ -306,7 +307,7 @@ public final class Transactions {
      * @throws KafkaException in the fatal error state
      */
     public TransactionCall abortTransaction() {
-        return startOrResume("abortTransaction", "EndTxn(false)", TransactionState.ABORTING, () -> {
+        return startOrResume("abortTransaction", TransactionState.ABORTING, () -> {
             if (state != TransactionState.ABORTABLE_ERROR) {
                 failIfInError();
             }
@@ -782,8 +783,7 @@ public final class Transactions {
      * Runs {@code start} unless a call that timed out is pending: the same call resumes it, any
      * other is refused, as {@code KafkaProducer}'s are.
      */
-    private TransactionCall startOrResume(String operation, String awaited, TransactionState target,
-                                          java.util.function.Supplier<TransactionCall> start) {
+    private TransactionCall startOrResume(String operation, TransactionState target, Supplier<TransactionCall> start) {
         TransactionCall pending = pendingCall;
         if (pending != null && !pending.wasSeenToEnd()) {
             if (pending.target() != target) {
