@@ -45,7 +45,7 @@ final class TransactionalCalls {
     }
 
     void initTransactions() {
-        awaited(TransactionalCall.INIT, transactions::initTransactions, INIT_TIMEOUT);
+        awaited(TransactionalCall.INIT, () -> transactions.initTransactions(), INIT_TIMEOUT);
     }
 
     void beginTransaction() {
@@ -69,14 +69,18 @@ final class TransactionalCalls {
     }
 
     void commitTransaction() {
-        awaited(TransactionalCall.COMMIT, transactions::commitTransaction, COMMIT_TIMEOUT);
+        awaited(TransactionalCall.COMMIT, () -> transactions.commitTransaction(), COMMIT_TIMEOUT);
     }
 
     void abortTransaction() {
-        awaited(TransactionalCall.ABORT, transactions::abortTransaction, ABORT_TIMEOUT);
+        awaited(TransactionalCall.ABORT, () -> transactions.abortTransaction(), ABORT_TIMEOUT);
     }
 
-    /** Starts (or resumes) the call on the sender's thread and waits for its end. */
+    /**
+     * Starts (or resumes) the call on the sender's thread and waits for its end. Lambdas, not
+     * method references: a reference to a method of null {@code transactions} would throw before
+     * the refusal a producer without {@code transactional.id} owes.
+     */
     private void awaited(TransactionalCall timer, Supplier<TransactionCall> call, String timeoutReason) {
         timed(timer, () -> sender.call(call).await(maxBlockMs, timeoutReason));
     }
