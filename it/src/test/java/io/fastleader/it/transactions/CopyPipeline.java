@@ -165,7 +165,8 @@ final class CopyPipeline implements AutoCloseable {
             consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             consumerConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            consumerConfig.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
+            // Small transactions: many of them begin and commit while a broker shuts down.
+            consumerConfig.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50);
             // The classic protocol's session and heartbeat are the client's: seconds, not the defaults' 45.
             consumerConfig.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
             consumerConfig.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);

@@ -112,6 +112,7 @@ abstract class ExactlyOnceThroughARollTest {
                     // Not awaited: copied while the broker shuts down, whatever is left by then while it is down.
                     released[0] += SHARE;
                     pipelines.forEach(pipeline -> pipeline.allow(released[0]));
+                    stage(pipelines, "broker " + nodeId + " stopping");
                 }
 
                 @Override
@@ -172,11 +173,18 @@ abstract class ExactlyOnceThroughARollTest {
     /** Lets every pipeline commit up to {@code records} input records, and waits until each has. */
     private static void allowAndAwait(List<CopyPipeline> pipelines, long records, String stage) {
         pipelines.forEach(pipeline -> pipeline.allow(records));
+        stage(pipelines, stage);
         for (CopyPipeline pipeline : pipelines) {
             Await.until(pipeline.name() + " committing " + records + " input records " + stage, STAGE,
                     () -> pipeline.committed() >= records || !pipeline.failures().isEmpty());
             assertThat(pipeline.failures()).as("%s's members' failures %s", pipeline.name(), stage).isEmpty();
         }
+    }
+
+    /** Prints where each pipeline is as a stage of the roll begins. */
+    private static void stage(List<CopyPipeline> pipelines, String stage) {
+        System.out.printf("%s: %s%n", stage, pipelines.stream()
+                .map(pipeline -> pipeline.name() + " committed " + pipeline.committed() + " " + new TreeMap<>(pipeline.events())).toList());
     }
 
     /** Waits until the pipeline's group has committed every input partition's end offset. */
