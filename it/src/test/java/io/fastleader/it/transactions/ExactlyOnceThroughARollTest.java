@@ -18,14 +18,11 @@ import org.apache.kafka.clients.admin.DescribeTransactionsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
@@ -216,7 +213,7 @@ abstract class ExactlyOnceThroughARollTest {
      * input partition that share an output partition are in their input order.
      */
     private static void assertCopiedExactlyOnceInOrder(CopyPipeline pipeline) {
-        List<ConsumerRecord<String, String>> copies = readCommitted(output(pipeline));
+        List<ConsumerRecord<String, String>> copies = ReadCommitted.records(cluster.clientConfig(), output(pipeline), PARTITIONS);
         Map<String, Integer> times = new TreeMap<>();
         Map<String, Long> lastOffset = new HashMap<>();
         List<String> outOfOrder = new ArrayList<>();
@@ -249,28 +246,6 @@ abstract class ExactlyOnceThroughARollTest {
         assertThat(duplicated).as("%s: input records copied more than once", pipeline.name()).isEmpty();
         assertThat(copies).as("%s: copies", pipeline.name()).hasSize(RECORDS);
         assertThat(outOfOrder).as("%s: copies out of their input order", pipeline.name()).isEmpty();
-    }
-
-    /** Every record a read_committed KafkaConsumer returns from {@code topic}, read up to its last stable offsets. */
-    private static List<ConsumerRecord<String, String>> readCommitted(String topic) {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
-        List<ConsumerRecord<String, String>> records = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                partitions.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            Await.until("reading " + topic + " up to " + end, Duration.ofSeconds(60), () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-                return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
-            });
-        }
-        return records;
     }
 
     private static void ignoreFailure(Call call) {
