@@ -301,6 +301,7 @@ public final class TransactionalPipelineRollBenchmark {
                 awaitPipelines("every producer's initTransactions", pipeline -> pipeline.initialized());
                 feed = new Feed(cluster, pipelines, options.rate());
                 awaitPipelines("a first commit by every pipeline", pipeline -> pipeline.committed.get() > 0);
+                json.put("coordinatorsAtStart", coordinators());
                 System.out.printf("pipelines running (%s), transaction.version %d; warming up for %d s%n",
                     options.variants().stream().map(ClientVariant::label).collect(Collectors.joining(", ")),
                     options.transactionVersion(), options.warmup().toSeconds());
@@ -383,6 +384,28 @@ public final class TransactionalPipelineRollBenchmark {
                     pipeline.close();
                 }
             }
+        }
+
+        /**
+         * Which broker is each pipeline's group coordinator and transaction coordinator (their internal
+         * topics have one replica in this fixture, so each is unavailable while its broker restarts).
+         */
+        private Map<String, Object> coordinators() {
+            Map<String, Object> json = new LinkedHashMap<>();
+            try (Admin admin = Admin.create(cluster.clientConfig())) {
+                for (Pipeline pipeline : pipelines) {
+                    int group = admin.describeConsumerGroups(List.of(pipeline.group)).describedGroups().get(pipeline.group).get()
+                        .coordinator().id();
+                    int transactions = admin.describeTransactions(List.of(pipeline.transactionalId)).description(pipeline.transactionalId)
+                        .get().coordinatorId();
+                    json.put(pipeline.variant.label(), Map.of("groupCoordinator", group, "transactionCoordinator", transactions));
+                    System.out.printf("%-20s group coordinator: broker %d, transaction coordinator: broker %d%n", pipeline.variant.label(),
+                        group, transactions);
+                }
+            } catch (Exception e) {
+                json.put("error", e.toString());
+            }
+            return json;
         }
 
         /** The table per variant and window, and each fastleader variant's ratios over kafka-clients'. */
