@@ -1,7 +1,6 @@
 package io.fastleader.benchmarks.transactions;
 
 import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -41,16 +40,5 @@ record ExactlyOnce(long acknowledged, long outputRecords, long missing, long dup
     /** Whether every acknowledged input record is in the output, and none twice. */
     boolean holds() {
         return missing == 0 && duplicates == 0;
-    }
-
-    Map<String, Object> json() {
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("acknowledgedInput", acknowledged);
-        json.put("outputRecords", outputRecords);
-        json.put("missing", missing);
-        json.put("duplicates", duplicates);
-        json.put("unacknowledgedInOutput", unacknowledgedInOutput);
-        json.put("exactlyOnce", holds());
-        return json;
     }
 }

@@ -17,18 +17,13 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -37,8 +32,10 @@ import io.fastleader.benchmarks.common.ClusterBenchmark;
 import io.fastleader.benchmarks.common.CommandLine;
 import io.fastleader.benchmarks.common.FixedRate;
 import io.fastleader.benchmarks.common.Latency;
+import io.fastleader.benchmarks.common.PartitionTail;
 import io.fastleader.benchmarks.common.Payload;
 import io.fastleader.benchmarks.common.SendCounts;
+import io.fastleader.benchmarks.common.TopicEnds;
 import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Disturbances.StopStyle;
@@ -143,8 +140,8 @@ public final class TransactionalPipelineRollBenchmark {
         boolean[] sound = {false};
         ClusterSpec spec = ClusterSpec.builder().execution(Execution.IN_JVM).transactionVersion(options.transactionVersion()).build();
         ClusterBenchmark.run(spec, (cluster, disturbances) -> {
-            Run run = new Run(cluster, disturbances, options);
-            figures.putAll(run.measure());
+            Run run = new Run(options);
+            figures.putAll(run.measure(cluster, disturbances));
             sound[0] = run.sound;
         });
         ClusterBenchmark.write(options.json(), figures);
@@ -216,51 +213,6 @@ public final class TransactionalPipelineRollBenchmark {
         }
     }
 
-    /** One read_committed KafkaConsumer reading every output from its start, timing each record end to end. */
-    private static final class OutputReader implements AutoCloseable {
-        private final KafkaConsumer<byte[], byte[]> consumer;
-        private final Thread thread;
-        private volatile boolean running = true;
-        private volatile Throwable failure;
-
-        OutputReader(KafkaTestCluster cluster, List<Pipeline> pipelines, int partitions) {
-            Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-            config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            config.put(ConsumerConfig.CLIENT_ID_CONFIG, PREFIX + "-output-reader");
-            consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            Map<String, Pipeline> byOutput = pipelines.stream().collect(Collectors.toMap(pipeline -> pipeline.output, pipeline -> pipeline));
-            List<TopicPartition> assigned = partitionsOf(byOutput.keySet(), partitions);
-            consumer.assign(assigned);
-            consumer.seekToBeginning(assigned);
-            thread = new Thread(() -> {
-                try {
-                    while (running) {
-                        var records = consumer.poll(Duration.ofMillis(50));
-                        long nowMs = System.currentTimeMillis();
-                        for (ConsumerRecord<byte[], byte[]> record : records) {
-                            long sentAtMs = Pipeline.sentAtMs(record.value());
-                            byOutput.get(record.topic()).endToEnd.add(sentAtMs, (nowMs - sentAtMs) * 1_000);
-                        }
-                    }
-                } catch (WakeupException e) {
-                    // closing
-                } catch (Throwable e) {
-                    failure = e;
-                    System.err.println("the output reader FAILED: " + e);
-                }
-            }, PREFIX + "-output-reader");
-            thread.start();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running = false;
-            consumer.wakeup();
-            thread.join(30_000);
-            consumer.close(Duration.ofSeconds(10));
-        }
-    }
-
     private static List<TopicPartition> partitionsOf(Set<String> topics, int partitions) {
         return topics.stream()
             .flatMap(topic -> IntStream.range(0, partitions).mapToObj(partition -> new TopicPartition(topic, partition)))
@@ -269,22 +221,21 @@ public final class TransactionalPipelineRollBenchmark {
 
     /** The measurements of one run. */
     private static final class Run {
-        private final KafkaTestCluster cluster;
-        private final Disturbances disturbances;
         private final Options options;
         private final List<Pipeline> pipelines = new ArrayList<>();
+        private KafkaTestCluster cluster;
         boolean sound = true;
 
-        Run(KafkaTestCluster cluster, Disturbances disturbances, Options options) {
-            this.cluster = cluster;
-            this.disturbances = disturbances;
+        Run(Options options) {
             this.options = options;
         }
 
-        Map<String, Object> measure() throws Exception {
+        /** Runs the pipelines on {@code on} through a roll by {@code disturbances}, and returns the figures. */
+        Map<String, Object> measure(KafkaTestCluster on, Disturbances disturbances) throws Exception {
+            cluster = on;
             Map<String, Object> json = new LinkedHashMap<>();
             Feed feed = null;
-            OutputReader reader = null;
+            PartitionTail<byte[], byte[]> reader = null;
             try {
                 Set<String> topics = new TreeSet<>();
                 for (ClientVariant variant : options.variants()) {
@@ -296,7 +247,7 @@ public final class TransactionalPipelineRollBenchmark {
                         topics.add(topic);
                     }
                 }
-                reader = new OutputReader(cluster, pipelines, options.partitions());
+                reader = outputReader();
                 pipelines.forEach(Pipeline::start);
                 awaitPipelines("every producer's initTransactions", pipeline -> pipeline.initialized());
                 feed = new Feed(cluster, pipelines, options.rate());
@@ -339,6 +290,10 @@ public final class TransactionalPipelineRollBenchmark {
                 }
                 // Let the live reader see what the check read, so late records are timed too.
                 awaitReader(checks);
+                if (reader.failure() != null) {
+                    sound = false;
+                    json.put("outputReaderFailed", reader.failure().toString());
+                }
                 reader.close();
                 reader = null;
                 for (Pipeline pipeline : pipelines) {
@@ -384,6 +339,19 @@ public final class TransactionalPipelineRollBenchmark {
                     pipeline.close();
                 }
             }
+        }
+
+        /** One read_committed KafkaConsumer reading every output from its start, timing each record end to end. */
+        private PartitionTail<byte[], byte[]> outputReader() {
+            Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+            config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            config.put(ConsumerConfig.CLIENT_ID_CONFIG, PREFIX + "-output-reader");
+            Map<String, Pipeline> byOutput = pipelines.stream().collect(Collectors.toMap(pipeline -> pipeline.output, pipeline -> pipeline));
+            return new PartitionTail<>(new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                partitionsOf(byOutput.keySet(), options.partitions()), PREFIX + "-output-reader", (record, nowMs) -> {
+                    long sentAtMs = Pipeline.sentAtMs(record.value());
+                    byOutput.get(record.topic()).endToEnd.add(sentAtMs, (nowMs - sentAtMs) * 1_000);
+                });
         }
 
         /**
@@ -476,7 +444,7 @@ public final class TransactionalPipelineRollBenchmark {
                 System.out.printf("%-20s %d input records acknowledged (%d failed at the feed); the output (read_committed) holds %d records: "
                         + "%d missing, %d duplicated, %d whose feed send failed -> %s%n", pipeline.variant.label(), tally.acknowledged(),
                     feedFailed(check), tally.outputRecords(), tally.missing(), tally.duplicates(), tally.unacknowledgedInOutput(), verdict);
-                check.put("tally", tally.json());
+                check.put("exactlyOnce", tally.holds());
             }
         }
 
@@ -492,30 +460,13 @@ public final class TransactionalPipelineRollBenchmark {
         private Map<String, Object> check(Pipeline pipeline, Feed feed) throws InterruptedException {
             Map<String, Object> json = new LinkedHashMap<>();
             List<TopicPartition> inputs = partitionsOf(Set.of(pipeline.input), options.partitions());
-            boolean committed = false;
-            String seen = "nothing";
             long waitStart = System.currentTimeMillis();
+            TopicEnds.Committed end;
             try (Admin admin = Admin.create(cluster.clientConfig())) {
-                long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-                while (!committed && System.nanoTime() < deadline && pipeline.died() == null) {
-                    try {
-                        Map<TopicPartition, Long> ends = admin.listOffsets(inputs.stream()
-                                .collect(Collectors.toMap(partition -> partition, partition -> OffsetSpec.latest())))
-                            .all().get().entrySet().stream()
-                            .collect(Collectors.toMap(Map.Entry::getKey, end -> end.getValue().offset()));
-                        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(pipeline.group,
-                            new ListConsumerGroupOffsetsOptions().requireStable(true)).partitionsToOffsetAndMetadata().get();
-                        seen = "committed " + offsets + ", ends " + ends;
-                        committed = ends.entrySet().stream().allMatch(end -> offsets.get(end.getKey()) != null
-                            && offsets.get(end.getKey()).offset() == end.getValue());
-                    } catch (Exception e) {
-                        seen = e.toString();
-                    }
-                    if (!committed) {
-                        Thread.sleep(200);
-                    }
-                }
+                end = TopicEnds.awaitCommittedToEnd(admin, pipeline.group, inputs, DRAIN_TIMEOUT, () -> pipeline.died() != null);
             }
+            boolean committed = end.committed();
+            String seen = end.lastSeen();
             json.put("inputCommittedToItsEnd", committed);
             json.put("drainMs", System.currentTimeMillis() - waitStart);
             if (!committed) {
@@ -541,19 +492,8 @@ public final class TransactionalPipelineRollBenchmark {
             config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                List<TopicPartition> partitions = partitionsOf(Set.of(output), options.partitions());
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-                long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-                while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("could not read " + output + " to its end " + ends + " within " + DRAIN_TIMEOUT);
-                    }
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                        copies.merge(Payload.number(record.key()), 1, Integer::sum);
-                    }
-                }
+                TopicEnds.readFromStartToEnd(consumer, partitionsOf(Set.of(output), options.partitions()), DRAIN_TIMEOUT,
+                    record -> copies.merge(Payload.number(record.key()), 1, Integer::sum));
             }
             return copies;
         }
