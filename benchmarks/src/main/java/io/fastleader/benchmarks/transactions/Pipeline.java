@@ -69,13 +69,13 @@ final class Pipeline implements AutoCloseable {
     private volatile Throwable died;
     private volatile Consumer<byte[], byte[]> consumer;
 
-    Pipeline(Map<String, Object> clientConfig, ClientVariant variant, String prefix) {
+    Pipeline(Map<String, Object> clientConfig, ClientVariant variant, String prefix, String transactionalId) {
         this.clientConfig = clientConfig;
         this.variant = variant;
         this.input = prefix + "-in-" + variant.label();
         this.output = prefix + "-out-" + variant.label();
         this.group = prefix + "-group-" + variant.label();
-        this.transactionalId = prefix + "-txn-" + variant.label();
+        this.transactionalId = transactionalId;
         this.thread = new Thread(this::loop, prefix + "-" + variant.label());
     }
 

@@ -67,6 +67,8 @@ public final class TransactionalPipelineRollBenchmark {
     private static final Duration AFTER_ROLL = Duration.ofSeconds(10);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+    /** Kafka's default {@code transaction.state.log.num.partitions}, which the fixture leaves as it is. */
+    private static final int TRANSACTION_STATE_PARTITIONS = 50;
     private static final List<String> INTERNAL_TOPICS = List.of("__consumer_offsets", "__transaction_state");
 
     private static final String HELP = """
@@ -213,6 +215,26 @@ public final class TransactionalPipelineRollBenchmark {
         }
     }
 
+    /**
+     * {@code txn-pipeline-txn-<variant>}, with a number added if need be so that every variant's id
+     * falls in the same {@code __transaction_state} partition as the first variant's, so every
+     * pipeline has the same transaction coordinator (every group has the same group coordinator
+     * already: the fixture's {@code __consumer_offsets} has one partition).
+     */
+    static String transactionalId(ClientVariant variant) {
+        int target = transactionStatePartition(PREFIX + "-txn-" + ClientVariant.FASTLEADER.label());
+        String id = PREFIX + "-txn-" + variant.label();
+        for (int n = 1; transactionStatePartition(id) != target; n++) {
+            id = PREFIX + "-txn-" + variant.label() + "-" + n;
+        }
+        return id;
+    }
+
+    /** The {@code __transaction_state} partition of {@code transactionalId}, as the broker computes it. */
+    private static int transactionStatePartition(String transactionalId) {
+        return (transactionalId.hashCode() & 0x7fffffff) % TRANSACTION_STATE_PARTITIONS;
+    }
+
     private static List<TopicPartition> partitionsOf(Set<String> topics, int partitions) {
         return topics.stream()
             .flatMap(topic -> IntStream.range(0, partitions).mapToObj(partition -> new TopicPartition(topic, partition)))
@@ -239,7 +261,7 @@ public final class TransactionalPipelineRollBenchmark {
             try {
                 Set<String> topics = new TreeSet<>();
                 for (ClientVariant variant : options.variants()) {
-                    Pipeline pipeline = new Pipeline(cluster.clientConfig(), variant, PREFIX);
+                    Pipeline pipeline = new Pipeline(cluster.clientConfig(), variant, PREFIX, transactionalId(variant));
                     pipelines.add(pipeline);
                     for (String topic : List.of(pipeline.input, pipeline.output)) {
                         disturbances.createTopic(new NewTopic(topic, options.partitions(), (short) 3)
