@@ -282,7 +282,9 @@ public final class TransactionalPipelineRollBenchmark {
 
                 long measureStart = System.currentTimeMillis();
                 progressUntil(measureStart + options.rollAfter().toMillis());
-                // The internal topics (one replica each in this fixture) exist now: the roll waits for them too.
+                // The internal topics exist now. The fixture makes them with one replica; on every broker, their
+                // coordinators move with each restart, as in a production roll, instead of waiting for their one broker.
+                INTERNAL_TOPICS.forEach(disturbances::replicateOnEveryBroker);
                 topics.addAll(INTERNAL_TOPICS);
                 topics.forEach(disturbances::awaitFullIsr);
                 long rollStart = System.currentTimeMillis();
