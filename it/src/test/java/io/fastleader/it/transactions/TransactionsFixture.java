@@ -10,7 +10,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -20,11 +22,13 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
@@ -113,25 +117,49 @@ final class TransactionsFixture implements AutoCloseable {
         return readCommittedRecords(topic).stream().map(ConsumerRecord::value).toList();
     }
 
-    /** Every record a read_committed KafkaConsumer returns, read up to the end offsets, in offset order per partition. */
+    /**
+     * Every record a read_committed KafkaConsumer returns, in offset order per partition: read up to
+     * the end offsets once they are stable. A commit returns before the coordinator has written its
+     * markers, and a marker counts only once replicated: until no transaction is open on the topic
+     * and each partition's last stable offset is its high watermark, the end offsets may stand
+     * before the transaction's records.
+     */
     List<ConsumerRecord<String, String>> readCommittedRecords(String topic) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            partitions.add(new TopicPartition(topic, p));
+        }
+        Map<TopicPartition, Long> end = new HashMap<>();
+        Await.until("no transaction open on " + topic + " and its last stable offsets at the high watermarks",
+                Disturbances.TIMEOUT, () -> {
+                    boolean open = admin.describeProducers(partitions).all().get().values().stream()
+                            .flatMap(producers -> producers.activeProducers().stream())
+                            .anyMatch(producer -> producer.currentTransactionStartOffset().isPresent());
+                    Map<TopicPartition, Long> stable = latestOffsets(partitions, IsolationLevel.READ_COMMITTED);
+                    end.putAll(stable);
+                    return !open && stable.equals(latestOffsets(partitions, IsolationLevel.READ_UNCOMMITTED));
+                });
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                partitions.add(new TopicPartition(topic, p));
-            }
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
                 consumer.poll(Duration.ofMillis(200)).forEach(records::add);
             }
         }
         return records;
+    }
+
+    private Map<TopicPartition, Long> latestOffsets(List<TopicPartition> partitions, IsolationLevel isolation) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        partitions.forEach(partition -> latest.put(partition, OffsetSpec.latest()));
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        admin.listOffsets(latest, new ListOffsetsOptions(isolation)).all().get()
+                .forEach((partition, info) -> offsets.put(partition, info.offset()));
+        return offsets;
     }
 
     /** The transaction coordinator's description of {@code transactionalId}'s transaction. */
