@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
@@ -181,21 +182,13 @@ abstract class TransactionFaultsTest {
     }
 
     @Test
-    void aFastLeaderProducerIsFencedByAKafkaProducerWithItsTransactionalId() throws Exception {
-        String id = "fenced-fastleader";
-        try (Producer<String, String> zombie = fixture.fastLeader(id, Map.of());
-             Producer<String, String> successor = fixture.kafka(id, Map.of())) {
-            zombieIsFencedBySuccessor(id, zombie, successor);
-        }
+    void aFastLeaderProducerIsFencedByAKafkaProducerWithItsTransactionalId() {
+        zombieIsFencedBySuccessor("fenced-fastleader", fixture::fastLeader, fixture::kafka);
     }
 
     @Test
-    void aKafkaProducerIsFencedByAFastLeaderProducerWithItsTransactionalId() throws Exception {
-        String id = "fenced-kafka";
-        try (Producer<String, String> zombie = fixture.kafka(id, Map.of());
-             Producer<String, String> successor = fixture.fastLeader(id, Map.of())) {
-            zombieIsFencedBySuccessor(id, zombie, successor);
-        }
+    void aKafkaProducerIsFencedByAFastLeaderProducerWithItsTransactionalId() {
+        zombieIsFencedBySuccessor("fenced-kafka", fixture::kafka, fixture::fastLeader);
     }
 
     /**
@@ -203,6 +196,14 @@ abstract class TransactionFaultsTest {
      * the same transactional id and commits one of its own: the zombie's commit fails as fenced and
      * only the successor's records are read.
      */
+    private static void zombieIsFencedBySuccessor(String id, BiFunction<String, Map<String, Object>, Producer<String, String>> zombieOf,
+                                                  BiFunction<String, Map<String, Object>, Producer<String, String>> successorOf) {
+        try (Producer<String, String> zombie = zombieOf.apply(id, Map.of());
+             Producer<String, String> successor = successorOf.apply(id, Map.of())) {
+            zombieIsFencedBySuccessor(id, zombie, successor);
+        }
+    }
+
     private static void zombieIsFencedBySuccessor(String id, Producer<String, String> zombie, Producer<String, String> successor) {
         String topic = fixture.topic(id);
         zombie.initTransactions();
