@@ -79,6 +79,19 @@ public interface KafkaTestCluster extends AutoCloseable {
     /** Starts a stopped or killed broker and returns once it is registered and unfenced. */
     void startBroker(int nodeId);
 
+    /**
+     * Closes every client connection open to broker {@code nodeId}, as a network failure between
+     * them would, while the broker runs on: requests and answers on their way are lost. Clients
+     * may connect again at once. The connections run through the relays of a
+     * {@link NetworkModel} with a client round trip, which the cluster must have.
+     *
+     * @throws UnsupportedOperationException if this cluster cannot
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default void dropClientConnections(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot drop client connections");
+    }
+
     /** Adds a broker to the cluster and returns its node id once it is registered and unfenced. */
     int addBroker();
 

@@ -33,6 +33,7 @@ import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.it.cluster.NetworkModel;
 
 /**
  * A 3-broker cluster finalized at one {@code transaction.version}, with what the transaction tests
@@ -57,7 +58,13 @@ final class TransactionsFixture implements AutoCloseable {
 
     /** Starts an in-JVM cluster finalized at {@code transactionVersion}, with {@code brokerConfigs} on every broker. */
     static TransactionsFixture start(int transactionVersion, Map<String, String> brokerConfigs) {
-        ClusterSpec.Builder spec = ClusterSpec.builder().execution(Execution.IN_JVM).transactionVersion(transactionVersion);
+        return start(transactionVersion, brokerConfigs, NetworkModel.loopback());
+    }
+
+    /** As {@link #start(int, Map)}, the brokers reached over {@code network}. */
+    static TransactionsFixture start(int transactionVersion, Map<String, String> brokerConfigs, NetworkModel network) {
+        ClusterSpec.Builder spec = ClusterSpec.builder().execution(Execution.IN_JVM).transactionVersion(transactionVersion)
+                .network(network);
         brokerConfigs.forEach(spec::brokerConfig);
         return new TransactionsFixture(spec.start(), transactionVersion);
     }
