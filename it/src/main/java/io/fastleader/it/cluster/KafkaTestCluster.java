@@ -92,6 +92,18 @@ public interface KafkaTestCluster extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot drop client connections");
     }
 
+    /**
+     * How many bytes broker {@code nodeId} has sent its clients, counted as they reach its relay,
+     * before the delay the {@link NetworkModel} adds: a test sees an answer leave the broker while
+     * it is still on its way, and can cut the connection under it ({@link #dropClientConnections}).
+     *
+     * @throws UnsupportedOperationException if this cluster cannot tell
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default long clientBytesFrom(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not count the bytes of client connections");
+    }
+
     /** Adds a broker to the cluster and returns its node id once it is registered and unfenced. */
     int addBroker();
 

@@ -116,12 +116,27 @@ final class NetworkRelays implements AutoCloseable {
      * @throws IllegalStateException if no relay stands between the clients and the node
      */
     synchronized void dropClientConnections(int nodeId) {
+        DelayLink link = clientLink(nodeId);
+        link.suspend();
+        link.resume();
+    }
+
+    /**
+     * How many bytes {@code nodeId} has sent its clients, counted as they reach its relay, before
+     * their delay.
+     *
+     * @throws IllegalStateException if no relay stands between the clients and the node
+     */
+    synchronized long clientBytesFrom(int nodeId) {
+        return clientLink(nodeId).bytesFromUpstream();
+    }
+
+    private DelayLink clientLink(int nodeId) {
         DelayLink link = links.get(new Key(nodeId, Traffic.CLIENT, EVERY_NODE));
         if (link == null) {
             throw new IllegalStateException("clients reach node " + nodeId + " directly: the cluster's network model needs a client round trip");
         }
-        link.suspend();
-        link.resume();
+        return link;
     }
 
     /** Closes every link. */

@@ -14,8 +14,9 @@ import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.Producer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.fastleader.clients.network.NetworkMetrics;
 import io.fastleader.clients.producer.FastLeaderProducer;
@@ -48,9 +49,18 @@ abstract class TransactionFaultsOnRelaysTest {
         fixture.close();
     }
 
-    @Test
-    void aCommitWhoseConnectionIsLostAfterItsEndTxnWasSentIsResentAndCommitsOnce() throws Exception {
-        String id = "end-txn-lost";
+    /** Where the commit's EndTxn is when its connection to the coordinator is cut. */
+    enum Cut {
+        /** Written by the client, not yet at the coordinator: the coordinator never sees it. */
+        REQUEST_ON_ITS_WAY,
+        /** Answered by the coordinator, the answer not yet at the client: the transaction committed unbeknown to it. */
+        ANSWER_ON_ITS_WAY
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Cut.class)
+    void aCommitWhoseConnectionIsLostAfterItsEndTxnWasSentIsResentAndCommitsOnce(Cut cut) throws Exception {
+        String id = "end-txn-lost-" + cut.name().toLowerCase().replace('_', '-');
         String topic = fixture.topic(id);
         try (Producer<String, String> producer = fixture.fastLeader(id, Map.of())) {
             producer.initTransactions();
@@ -62,19 +72,33 @@ abstract class TransactionFaultsOnRelaysTest {
 
             CompletableFuture<Void> commit = CompletableFuture.runAsync(producer::commitTransaction);
             Await.until("EndTxn sent", AWAIT, () -> endTxnRequests(producer) == 1);
-            // Its answer cannot be back yet: the relay holds each direction half a round trip.
+            // Half a round trip before it reaches the coordinator, nothing else of this test's on the link.
+            long answeredBefore = fixture.cluster.clientBytesFrom(coordinator);
+            if (cut == Cut.ANSWER_ON_ITS_WAY) {
+                Await.until("EndTxn answered", AWAIT, () -> fixture.cluster.clientBytesFrom(coordinator) > answeredBefore);
+            }
+            // Either way the answer cannot be back yet: the relay holds each direction half a round trip.
             fixture.cluster.dropClientConnections(coordinator);
             commit.get(AWAIT.toSeconds(), TimeUnit.SECONDS);
+            if (cut == Cut.REQUEST_ON_ITS_WAY) {
+                assertThat(endTxnRequests(producer)).isEqualTo(2);
+            } else {
+                // Sent again at least once: a resend that finds the markers still being written is told CONCURRENT_TRANSACTIONS.
+                assertThat(endTxnRequests(producer)).isGreaterThanOrEqualTo(2);
+            }
 
-            // The outcome unknown, the commit was sent again, once.
-            assertThat(endTxnRequests(producer)).isEqualTo(2);
+            // The producer holds the epoch the coordinator does: its next transaction commits.
+            producer.beginTransaction();
+            sendAll(producer, topic, "next", 5);
+            producer.commitTransaction();
         }
-        assertThat(fixture.readCommitted(topic)).containsExactlyInAnyOrderElementsOf(values(List.of("committed"), List.of(10)));
+        assertThat(fixture.readCommitted(topic)).containsExactlyInAnyOrderElementsOf(
+                values(List.of("committed", "next"), List.of(10, 5)));
         Await.until(id + " completely committed", AWAIT,
                 () -> fixture.describeTransaction(id).state() == TransactionState.COMPLETE_COMMIT);
         TransactionDescription ended = fixture.describeTransaction(id);
-        // A fresh id starts at epoch 0; under version 2 the commit bumped it once, however often it was sent.
-        assertThat(ended.producerEpoch()).isEqualTo((short) (fixture.transactionVersion >= 2 ? 1 : 0));
+        // A fresh id starts at epoch 0; under version 2 each commit bumped it once, however often it was sent.
+        assertThat(ended.producerEpoch()).isEqualTo((short) (fixture.transactionVersion >= 2 ? 2 : 0));
     }
 
     /** How many EndTxn requests {@code producer} has written, from fastleader's per-API request count. */
