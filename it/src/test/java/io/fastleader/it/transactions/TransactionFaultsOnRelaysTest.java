@@ -1,5 +1,6 @@
 package io.fastleader.it.transactions;
 
+import static io.fastleader.it.transactions.TransactionsFixture.nameOf;
 import static io.fastleader.it.transactions.TransactionsFixture.sendAll;
 import static io.fastleader.it.transactions.TransactionsFixture.values;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.TransactionDescription;
-import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.Producer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
@@ -60,7 +60,7 @@ abstract class TransactionFaultsOnRelaysTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Cut.class)
     void aCommitWhoseConnectionIsLostAfterItsEndTxnWasSentIsResentAndCommitsOnce(Cut cut) throws Exception {
-        String id = "end-txn-lost-" + cut.name().toLowerCase().replace('_', '-');
+        String id = nameOf("end-txn-lost", cut);
         String topic = fixture.topic(id);
         try (Producer<String, String> producer = fixture.fastLeader(id, Map.of())) {
             producer.initTransactions();
@@ -94,9 +94,7 @@ abstract class TransactionFaultsOnRelaysTest {
         }
         assertThat(fixture.readCommitted(topic)).containsExactlyInAnyOrderElementsOf(
                 values(List.of("committed", "next"), List.of(10, 5)));
-        Await.until(id + " completely committed", AWAIT,
-                () -> fixture.describeTransaction(id).state() == TransactionState.COMPLETE_COMMIT);
-        TransactionDescription ended = fixture.describeTransaction(id);
+        TransactionDescription ended = fixture.awaitCompleteCommit(id);
         // A fresh id starts at epoch 0; under version 2 each commit bumped it once, however often it was sent.
         assertThat(ended.producerEpoch()).isEqualTo((short) (fixture.transactionVersion >= 2 ? 2 : 0));
     }

@@ -1,5 +1,6 @@
 package io.fastleader.it.transactions;
 
+import static io.fastleader.it.transactions.TransactionsFixture.nameOf;
 import static io.fastleader.it.transactions.TransactionsFixture.sendAll;
 import static io.fastleader.it.transactions.TransactionsFixture.values;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,7 +84,7 @@ abstract class TransactionFaultsTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Phase.class)
     void aTransactionWhoseCoordinatorRestartsStillCommits(Phase phase) throws Exception {
-        String name = "restart-" + phase.name().toLowerCase().replace('_', '-');
+        String name = nameOf("restart", phase);
         String topic = fixture.topic(name);
         String input = fixture.topic(name + "-input");
         String groupId = name + "-group";
@@ -115,9 +116,7 @@ abstract class TransactionFaultsTest {
         assertThat(fixture.readCommitted(topic)).containsExactlyInAnyOrderElementsOf(
                 values(List.of("first", "second", "third"), List.of(10, 10, 10)));
         assertThat(fixture.committedOffsets(groupId)).isEqualTo(Map.of(new TopicPartition(input, 0), 42L));
-        Await.until(name + " completely committed", AWAIT,
-                () -> fixture.describeTransaction(name).state() == TransactionState.COMPLETE_COMMIT);
-        TransactionDescription ended = fixture.describeTransaction(name);
+        TransactionDescription ended = fixture.awaitCompleteCommit(name);
         assertThat(ended.producerId()).isEqualTo(producerId);
         // A fresh id starts at epoch 0; under version 2 its EndTxn bumped it once, the restart not at all.
         assertThat(ended.producerEpoch()).isEqualTo((short) (fixture.transactionVersion >= 2 ? 1 : 0));

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -178,6 +179,21 @@ final class TransactionsFixture implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("describing transaction " + transactionalId + " failed", e);
         }
+    }
+
+    /** The description of {@code transactionalId}'s transaction once its coordinator has it completely committed (markers written). */
+    TransactionDescription awaitCompleteCommit(String transactionalId) {
+        TransactionDescription[] seen = new TransactionDescription[1];
+        Await.until(transactionalId + " completely committed", Disturbances.TIMEOUT, () -> {
+            seen[0] = describeTransaction(transactionalId);
+            return seen[0].state() == TransactionState.COMPLETE_COMMIT;
+        });
+        return seen[0];
+    }
+
+    /** {@code <prefix>-<case>}, the case's name in lower case with dashes: a transactional id or topic name per case of a test. */
+    static String nameOf(String prefix, Enum<?> testCase) {
+        return prefix + "-" + testCase.name().toLowerCase().replace('_', '-');
     }
 
     /** The committed offsets of {@code groupId}. */
