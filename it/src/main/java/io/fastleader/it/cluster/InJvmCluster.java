@@ -174,6 +174,17 @@ final class InJvmCluster implements KafkaTestCluster {
     }
 
     @Override
+    public synchronized void dropClientConnections(int nodeId) {
+        requireRunning(nodeId);
+        relays.dropClientConnections(nodeId);
+    }
+
+    @Override
+    public long clientBytesFrom(int nodeId) {
+        return relays.clientBytesFrom(nodeId);
+    }
+
+    @Override
     public synchronized void killBroker(int nodeId) {
         if (!supportsKill()) {
             throw new UnsupportedOperationException("a broker inside this JVM cannot be killed; use "

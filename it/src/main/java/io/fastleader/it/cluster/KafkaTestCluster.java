@@ -79,6 +79,31 @@ public interface KafkaTestCluster extends AutoCloseable {
     /** Starts a stopped or killed broker and returns once it is registered and unfenced. */
     void startBroker(int nodeId);
 
+    /**
+     * Closes every client connection open to broker {@code nodeId}, as a network failure between
+     * them would, while the broker runs on: requests and answers on their way are lost. Clients
+     * may connect again at once. The connections run through the relays of a
+     * {@link NetworkModel} with a client round trip, which the cluster must have.
+     *
+     * @throws UnsupportedOperationException if this cluster cannot
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default void dropClientConnections(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot drop client connections");
+    }
+
+    /**
+     * How many bytes broker {@code nodeId} has sent its clients, counted as they reach its relay,
+     * before the delay the {@link NetworkModel} adds: a test sees an answer leave the broker while
+     * it is still on its way, and can cut the connection under it ({@link #dropClientConnections}).
+     *
+     * @throws UnsupportedOperationException if this cluster cannot tell
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default long clientBytesFrom(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not count the bytes of client connections");
+    }
+
     /** Adds a broker to the cluster and returns its node id once it is registered and unfenced. */
     int addBroker();
 

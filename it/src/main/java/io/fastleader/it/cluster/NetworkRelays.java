@@ -108,6 +108,37 @@ final class NetworkRelays implements AutoCloseable {
         });
     }
 
+    /**
+     * Closes every client connection open to {@code nodeId}, bytes on their way either direction
+     * lost, as a network failure between them would; the node stays up and new connections are
+     * accepted at once.
+     *
+     * @throws IllegalStateException if no relay stands between the clients and the node
+     */
+    synchronized void dropClientConnections(int nodeId) {
+        DelayLink link = clientLink(nodeId);
+        link.suspend();
+        link.resume();
+    }
+
+    /**
+     * How many bytes {@code nodeId} has sent its clients, counted as they reach its relay, before
+     * their delay.
+     *
+     * @throws IllegalStateException if no relay stands between the clients and the node
+     */
+    synchronized long clientBytesFrom(int nodeId) {
+        return clientLink(nodeId).bytesFromUpstream();
+    }
+
+    private DelayLink clientLink(int nodeId) {
+        DelayLink link = links.get(new Key(nodeId, Traffic.CLIENT, EVERY_NODE));
+        if (link == null) {
+            throw new IllegalStateException("clients reach node " + nodeId + " directly: the cluster's network model needs a client round trip");
+        }
+        return link;
+    }
+
     /** Closes every link. */
     @Override
     public synchronized void close() {

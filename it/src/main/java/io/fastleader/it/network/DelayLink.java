@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A userspace TCP relay that makes a loopback hop cost what a network hop costs: it listens on a
@@ -58,6 +59,7 @@ public final class DelayLink implements AutoCloseable {
     private final InetSocketAddress address;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionCount = new AtomicInteger();
+    private final AtomicLong bytesFromUpstream = new AtomicLong();
 
     private ServerSocket listener;
     private Thread acceptor;
@@ -131,6 +133,14 @@ public final class DelayLink implements AutoCloseable {
     /** The port of {@link #address()}. */
     public int port() {
         return address.getPort();
+    }
+
+    /**
+     * How many bytes the upstream has sent through the link, counted as they reach it, before
+     * their delay: a test sees an answer leave the upstream while it is still on its way.
+     */
+    public long bytesFromUpstream() {
+        return bytesFromUpstream.get();
     }
 
     /** Where accepted connections are forwarded to. */
@@ -315,22 +325,22 @@ public final class DelayLink implements AutoCloseable {
         Connection(int number, Socket client, Socket upstreamSocket) {
             this.client = client;
             this.upstreamSocket = upstreamSocket;
-            relay(number + "-up", client, upstreamSocket, towardsUpstream);
-            relay(number + "-down", upstreamSocket, client, towardsClient);
+            relay(number + "-up", client, upstreamSocket, towardsUpstream, new AtomicLong());
+            relay(number + "-down", upstreamSocket, client, towardsClient, bytesFromUpstream);
         }
 
         void start() {
             threads.forEach(Thread::start);
         }
 
-        /** A reading and a writing thread that carry {@code from}'s bytes to {@code to}, {@code delay} late. */
-        private void relay(String direction, Socket from, Socket to, Duration delay) {
+        /** A reading and a writing thread that carry {@code from}'s bytes to {@code to}, {@code delay} late, counted in {@code read}. */
+        private void relay(String direction, Socket from, Socket to, Duration delay, AtomicLong read) {
             BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-            threads.add(daemon(direction + "-read", () -> read(from, delay, queue)));
+            threads.add(daemon(direction + "-read", () -> read(from, delay, queue, read)));
             threads.add(daemon(direction + "-write", () -> write(queue, from, to)));
         }
 
-        private void read(Socket from, Duration delay, BlockingQueue<Chunk> queue) {
+        private void read(Socket from, Duration delay, BlockingQueue<Chunk> queue, AtomicLong counted) {
             long lastDue = Long.MIN_VALUE;
             try {
                 InputStream in = from.getInputStream();
@@ -343,6 +353,7 @@ public final class DelayLink implements AutoCloseable {
                         queue.add(new Chunk(Chunk.Kind.END_OF_STREAM, null, lastDue));
                         return;
                     }
+                    counted.addAndGet(read);
                     queue.add(new Chunk(Chunk.Kind.DATA, Arrays.copyOf(buffer, read), lastDue));
                 }
             } catch (IOException e) {

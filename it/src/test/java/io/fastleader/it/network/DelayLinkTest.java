@@ -22,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.it.cluster.Await;
+
 /** {@link DelayLink} in front of a plain echo server on loopback. */
 class DelayLinkTest {
 
@@ -93,6 +95,17 @@ class DelayLinkTest {
             long start = System.nanoTime();
             assertThat(echoOnce(socket, "ping")).isEqualTo("ping");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(towardsClient);
+        }
+    }
+
+    @Test
+    void theUpstreamsBytesAreCountedWhenTheyReachTheLinkBeforeTheirDelay() throws Exception {
+        try (DelayLink link = DelayLink.open(echo.address(), Duration.ZERO, Duration.ofMinutes(1), Duration.ZERO);
+             Socket socket = connect(link.address())) {
+            assertThat(link.bytesFromUpstream()).isZero();
+            socket.getOutputStream().write("ping".getBytes());
+            Await.until("the echo at the link", Duration.ofSeconds(10), () -> link.bytesFromUpstream() == 4);
+            assertThat(socket.getInputStream().available()).isZero();
         }
     }
 

@@ -213,7 +213,10 @@ abstract class ExactlyOnceThroughARollTest {
      * input partition that share an output partition are in their input order.
      */
     private static void assertCopiedExactlyOnceInOrder(CopyPipeline pipeline) {
-        List<ConsumerRecord<String, String>> copies = ReadCommitted.records(cluster.clientConfig(), output(pipeline), PARTITIONS);
+        List<ConsumerRecord<String, String>> copies;
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            copies = ReadCommitted.records(admin, cluster.clientConfig(), output(pipeline), PARTITIONS);
+        }
         Map<String, Integer> times = new TreeMap<>();
         Map<String, Long> lastOffset = new HashMap<>();
         List<String> outOfOrder = new ArrayList<>();

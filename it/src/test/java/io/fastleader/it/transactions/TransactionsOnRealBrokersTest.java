@@ -2,33 +2,26 @@ package io.fastleader.it.transactions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.fastleader.it.transactions.TransactionsFixture.sendAll;
+import static io.fastleader.it.transactions.TransactionsFixture.values;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.fastleader.clients.producer.FastLeaderProducer;
-import io.fastleader.it.cluster.ClusterSpec;
-import io.fastleader.it.cluster.Disturbances;
-import io.fastleader.it.cluster.Execution;
-import io.fastleader.it.cluster.KafkaTestCluster;
 
 /**
  * Transactions of {@link FastLeaderProducer} on a real 3-broker Kafka 4.3.1 cluster, once per
@@ -38,21 +31,16 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 abstract class TransactionsOnRealBrokersTest {
 
-    private static final int PARTITIONS = 3;
-
-    private static KafkaTestCluster cluster;
-    private static Disturbances disturbances;
+    private static TransactionsFixture fixture;
 
     /** Starts the subclass's cluster, finalized at {@code transactionVersion}. */
     static void startCluster(int transactionVersion) {
-        cluster = ClusterSpec.builder().execution(Execution.IN_JVM).transactionVersion(transactionVersion).start();
-        disturbances = new Disturbances(cluster);
+        fixture = TransactionsFixture.start(transactionVersion, Map.of());
     }
 
     @AfterAll
     static void stopCluster() {
-        disturbances.close();
-        cluster.close();
+        fixture.close();
     }
 
     @Test
@@ -116,9 +104,7 @@ abstract class TransactionsOnRealBrokersTest {
     }
 
     private static String topic(String name) {
-        String topic = "txn-" + name;
-        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
-        return topic;
+        return fixture.topic(name);
     }
 
     private static Producer<String, String> transactional(String transactionalId) {
@@ -126,32 +112,10 @@ abstract class TransactionsOnRealBrokersTest {
     }
 
     private static Producer<String, String> transactional(String transactionalId, Map<String, Object> extra) {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-        config.putAll(extra);
-        return new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer());
-    }
-
-    private static List<Future<RecordMetadata>> sendAll(Producer<String, String> producer, String topic, String prefix, int count) {
-        List<Future<RecordMetadata>> futures = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            futures.add(producer.send(new ProducerRecord<>(topic, prefix + "-" + i, prefix + "-" + i)));
-        }
-        return futures;
-    }
-
-    private static List<String> values(List<String> prefixes, List<Integer> counts) {
-        List<String> values = new ArrayList<>();
-        for (int p = 0; p < prefixes.size(); p++) {
-            for (int i = 0; i < counts.get(p); i++) {
-                values.add(prefixes.get(p) + "-" + i);
-            }
-        }
-        return values;
+        return fixture.fastLeader(transactionalId, extra);
     }
 
     private static List<String> readCommitted(String topic) {
-        return ReadCommitted.values(cluster.clientConfig(), topic, PARTITIONS);
+        return fixture.readCommitted(topic);
     }
 }
