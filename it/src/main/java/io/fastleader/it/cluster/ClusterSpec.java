@@ -1,8 +1,11 @@
 package io.fastleader.it.cluster;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+
+import org.apache.kafka.server.common.TransactionVersion;
 
 /**
  * What cluster to start. Build one with {@link #builder()}, then {@link #start()} it.
@@ -13,9 +16,11 @@ import java.util.Objects;
  * @param security      the client listener's security
  * @param brokerConfigs broker settings on top of {@link #DEFAULT_BROKER_CONFIGS}
  * @param network       the delays between clients and brokers and among brokers
+ * @param featureLevels Kafka features (by name) finalized at the levels given when the storage is
+ *                      formatted; a feature not named here gets the release's default level
  */
 public record ClusterSpec(int brokers, Execution execution, KafkaRelease release, Security security,
-                          Map<String, String> brokerConfigs, NetworkModel network) {
+                          Map<String, String> brokerConfigs, NetworkModel network, Map<String, Short> featureLevels) {
 
     /**
      * Settings every fixture broker gets. They keep a small cluster small and quick on a 2-core
@@ -39,6 +44,12 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
             throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT listeners only; use IN_JVM or CONTAINER for " + security.protocol());
         }
         brokerConfigs = Map.copyOf(brokerConfigs);
+        featureLevels = Map.copyOf(featureLevels);
+        if (!featureLevels.isEmpty() && execution != Execution.IN_JVM) {
+            // Only in-JVM storage is formatted by this fixture's own code (InJvmStorage).
+            throw new IllegalArgumentException("feature levels " + featureLevels + " are set when an " + Execution.IN_JVM
+                + " cluster's storage is formatted; not for " + execution);
+        }
         requireFeasible(network, brokers, execution);
     }
 
@@ -99,6 +110,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         private Security security = Security.plaintext();
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
         private NetworkModel network = NetworkModel.loopback();
+        private final Map<String, Short> featureLevels = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -149,13 +161,31 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         }
 
         /**
+         * The transaction protocol the cluster speaks, finalized as the feature
+         * {@code transaction.version} when the storage is formatted, as
+         * {@code kafka-storage format --feature transaction.version=<level>} would: 1, classic
+         * transactions (AddPartitionsToTxn for every partition); 2, KIP-890 part 2 (Produce v12
+         * adds partitions implicitly, and every EndTxn bumps the producer epoch). Unset, the
+         * release's default for its latest production {@code metadata.version}: 2 for Kafka 4.3.1.
+         * In-JVM clusters only.
+         */
+        public Builder transactionVersion(int level) {
+            if (Arrays.stream(TransactionVersion.values()).noneMatch(known -> known.featureLevel() == level)) {
+                throw new IllegalArgumentException("transaction.version " + level + " is none of the levels Kafka "
+                    + KafkaRelease.CURRENT.version() + " knows: " + Arrays.toString(TransactionVersion.values()));
+            }
+            featureLevels.put(TransactionVersion.FEATURE_NAME, (short) level);
+            return this;
+        }
+
+        /**
          * The spec.
          *
          * @throws IllegalArgumentException if the settings contradict each other, e.g. a
          *                                  {@link NetworkModel#metadataLag()} the execution cannot do
          */
         public ClusterSpec build() {
-            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network);
+            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network, featureLevels);
         }
 
         /** Builds the spec and starts the cluster. */

@@ -59,6 +59,10 @@ final class InJvmCluster implements KafkaTestCluster {
         KafkaCluster cluster = spec.network().isLoopback() ? KafkaClusterFactory.create(config) : new RelayedInVmCluster(config, relays);
         InJvmCluster started = new InJvmCluster(spec, cluster, relays);
         try {
+            if (!spec.featureLevels().isEmpty()) {
+                // ClusterSpec allows feature levels only in-JVM, where the cluster is an InVMKafkaCluster.
+                InJvmStorage.format((InVMKafkaCluster) cluster, spec.brokers(), spec.featureLevels());
+            }
             cluster.start();
             BrokerRegistrations.awaitUnfenced(started.clientConfig(), started.brokerIds);
             return started;
