@@ -10,13 +10,13 @@ import org.apache.kafka.clients.consumer.Consumer;
 import io.fastleader.it.cluster.KafkaTestCluster;
 
 /** Runs one consumer workload with each {@link Flavour}, one after the other, on one cluster. */
-final class SideBySide {
+public final class SideBySide {
 
     private SideBySide() {
     }
 
     /** Runs {@code workload} with a consumer of each flavour, built from the cluster's client configuration with {@code config} on top. */
-    static <T> Map<Flavour, T> each(KafkaTestCluster cluster, Map<String, Object> config, Function<Consumer<String, String>, T> workload) {
+    public static <T> Map<Flavour, T> each(KafkaTestCluster cluster, Map<String, Object> config, Function<Consumer<String, String>, T> workload) {
         Map<Flavour, T> results = new EnumMap<>(Flavour.class);
         for (Flavour flavour : Flavour.values()) {
             results.put(flavour, with(cluster, flavour, config, workload));
@@ -25,7 +25,7 @@ final class SideBySide {
     }
 
     /** Runs {@code workload} with a consumer of {@code flavour}, closed afterwards. */
-    static <T> T with(KafkaTestCluster cluster, Flavour flavour, Map<String, Object> config,
+    public static <T> T with(KafkaTestCluster cluster, Flavour flavour, Map<String, Object> config,
                       Function<Consumer<String, String>, T> workload) {
         Map<String, Object> full = new HashMap<>(cluster.clientConfig());
         full.putAll(config);
