@@ -232,6 +232,30 @@ class ReadCommittedOnRealBrokersTest {
     }
 
     @Test
+    void pollsThatOnlyStepOverAnAbortedTransactionReportTheNewPositions() throws Exception {
+        MirroredLog log = new MirroredLog(admin, newTopic(), PARTITIONS);
+        Map<Flavour, Reading> afterAbort = new EnumMap<>(Flavour.class);
+        try (Producer<String, String> transactional = transactionalProducer(log.topic(), Map.of());
+             Consumer<String, String> kafka = Flavour.KAFKA.consumer(clientConfig(READ_COMMITTED));
+             Consumer<String, String> fastleader = Flavour.FASTLEADER.consumer(clientConfig(READ_COMMITTED))) {
+            Map<Flavour, Consumer<String, String>> consumers = Map.of(Flavour.KAFKA, kafka, Flavour.FASTLEADER, fastleader);
+            log.begin(transactional);
+            log.send(transactional, "committed-1");
+            log.commit(transactional);
+            log.begin(transactional);
+            log.send(transactional, "aborted-2a");
+            log.send(transactional, "aborted-2b");
+            consumers.values().forEach(consumer -> readFromBeginning(consumer, log));
+
+            log.abort(transactional);
+            consumers.forEach((flavour, consumer) -> afterAbort.put(flavour, readUntil(consumer, log.end())));
+        }
+
+        assertThat(afterAbort.get(Flavour.FASTLEADER)).isEqualTo(afterAbort.get(Flavour.KAFKA))
+                .isEqualTo(everyPartition(List.of(), log.end()));
+    }
+
+    @Test
     void aPollCutShortByMaxPollRecordsLeavesThePositionOnTheNextRecordToHandOut() {
         TopicPartition partition = new TopicPartition(history.topic(), 0);
         Map<String, Object> config = new HashMap<>(READ_COMMITTED);
