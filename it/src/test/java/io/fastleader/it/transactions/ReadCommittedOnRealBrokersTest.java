@@ -199,28 +199,23 @@ class ReadCommittedOnRealBrokersTest {
     @Test
     void readsStopAtTheLastStableOffsetWhileATransactionIsOpenAndGoOnOnceItCommits() throws Exception {
         MirroredLog log = new MirroredLog(admin, newTopic(), PARTITIONS);
-        Map<Flavour, Reading> whileOpen = new EnumMap<>(Flavour.class);
-        Map<Flavour, Reading> afterCommit = new EnumMap<>(Flavour.class);
+        Map<Flavour, Reading> whileOpen;
+        Map<Flavour, Reading> afterCommit;
         List<Seen> stableWhileOpen;
         long lastStableWhileOpen;
         try (Producer<String, String> transactional = transactionalProducer(log.topic(), Map.of());
              Producer<String, String> plain = plainProducer();
-             Consumer<String, String> kafka = Flavour.KAFKA.consumer(clientConfig(READ_COMMITTED));
-             Consumer<String, String> fastleader = Flavour.FASTLEADER.consumer(clientConfig(READ_COMMITTED))) {
-            Map<Flavour, Consumer<String, String>> consumers = Map.of(Flavour.KAFKA, kafka, Flavour.FASTLEADER, fastleader);
-            log.begin(transactional);
-            log.send(transactional, "committed-1");
-            log.commit(transactional);
-            log.begin(transactional);
+             SideBySide.Open consumers = SideBySide.open(cluster, READ_COMMITTED)) {
+            commitOneThenBegin(log, transactional);
             log.send(transactional, "open-2a");
             log.send(plain, "plain-after-open");
             log.send(transactional, "open-2b");
             stableWhileOpen = log.readCommitted();
             lastStableWhileOpen = log.lastStableOffset();
-            consumers.forEach((flavour, consumer) -> whileOpen.put(flavour, readFromBeginning(consumer, log)));
+            whileOpen = consumers.each(consumer -> readFromBeginning(consumer, log));
 
             log.commit(transactional);
-            consumers.forEach((flavour, consumer) -> afterCommit.put(flavour, readUntil(consumer, log.end())));
+            afterCommit = consumers.each(consumer -> readUntil(consumer, log.end()));
         }
 
         assertThat(whileOpen.get(Flavour.FASTLEADER)).isEqualTo(whileOpen.get(Flavour.KAFKA))
@@ -234,21 +229,16 @@ class ReadCommittedOnRealBrokersTest {
     @Test
     void pollsThatOnlyStepOverAnAbortedTransactionReportTheNewPositions() throws Exception {
         MirroredLog log = new MirroredLog(admin, newTopic(), PARTITIONS);
-        Map<Flavour, Reading> afterAbort = new EnumMap<>(Flavour.class);
+        Map<Flavour, Reading> afterAbort;
         try (Producer<String, String> transactional = transactionalProducer(log.topic(), Map.of());
-             Consumer<String, String> kafka = Flavour.KAFKA.consumer(clientConfig(READ_COMMITTED));
-             Consumer<String, String> fastleader = Flavour.FASTLEADER.consumer(clientConfig(READ_COMMITTED))) {
-            Map<Flavour, Consumer<String, String>> consumers = Map.of(Flavour.KAFKA, kafka, Flavour.FASTLEADER, fastleader);
-            log.begin(transactional);
-            log.send(transactional, "committed-1");
-            log.commit(transactional);
-            log.begin(transactional);
+             SideBySide.Open consumers = SideBySide.open(cluster, READ_COMMITTED)) {
+            commitOneThenBegin(log, transactional);
             log.send(transactional, "aborted-2a");
             log.send(transactional, "aborted-2b");
-            consumers.values().forEach(consumer -> readFromBeginning(consumer, log));
+            consumers.each(consumer -> readFromBeginning(consumer, log));
 
             log.abort(transactional);
-            consumers.forEach((flavour, consumer) -> afterAbort.put(flavour, readUntil(consumer, log.end())));
+            afterAbort = consumers.each(consumer -> readUntil(consumer, log.end()));
         }
 
         assertThat(afterAbort.get(Flavour.FASTLEADER)).isEqualTo(afterAbort.get(Flavour.KAFKA))
@@ -302,6 +292,14 @@ class ReadCommittedOnRealBrokersTest {
         EndsSeen expected = new EndsSeen(lastStable, OptionalLong.of(lastStable), lastStable, OptionalLong.of(0), lastStable);
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .isEqualTo(everyPartition(partition -> expected));
+    }
+
+    /** Commits a transaction of one record, {@code committed-1}, and begins the next. */
+    private static void commitOneThenBegin(MirroredLog log, Producer<String, String> transactional) throws Exception {
+        log.begin(transactional);
+        log.send(transactional, "committed-1");
+        log.commit(transactional);
+        log.begin(transactional);
     }
 
     /**
@@ -402,15 +400,10 @@ class ReadCommittedOnRealBrokersTest {
         return topic;
     }
 
-    private static Map<String, Object> clientConfig(Map<String, Object> overrides) {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.putAll(overrides);
-        return config;
-    }
-
     /** kafka-clients' own producer, transactions initialized. */
     private static Producer<String, String> transactionalProducer(String transactionalId, Map<String, Object> overrides) {
-        Map<String, Object> config = clientConfig(overrides);
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.putAll(overrides);
         config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         Producer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
         producer.initTransactions();
