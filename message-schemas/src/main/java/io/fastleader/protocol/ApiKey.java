@@ -7,10 +7,16 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import io.fastleader.protocol.message.AddOffsetsToTxnRequestData;
+import io.fastleader.protocol.message.AddOffsetsToTxnResponseData;
+import io.fastleader.protocol.message.AddPartitionsToTxnRequestData;
+import io.fastleader.protocol.message.AddPartitionsToTxnResponseData;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
+import io.fastleader.protocol.message.EndTxnRequestData;
+import io.fastleader.protocol.message.EndTxnResponseData;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
@@ -41,6 +47,8 @@ import io.fastleader.protocol.message.SaslHandshakeRequestData;
 import io.fastleader.protocol.message.SaslHandshakeResponseData;
 import io.fastleader.protocol.message.SyncGroupRequestData;
 import io.fastleader.protocol.message.SyncGroupResponseData;
+import io.fastleader.protocol.message.TxnOffsetCommitRequestData;
+import io.fastleader.protocol.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
@@ -66,6 +74,10 @@ public enum ApiKey {
     API_VERSIONS(3, ApiVersionsRequestData::new, ApiVersionsResponseData::new),
     INIT_PRODUCER_ID(2, InitProducerIdRequestData::new, InitProducerIdResponseData::new),
     OFFSET_FOR_LEADER_EPOCH(4, OffsetForLeaderEpochRequestData::new, OffsetForLeaderEpochResponseData::new),
+    ADD_PARTITIONS_TO_TXN(3, AddPartitionsToTxnRequestData::new, AddPartitionsToTxnResponseData::new),
+    ADD_OFFSETS_TO_TXN(3, AddOffsetsToTxnRequestData::new, AddOffsetsToTxnResponseData::new),
+    END_TXN(3, EndTxnRequestData::new, EndTxnResponseData::new),
+    TXN_OFFSET_COMMIT(3, TxnOffsetCommitRequestData::new, TxnOffsetCommitResponseData::new),
     SASL_AUTHENTICATE(2, SaslAuthenticateRequestData::new, SaslAuthenticateResponseData::new),
     CONSUMER_GROUP_HEARTBEAT(0, ConsumerGroupHeartbeatRequestData::new, ConsumerGroupHeartbeatResponseData::new);
 

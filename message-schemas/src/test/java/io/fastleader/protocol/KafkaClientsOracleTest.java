@@ -48,7 +48,8 @@ class KafkaClientsOracleTest {
         "ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets", "InitProducerId",
         "OffsetForLeaderEpoch", "FindCoordinator", "OffsetCommit", "OffsetFetch",
         "SaslHandshake", "SaslAuthenticate", "ConsumerGroupHeartbeat",
-        "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup");
+        "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
+        "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit");
 
     /** Kafka's consumer protocol payloads: not RPCs, but the bytes a consumer group's JoinGroup and SyncGroup carry. */
     private static final List<String> CONSUMER_PROTOCOL_PAYLOADS = List.of("ConsumerProtocolSubscription", "ConsumerProtocolAssignment");

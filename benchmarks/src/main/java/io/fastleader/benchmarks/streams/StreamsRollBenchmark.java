@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -20,16 +19,12 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -40,6 +35,8 @@ import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.ClusterBenchmark;
 import io.fastleader.benchmarks.common.CommandLine;
 import io.fastleader.benchmarks.common.FixedRate;
+import io.fastleader.benchmarks.common.PartitionTail;
+import io.fastleader.benchmarks.common.TopicEnds;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Disturbances.StopStyle;
 import io.fastleader.it.cluster.KafkaTestCluster;
@@ -190,52 +187,6 @@ public final class StreamsRollBenchmark {
         }
     }
 
-    /** One KafkaConsumer reading both applications' outputs from their start, handing each update to its watch. */
-    private static final class OutputReader implements AutoCloseable {
-        private final KafkaConsumer<String, Long> consumer;
-        private final Thread thread;
-        private volatile boolean running = true;
-        private volatile Throwable failure;
-
-        OutputReader(KafkaTestCluster cluster, Map<String, EndToEndWatch> watchesByOutput, int partitions) {
-            consumer = new KafkaConsumer<>(cluster.clientConfig(), new StringDeserializer(), new LongDeserializer());
-            List<TopicPartition> assigned = watchesByOutput.keySet().stream()
-                    .flatMap(topic -> IntStream.range(0, partitions).mapToObj(partition -> new TopicPartition(topic, partition)))
-                    .toList();
-            consumer.assign(assigned);
-            consumer.seekToBeginning(assigned);
-            thread = new Thread(() -> {
-                try {
-                    while (running) {
-                        var records = consumer.poll(Duration.ofMillis(50));
-                        long nowMs = System.currentTimeMillis();
-                        for (ConsumerRecord<String, Long> update : records) {
-                            watchesByOutput.get(update.topic()).counted(update.partition(), update.timestamp(), nowMs);
-                        }
-                    }
-                } catch (WakeupException e) {
-                    // closing
-                } catch (Throwable e) {
-                    failure = e;
-                    System.err.println("the output reader failed: " + CountingApplication.stackTrace(e));
-                }
-            }, "streams-roll-output-reader");
-            thread.start();
-        }
-
-        Throwable failure() {
-            return failure;
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running = false;
-            consumer.wakeup();
-            thread.join(30_000);
-            consumer.close(Duration.ofSeconds(10));
-        }
-    }
-
     /** The measurements of one run. */
     private static final class Run {
         private final KafkaTestCluster cluster;
@@ -244,7 +195,7 @@ public final class StreamsRollBenchmark {
         private final Map<ClientVariant, CountingApplication> applications = new EnumMap<>(ClientVariant.class);
         private final Map<ClientVariant, EndToEndWatch> watches = new EnumMap<>(ClientVariant.class);
         private final Map<ClientVariant, List<EndToEndWatch.Figures>> rolls = new EnumMap<>(ClientVariant.class);
-        private OutputReader reader;
+        private PartitionTail<String, Long> reader;
         boolean sound = true;
 
         Run(KafkaTestCluster cluster, Disturbances disturbances, Options options) {
@@ -278,7 +229,12 @@ public final class StreamsRollBenchmark {
                     byOutput.put(applications.get(variant).output, watch);
                     byApplication.put(applications.get(variant), watch);
                 }
-                reader = new OutputReader(cluster, byOutput, options.partitions());
+                List<TopicPartition> outputs = byOutput.keySet().stream()
+                        .flatMap(topic -> IntStream.range(0, options.partitions()).mapToObj(partition -> new TopicPartition(topic, partition)))
+                        .toList();
+                reader = new PartitionTail<>(new KafkaConsumer<>(cluster.clientConfig(), new StringDeserializer(), new LongDeserializer()),
+                        outputs, "streams-roll-output-reader",
+                        (update, nowMs) -> byOutput.get(update.topic()).counted(update.partition(), update.timestamp(), nowMs));
                 feed = new Feed(cluster, List.copyOf(applications.values()), byApplication, options.rate());
 
                 System.out.printf("Warming up for %d s, then %d s measured before the roll%n", WARM_UP.toSeconds(), options.steady().toSeconds());
@@ -438,29 +394,12 @@ public final class StreamsRollBenchmark {
             Map<String, Object> json = new LinkedHashMap<>();
             List<TopicPartition> inputs = IntStream.range(0, options.partitions())
                     .mapToObj(partition -> new TopicPartition(application.input, partition)).toList();
-            boolean committed = false;
-            String seen = "nothing";
+            TopicEnds.Committed end;
             try (Admin admin = Admin.create(cluster.clientConfig())) {
-                long deadline = System.nanoTime() + COMMIT_TIMEOUT.toNanos();
-                while (!committed && System.nanoTime() < deadline && application.died() == null) {
-                    try {
-                        Map<TopicPartition, Long> ends = admin.listOffsets(inputs.stream()
-                                        .collect(Collectors.toMap(partition -> partition, partition -> OffsetSpec.latest())))
-                                .all().get().entrySet().stream()
-                                .collect(Collectors.toMap(Map.Entry::getKey, end -> end.getValue().offset()));
-                        Map<TopicPartition, OffsetAndMetadata> offsets =
-                                admin.listConsumerGroupOffsets(application.applicationId).partitionsToOffsetAndMetadata().get();
-                        seen = "committed " + offsets + ", ends " + ends;
-                        committed = ends.entrySet().stream().allMatch(end -> end.getValue().longValue()
-                                == Optional.ofNullable(offsets.get(end.getKey())).map(OffsetAndMetadata::offset).orElse(0L));
-                    } catch (Exception e) {
-                        seen = e.toString();
-                    }
-                    if (!committed) {
-                        Thread.sleep(200);
-                    }
-                }
+                end = TopicEnds.awaitCommittedToEnd(admin, application.applicationId, inputs, COMMIT_TIMEOUT, () -> application.died() != null);
             }
+            boolean committed = end.committed();
+            String seen = end.lastSeen();
             Map<String, Long> counts = lastCounts(application.output);
             long acknowledgedSum = acknowledged.values().stream().mapToLong(Long::longValue).sum();
             long missing = 0;
@@ -507,18 +446,7 @@ public final class StreamsRollBenchmark {
             try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new LongDeserializer())) {
                 List<TopicPartition> partitions = IntStream.range(0, options.partitions())
                         .mapToObj(partition -> new TopicPartition(output, partition)).toList();
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-                long deadline = System.nanoTime() + COMMIT_TIMEOUT.toNanos();
-                while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("could not read " + output + " to its end " + ends + " within " + COMMIT_TIMEOUT);
-                    }
-                    for (ConsumerRecord<String, Long> update : consumer.poll(Duration.ofMillis(200))) {
-                        counts.put(update.key(), update.value());
-                    }
-                }
+                TopicEnds.readFromStartToEnd(consumer, partitions, COMMIT_TIMEOUT, update -> counts.put(update.key(), update.value()));
             }
             return counts;
         }

@@ -188,8 +188,21 @@ public final class BrokerConnection implements AutoCloseable {
      * @return as {@link #send(ApiKey, ApiMessage)}
      */
     public CompletableFuture<ApiMessage> send(ApiKey api, VersionedRequest body) {
+        return send(api, api.highestVersion(), body);
+    }
+
+    /**
+     * Sends a request built for the version negotiated for {@code api}, or for {@code highestVersion}
+     * if that is lower: for an API whose newer versions mean more than the cluster has enabled
+     * ({@link NegotiatedVersions#version(ApiKey, short)}).
+     *
+     * @return as {@link #send(ApiKey, ApiMessage)}; fails, unsent, with
+     *         {@link org.apache.kafka.common.errors.UnsupportedVersionException} also if
+     *         {@code highestVersion} is below the lowest version both sides speak
+     */
+    public CompletableFuture<ApiMessage> send(ApiKey api, short highestVersion, VersionedRequest body) {
         try {
-            short version = versions.version(api);
+            short version = versions.version(api, highestVersion);
             return sendAt(api, version, body.at(version));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

@@ -169,7 +169,34 @@ public final class ConnectionPool implements AutoCloseable {
      * @return as {@link #send(int, ApiKey, ApiMessage)}
      */
     public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, VersionedRequest body) {
-        return connection(nodeId, ConnectionLane.of(api)).thenCompose(connection -> connection.send(api, body));
+        return send(nodeId, api, api.highestVersion(), body);
+    }
+
+    /**
+     * Sends a request built for the version negotiated with node {@code nodeId}, or for
+     * {@code highestVersion} if that is lower: for an API whose newer versions mean more than the
+     * cluster has enabled. Under {@code transaction.version} 1 a transactional producer sends
+     * Produce at v11 at most, since v12 adds the partitions to the transaction, and EndTxn and
+     * TxnOffsetCommit at v4 at most.
+     *
+     * @return as {@link #send(int, ApiKey, ApiMessage)}; fails, unsent, with
+     *         {@link org.apache.kafka.common.errors.UnsupportedVersionException} also if
+     *         {@code highestVersion} is below the lowest version both the node and we speak
+     */
+    public CompletableFuture<ApiMessage> send(int nodeId, ApiKey api, short highestVersion, VersionedRequest body) {
+        return connection(nodeId, ConnectionLane.of(api)).thenCompose(connection -> connection.send(api, highestVersion, body));
+    }
+
+    /**
+     * The versions negotiated with node {@code nodeId} on its connection for requests other than
+     * Fetch, JoinGroup and SyncGroup, connecting first if that connection is not open; and with
+     * them the feature levels the cluster had finalized when the connection was set up, such as
+     * the {@code transaction.version} that decides which versions a transactional producer sends.
+     *
+     * @return fails as {@link #send(int, ApiKey, ApiMessage)} does when the connection cannot be had
+     */
+    public CompletableFuture<NegotiatedVersions> versions(int nodeId) {
+        return connection(nodeId, ConnectionLane.OTHER).thenApply(BrokerConnection::versions);
     }
 
     /**

@@ -24,7 +24,9 @@ public enum BatchPhase {
     /** Its partition's leader, or the leader's address, is unknown: waiting for Metadata to name it. */
     METADATA("metadata"),
     /** Its request was handed to the leader's connection, which is not usable yet (TCP, TLS, SASL, ApiVersions). */
-    CONNECTING("connecting");
+    CONNECTING("connecting"),
+    /** Its partition is not in the transaction yet: AddPartitionsToTxn is under way (transaction version 1). */
+    TRANSACTION("transaction");
 
     private final String label;
 

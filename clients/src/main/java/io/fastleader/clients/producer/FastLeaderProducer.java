@@ -33,6 +33,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Headers;
@@ -56,6 +57,7 @@ import io.fastleader.clients.metadata.ReplicaPrewarm;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.KafkaClientsRange;
 import io.fastleader.clients.network.NetworkMetrics;
+import io.fastleader.clients.producer.transaction.Transactions;
 
 /**
  * A Kafka producer that follows KIP-951 leader hints: when a broker refuses a batch because the
@@ -64,9 +66,13 @@ import io.fastleader.clients.network.NetworkMetrics;
  * constructors, configuration keys and {@link Producer} contract, plus the {@code fastleader.*}
  * keys described in the module's README.
  *
- * <p>Not supported yet: transactions (every transactional method throws
- * {@link UnsupportedOperationException}, and {@code transactional.id} is refused), {@code acks=0},
- * adaptive partitioning and client telemetry.
+ * <p>Transactions are {@code KafkaProducer}'s: set {@code transactional.id}, call
+ * {@link #initTransactions()} once, then begin, send (and {@link #sendOffsetsToTransaction}) and
+ * commit or abort, with the same states, exceptions and {@code max.block.ms} bounds. The producer
+ * speaks the transaction protocol the cluster finalized ({@code transaction.version} 1 or 2), and
+ * finds its coordinators again at once when one moves.
+ *
+ * <p>Not supported yet: {@code acks=0}, adaptive partitioning and client telemetry.
  *
  * <p>Thread-safe: share one instance between threads, as with {@code KafkaProducer}.
  */
@@ -74,7 +80,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
     private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
-    private static final String NO_TRANSACTIONS = "FastLeaderProducer does not support transactions yet";
     /** KafkaProducer's words for the same refusal. */
     private static final String FLUSH_IN_CALLBACK =
             "KafkaProducer.flush() invocation inside a callback is not permitted because it may lead to deadlock.";
@@ -90,6 +95,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final LeaderCache cache;
     private final RecordAccumulator accumulator;
     private final Sender sender;
+    /** Null without {@code transactional.id}. */
+    private final Transactions transactions;
+    private final TransactionalCalls transactionalCalls;
     private final Thread senderThread;
     private final Serializer<K> keySerializer;
     private final Serializer<V> valueSerializer;
@@ -157,6 +165,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     producerMetrics, cache::leaderEpoch);
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
                     producerMetrics, new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
+            this.transactions = sender.transactions();
+            this.transactionalCalls = new TransactionalCalls(sender, settings.maxBlockMs(), producerMetrics, closed::get);
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();
@@ -209,6 +219,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             byte[] key = serialize(keySerializer, topic, headers, intercepted.key(), "key");
             byte[] value = serialize(valueSerializer, topic, headers, intercepted.value(), "value");
             partition = new TopicPartition(topic, partition(intercepted, key, value, partitionCount));
+            if (transactions != null) {
+                transactions.checkSend(partition);
+            }
             long timestamp = intercepted.timestamp() == null ? System.currentTimeMillis() : intercepted.timestamp();
             Callback acknowledged = (metadata, error) -> {
                 interceptors.onAcknowledgement(metadata, error);
@@ -386,45 +399,77 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         LOG.debug("Client telemetry is not supported; {} was never pushed", metric.metricName());
     }
 
-    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    /**
+     * Gets the producer's id and epoch from its transaction coordinator, which first ends any
+     * transaction a previous producer with this {@code transactional.id} left open and fences that
+     * producer. Blocks at most {@code max.block.ms}; after a {@link TimeoutException} it goes on, and
+     * calling it again waits for the same outcome.
+     *
+     * @throws IllegalStateException without {@code transactional.id}, after close, or when called again after it completed
+     */
     @Override
     public void initTransactions() {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        transactionalCalls.initTransactions();
     }
 
-    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    /**
+     * Begins a transaction: local only, the coordinator learns of it with its first partition or offsets.
+     *
+     * @throws ProducerFencedException once another producer took the {@code transactional.id}
+     * @throws IllegalStateException   before {@link #initTransactions()} or while a transaction is open
+     */
     @Override
     public void beginTransaction() {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        transactionalCalls.beginTransaction();
     }
 
-    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    /**
+     * Adds the consumer's offsets to the transaction: they commit with it, at the group's
+     * coordinator, which refuses a consumer of an older generation (the transaction then fails with
+     * {@link org.apache.kafka.clients.consumer.CommitFailedException} and must be aborted). Blocks
+     * at most {@code max.block.ms}.
+     *
+     * @throws IllegalArgumentException for null group metadata, or a generation without a member id
+     * @throws IllegalStateException    outside a transaction
+     */
     @Override
     public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        transactionalCalls.sendOffsetsToTransaction(offsets, groupMetadata);
     }
 
     /**
      * {@code Producer}'s in kafka-clients 3.x (deprecated there, gone in 4.0), so applications on
-     * 3.7 to 3.9 find it.
-     *
-     * @throws UnsupportedOperationException always: transactions are not supported yet
+     * 3.7 to 3.9 find it: offsets of a group whose generation the coordinator does not check.
      */
     @Deprecated
     public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, String consumerGroupId) {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(consumerGroupId));
     }
 
-    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    /**
+     * Sends every record of the transaction (none lingers), waits for all of them, then commits.
+     * Blocks at most {@code max.block.ms}; after a {@link TimeoutException} calling it again waits
+     * for the same commit.
+     *
+     * @throws KafkaException when a record or an offset of the transaction failed: abort it
+     * @throws ProducerFencedException once another producer took the {@code transactional.id}: close
+     */
     @Override
     public void commitTransaction() {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        transactionalCalls.commitTransaction();
     }
 
-    /** @throws UnsupportedOperationException always: transactions are not supported yet */
+    /**
+     * Aborts the transaction: records not yet sent fail with
+     * {@link org.apache.kafka.common.errors.TransactionAbortedException}, those in flight are
+     * waited for, then the coordinator aborts it. Blocks at most {@code max.block.ms}.
+     *
+     * @throws ProducerFencedException once another producer took the {@code transactional.id}: close
+     */
     @Override
     public void abortTransaction() {
-        throw new UnsupportedOperationException(NO_TRANSACTIONS);
+        LOG.info("Aborting incomplete transaction");
+        transactionalCalls.abortTransaction();
     }
 
     /** Closes the producer after every record sent so far has been acknowledged or has failed, however long that takes. */

@@ -21,11 +21,13 @@ public final class ProduceRequests {
      * One request carrying each batch's records (at most one batch per partition, as the
      * accumulator drains them). Stamp the batches' producer state first: this closes them.
      *
-     * @param acks      {@code acks}: -1 for all
-     * @param timeoutMs {@code request.timeout.ms}: how long the leader may wait for replication
+     * @param transactionalId {@code transactional.id}, null for a producer without transactions
+     * @param acks            {@code acks}: -1 for all
+     * @param timeoutMs       {@code request.timeout.ms}: how long the leader may wait for replication
      */
-    public static ProduceRequestData build(short acks, int timeoutMs, List<ProducerBatch> batches) {
-        ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs);
+    public static ProduceRequestData build(String transactionalId, short acks, int timeoutMs, List<ProducerBatch> batches) {
+        ProduceRequestData request = new ProduceRequestData().setTransactionalId(transactionalId).setAcks(acks)
+                .setTimeoutMs(timeoutMs);
         for (ProducerBatch batch : batches) {
             TopicPartition partition = batch.topicPartition();
             TopicProduceData topic = request.topicData().find(partition.topic());

@@ -159,7 +159,7 @@ public final class ProducerBatch {
         int sequence = baseSequence();
         for (ProducerBatch half : halves) {
             if (sequenced) {
-                half.setProducerState(producerId(), producerEpoch(), sequence);
+                half.setProducerState(producerId(), producerEpoch(), sequence, builder.isTransactional());
                 sequence = SequenceNumbers.increment(sequence, half.recordCount());
             }
             half.closeForAppends();
@@ -216,14 +216,15 @@ public final class ProducerBatch {
     }
 
     /**
-     * Sets the idempotent producer's identity and this batch's first sequence number. Allowed
+     * Sets the idempotent producer's identity and this batch's first sequence number, and whether
+     * the batch belongs to a transaction (the batch header's transactional flag). Allowed
      * again after {@link #records()}, when the producer epoch is bumped: the header is rewritten.
      */
-    public void setProducerState(long producerId, short producerEpoch, int baseSequence) {
+    public void setProducerState(long producerId, short producerEpoch, int baseSequence, boolean transactional) {
         if (builder.isClosed()) {
-            builder.reopenAndRewriteProducerState(producerId, producerEpoch, baseSequence, false);
+            builder.reopenAndRewriteProducerState(producerId, producerEpoch, baseSequence, transactional);
         } else {
-            builder.setProducerState(producerId, producerEpoch, baseSequence, false);
+            builder.setProducerState(producerId, producerEpoch, baseSequence, transactional);
         }
     }
 

@@ -9,6 +9,10 @@ import io.fastleader.protocol.message.InitProducerIdResponseData;
  * The idempotent producer's identity (producer id and epoch, from InitProducerId) and its
  * per-partition sequence numbers. Owned by the sender's thread; not thread-safe.
  *
+ * <p>A transactional producer's identity comes from its transaction coordinator
+ * ({@link io.fastleader.clients.producer.transaction.Transactions}) and changes only there: a lost
+ * sequence fails the batch, and so the transaction, instead of bumping the epoch here.
+ *
  * <p>While no identity is held (at start, and while an epoch bump is under way) nothing may be
  * sent. A bump (KIP-360) asks the broker for a new epoch with the current id and epoch, and
  * every partition's sequence then starts again at 0: each batch is stamped when it is sent under
@@ -21,9 +25,23 @@ public final class ProducerIdentity {
     private static final int NO_TRANSACTION_TIMEOUT_MS = 60_000;
 
     private final SequenceNumbers sequences = new SequenceNumbers();
+    private final boolean transactional;
     private long producerId = -1;
     private short producerEpoch = -1;
     private boolean held;
+
+    /**
+     * @param transactional whether batches are stamped as transactional, and the identity is the
+     *                      transaction coordinator's to change
+     */
+    public ProducerIdentity(boolean transactional) {
+        this.transactional = transactional;
+    }
+
+    /** Whether the identity is a transactional producer's. */
+    public boolean isTransactional() {
+        return transactional;
+    }
 
     /** Whether an identity is held, so batches may be stamped and sent. */
     public boolean isHeld() {
@@ -41,8 +59,13 @@ public final class ProducerIdentity {
 
     /** Takes the identity of a successful InitProducerId response; every partition starts again at sequence 0. */
     public void initialized(InitProducerIdResponseData response) {
-        producerId = response.producerId();
-        producerEpoch = response.producerEpoch();
+        initialized(response.producerId(), response.producerEpoch());
+    }
+
+    /** Takes a new identity; every partition starts again at sequence 0. */
+    public void initialized(long newProducerId, short newEpoch) {
+        producerId = newProducerId;
+        producerEpoch = newEpoch;
         sequences.reset();
         held = true;
     }
@@ -52,10 +75,10 @@ public final class ProducerIdentity {
      * sequence, or the batch failed for good after taking one, leaving a gap). A batch stamped under
      * an earlier identity asks for nothing: the bump it would ask for has happened.
      *
-     * @return whether a bump is now needed
+     * @return whether a bump is now needed; never for a transactional producer
      */
     public boolean bumpFor(ProducerBatch batch) {
-        if (!isCurrent(batch)) {
+        if (transactional || !isCurrent(batch)) {
             return false;
         }
         held = false;
@@ -106,6 +129,7 @@ public final class ProducerIdentity {
         if (isCurrent(batch)) {
             return;
         }
-        batch.setProducerState(producerId, producerEpoch, sequences.take(batch.topicPartition(), batch.recordCount()));
+        batch.setProducerState(producerId, producerEpoch, sequences.take(batch.topicPartition(), batch.recordCount()),
+                transactional);
     }
 }

@@ -1,5 +1,6 @@
 package io.fastleader.clients.producer;
 
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +67,24 @@ public final class ProducerMetrics {
     private final Sensor flushTime;
     private final Sensor metadataWaitTime;
     private final Sensor backoffsSkipped;
+    private final Map<TransactionalCall, Sensor> transactionalCallTimes = new EnumMap<>(TransactionalCall.class);
+
+    /** The transactional calls whose total time {@code KafkaProducer} reports, as {@code txn-<name>-time-ns-total}. */
+    enum TransactionalCall {
+        INIT("init", "initTransactions"),
+        BEGIN("begin", "beginTransaction"),
+        SEND_OFFSETS("send-offsets", "sendOffsetsToTransaction"),
+        COMMIT("commit", "commitTransaction"),
+        ABORT("abort", "abortTransaction");
+
+        private final String metric;
+        private final String method;
+
+        TransactionalCall(String metric, String method) {
+            this.metric = metric;
+            this.method = method;
+        }
+    }
 
     /** Registers the metrics in {@code metrics}. */
     public ProducerMetrics(Metrics metrics) {
@@ -99,6 +118,10 @@ public final class ProducerMetrics {
         flushTime = nanosTotal("flush-time-ns-total", "Total time producer has spent in flush in nanoseconds.");
         metadataWaitTime = nanosTotal("metadata-wait-time-ns-total",
                 "Total time producer has spent waiting on topic metadata in nanoseconds.");
+        for (TransactionalCall call : TransactionalCall.values()) {
+            transactionalCallTimes.put(call, nanosTotal("txn-" + call.metric + "-time-ns-total",
+                    "Total time producer has spent in " + call.method + " in nanoseconds."));
+        }
         backoffsSkipped = sensor("retry-backoffs-skipped");
         backoffsSkipped.add(metrics.metricName("retry-backoffs-skipped-total", FASTLEADER_GROUP,
                 "Retries sent without backoff because the partition's leader epoch advanced"), new CumulativeCount());
@@ -183,6 +206,11 @@ public final class ProducerMetrics {
 
     void flushed(long nanos) {
         flushTime.record(nanos);
+    }
+
+    /** A transactional call returned normally after {@code nanos}; as in {@code KafkaProducer}, one that threw is not counted. */
+    void transactionalCallTook(TransactionalCall call, long nanos) {
+        transactionalCallTimes.get(call).record(nanos);
     }
 
     void metadataWaited(long nanos) {

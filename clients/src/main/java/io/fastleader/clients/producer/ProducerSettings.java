@@ -99,7 +99,6 @@ public final class ProducerSettings implements ClusterSettings {
             // KafkaProducer checks the delivery timeout while it is being built, so it wraps this one.
             throw new KafkaException("Failed to construct kafka producer", e);
         }
-        settings.rejectTransactions();
         settings.rejectAcksZero();
         return settings;
     }
@@ -125,6 +124,19 @@ public final class ProducerSettings implements ClusterSettings {
     public short acks() {
         String acks = kafka.getString(ProducerConfig.ACKS_CONFIG);
         return "all".equals(acks) ? (short) -1 : Short.parseShort(acks);
+    }
+
+    /**
+     * {@code transactional.id}, or null for a producer without transactions. Kafka's own checks
+     * apply: one with idempotence turned off is refused.
+     */
+    public String transactionalId() {
+        return kafka.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+    }
+
+    /** {@code transaction.timeout.ms}: how long the coordinator lets a transaction of this producer stay open. */
+    public int transactionTimeoutMs() {
+        return kafka.getInt(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG);
     }
 
     /** {@code enable.idempotence}, after Kafka's defaulting (on unless a conflicting key turned it off). */
@@ -231,14 +243,6 @@ public final class ProducerSettings implements ClusterSettings {
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, hintConfirmationDelay, true,
                 Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG)), leaderHintsEnabled());
-    }
-
-    private void rejectTransactions() {
-        String transactionalId = kafka.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-        if (transactionalId != null) {
-            throw new ConfigException(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId,
-                    "FastLeaderProducer does not support transactions yet; leave transactional.id unset");
-        }
     }
 
     private void rejectAcksZero() {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,6 +48,8 @@ public final class RecordAccumulator {
     private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
     private final AtomicInteger flushesInProgress = new AtomicInteger();
     private volatile boolean closed;
+    /** Set while a transaction is being ended: nothing lingers, as during a flush. */
+    private volatile boolean sendAtOnce;
     /** What {@link #abortAll} failed every batch with; null until then. */
     private volatile RuntimeException abortedWith;
 
@@ -165,7 +168,7 @@ public final class RecordAccumulator {
      * first one's backoff, or else as {@linkplain BatchPhase#QUEUED queued} ({@link BatchTimeline}).
      */
     public ReadyCheck ready(long nowMs) {
-        boolean sendEverything = closed || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
+        boolean sendEverything = closed || sendAtOnce || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
         Set<TopicPartition> ready = new HashSet<>();
         long nextCheckDelayMs = Long.MAX_VALUE;
         for (Map.Entry<TopicPartition, Deque<ProducerBatch>> entry : queues.entrySet()) {
@@ -337,6 +340,37 @@ public final class RecordAccumulator {
     public Flush beginFlush() {
         flushesInProgress.incrementAndGet();
         return new Flush(List.copyOf(incomplete), flushesInProgress::decrementAndGet);
+    }
+
+    /**
+     * Makes every partition ready at once, linger or not, while {@code atOnce}: a transaction being
+     * committed or aborted waits for its batches, so none may linger.
+     */
+    public void sendAtOnce(boolean atOnce) {
+        sendAtOnce = atOnce;
+    }
+
+    /**
+     * Fails the queued batches with {@code error}: only those never sent ({@code neverSent}), or
+     * every one, retries included. A transaction being aborted fails the batches the broker never
+     * saw and lets the others end as they will, so its sequences stay as the broker has them.
+     */
+    public void failQueued(RuntimeException error, boolean neverSent) {
+        for (Deque<ProducerBatch> queue : queues.values()) {
+            List<ProducerBatch> failed = new ArrayList<>();
+            synchronized (queue) {
+                Iterator<ProducerBatch> batches = queue.iterator();
+                while (batches.hasNext()) {
+                    ProducerBatch batch = batches.next();
+                    if (!neverSent || batch.attempts() == 0 && !batch.recordsSentBefore()) {
+                        batches.remove();
+                        batch.closeForAppends();
+                        failed.add(batch);
+                    }
+                }
+            }
+            failed.forEach(batch -> batch.fail(error));
+        }
     }
 
     /** Whether any batch is queued or in flight: a closing producer waits until there is none. */

@@ -7,8 +7,11 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -27,6 +30,9 @@ import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.RequestTimedOutException;
+import io.fastleader.clients.producer.transaction.CoordinatorLink;
+import io.fastleader.clients.producer.transaction.TransactionState;
+import io.fastleader.clients.producer.transaction.Transactions;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
@@ -82,6 +88,9 @@ public final class Sender implements Runnable {
     private final LongSupplier clockMs;
     /** Null without idempotence. */
     private final ProducerIdentity identity;
+    /** Null without {@code transactional.id}. */
+    private final Transactions transactions;
+    private final CoordinatorLink coordinators;
     private final short acks;
     private final int requestTimeoutMs;
     private final int maxInFlightPerNode;
@@ -89,8 +98,13 @@ public final class Sender implements Runnable {
     private final Queue<Runnable> events = new ConcurrentLinkedQueue<>();
     private final Object wakeLock = new Object();
     private boolean woken;
+    /** Set under the wake lock once the loop has ended: no event queued after it would ever run. */
+    private boolean stopped;
     private volatile boolean closing;
     private volatile boolean forced;
+
+    /** The loop's thread, once it runs. */
+    private volatile Thread thread;
 
     // Sender thread only.
     private final InFlightBatches inFlight = new InFlightBatches();
@@ -115,7 +129,16 @@ public final class Sender implements Runnable {
         this.metrics = metrics;
         this.slowBatches = slowBatches;
         this.clockMs = clockMs;
-        this.identity = settings.idempotent() ? new ProducerIdentity() : null;
+        String transactionalId = settings.transactionalId();
+        this.identity = settings.idempotent() ? new ProducerIdentity(transactionalId != null) : null;
+        if (transactionalId != null) {
+            this.transactions = new Transactions(transactionalId, settings.transactionTimeoutMs(), settings.retryBackoffMs(),
+                    identity::initialized);
+            this.coordinators = new CoordinatorLink(pool, metadata, transactions, this::onLoop, clockMs);
+        } else {
+            this.transactions = null;
+            this.coordinators = null;
+        }
         this.acks = settings.acks();
         this.requestTimeoutMs = settings.requestTimeoutMs();
         this.maxInFlightPerNode = settings.maxInFlightPerConnection();
@@ -129,6 +152,50 @@ public final class Sender implements Runnable {
             woken = true;
             wakeLock.notifyAll();
         }
+    }
+
+    /** The producer's transactions, or null without {@code transactional.id}. Its calls go through {@link #call}. */
+    public Transactions transactions() {
+        return transactions;
+    }
+
+    /**
+     * Runs {@code task} on the loop's thread, which owns the producer's transactional state, and
+     * returns its result (or throws what it threw). Called on the loop's thread (from a send
+     * callback), it runs at once.
+     *
+     * @throws IllegalStateException when the loop has ended: the producer is closed
+     */
+    public <T> T call(Supplier<T> task) {
+        if (Thread.currentThread() == thread) {
+            return task.get();
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        synchronized (wakeLock) {
+            if (stopped) {
+                throw new IllegalStateException("The producer is closed");
+            }
+            events.add(() -> {
+                try {
+                    result.complete(task.get());
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+            woken = true;
+            wakeLock.notifyAll();
+        }
+        try {
+            return result.join();
+        } catch (CompletionException e) {
+            throw (RuntimeException) e.getCause();
+        }
+    }
+
+    /** Runs {@code event} on the loop's thread, soon: how answers and lookups reach the loop's state. */
+    private void onLoop(Runnable event) {
+        events.add(event);
+        wakeup();
     }
 
     /** Asks the loop to end once every batch has ended; the accumulator must be closed first, so no batch is added. */
@@ -146,10 +213,29 @@ public final class Sender implements Runnable {
 
     @Override
     public void run() {
+        thread = Thread.currentThread();
+        try {
+            loop();
+        } finally {
+            synchronized (wakeLock) {
+                stopped = true;
+            }
+            if (transactions != null) {
+                transactions.close(new KafkaException("The producer closed forcefully"));
+            }
+            // Calls queued before the loop stopped run now, and fail as the producer is closed.
+            handleEvents();
+        }
+    }
+
+    private void loop() {
         while (!forced) {
             try {
                 handleEvents();
-                if (closing && !accumulator.hasIncomplete()) {
+                if (closing && transactions != null && transactions.needsAbortOnClose() && !abortOnClose()) {
+                    break;
+                }
+                if (closing && !accumulator.hasIncomplete() && (transactions == null || !transactions.hasWork())) {
                     break;
                 }
                 long waitMs = sendWhatIsReady(clockMs.getAsLong());
@@ -162,6 +248,22 @@ public final class Sender implements Runnable {
                 // The loop must outlive any one bad batch or answer, or every later record hangs.
                 LOG.error("Unexpected error in the producer's sender", e);
             }
+        }
+    }
+
+    /**
+     * Begins the abort of the transaction left open at close, as {@code KafkaProducer} does; false
+     * when it cannot begin (a call that timed out is still pending), and every batch then fails.
+     */
+    private boolean abortOnClose() {
+        LOG.info("Aborting incomplete transaction due to shutdown");
+        try {
+            transactions.abortTransaction();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.error("Could not abort the open transaction while closing; failing its records", e);
+            accumulator.abortAll(new KafkaException("The producer closed with a transaction it could not abort", e));
+            return false;
         }
     }
 
@@ -191,10 +293,17 @@ public final class Sender implements Runnable {
         ReadyCheck check = accumulator.ready(nowMs);
         // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
         long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
+        if (transactions != null) {
+            waitMs = Math.min(waitMs, driveTransaction(nowMs));
+        }
         if (identity != null && !identity.isHeld()) {
             // Waiting for a producer id is none of the named phases.
             for (TopicPartition partition : check.readyPartitions()) {
                 accumulator.markWaiting(partition, BatchPhase.QUEUED, nowMs);
+            }
+            if (transactions != null) {
+                // A transactional producer's id comes from its coordinator, with initTransactions.
+                return waitMs;
             }
             // A new epoch starts every sequence again: ask for it once no batch of the old one is in flight.
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
@@ -214,11 +323,32 @@ public final class Sender implements Runnable {
     }
 
     /**
+     * The transaction's part of a pass: batches that may no longer go fail, the next request to a
+     * coordinator goes out. Returns how long until a request waiting for its backoff may go.
+     */
+    private long driveTransaction(long nowMs) {
+        RuntimeException failUnsent = transactions.unsentBatchesFailWith();
+        if (failUnsent != null) {
+            accumulator.failQueued(failUnsent, transactions.state() != TransactionState.FATAL_ERROR);
+        }
+        accumulator.sendAtOnce(transactions.state() == TransactionState.COMMITTING
+                || transactions.state() == TransactionState.ABORTING);
+        Transactions.Step step = transactions.nextStep(accumulator.hasIncomplete(), nowMs);
+        if (step != null) {
+            coordinators.send(step);
+        }
+        return transactions.untilNextStepMs(nowMs);
+    }
+
+    /**
      * Why the partition's next batch may not go to {@code node} now, or null when it may. It may
      * when the partition's batches in flight (if any) went there, the node has room, and with
      * idempotence the broker already holds the producer's state for it ({@link ProducerIdentity#mayPipeline}).
      */
     private BatchPhase holdAt(TopicPartition partition, int node) {
+        if (transactions != null && !transactions.maySend(partition)) {
+            return BatchPhase.TRANSACTION;
+        }
         if (!inFlight.mayGoTo(partition, node)) {
             return BatchPhase.BEHIND_IN_FLIGHT;
         }
@@ -242,7 +372,7 @@ public final class Sender implements Runnable {
             }
         }
         // Building the request closes the batches: their sizes and compression ratios are final when measured.
-        ProduceRequestData request = ProduceRequests.build(acks, requestTimeoutMs, batches);
+        ProduceRequestData request = ProduceRequests.build(settings.transactionalId(), acks, requestTimeoutMs, batches);
         metrics.requestSent(batches, nowMs);
         boolean connecting = !pool.isReady(node);
         for (ProducerBatch batch : batches) {
@@ -267,11 +397,9 @@ public final class Sender implements Runnable {
                 wakeup();
             });
         }
-        pool.send(node, ApiKey.PRODUCE, request)
-                .whenComplete((response, error) -> {
-                    events.add(() -> answered(node, batches, topicIds, nowMs, response, error));
-                    wakeup();
-                });
+        CompletableFuture<ApiMessage> answer = transactions == null ? pool.send(node, ApiKey.PRODUCE, request)
+                : pool.send(node, ApiKey.PRODUCE, transactions.highestProduceVersion(), version -> request);
+        answer.whenComplete((response, error) -> onLoop(() -> answered(node, batches, topicIds, nowMs, response, error)));
         return true;
     }
 
@@ -389,8 +517,9 @@ public final class Sender implements Runnable {
     }
 
     private void sequenceLost(ProducerBatch batch, RuntimeException error, long nowMs) {
-        if (identity == null) {
+        if (identity == null || identity.isTransactional()) {
             // Only idempotent batches carry sequences; a broker saying otherwise is answering nonsense.
+            // A transaction cannot re-sequence under its epoch: the batch fails, and the transaction with it.
             fail(batch, error, nowMs);
             return;
         }
@@ -438,6 +567,9 @@ public final class Sender implements Runnable {
         }
         if (batch.fail(error)) {
             slowBatches.ended(batch, nowMs);
+            if (transactions != null) {
+                transactions.batchFailed(error);
+            }
         }
     }
 

@@ -21,6 +21,8 @@ import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.fastleader.protocol.message.EndTxnRequestData;
+import io.fastleader.protocol.message.EndTxnResponseData;
 import io.fastleader.protocol.message.JoinGroupRequestData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
@@ -66,6 +68,15 @@ class BrokerConnectionTest {
         assertThat(connection.versions().supports(ApiKey.FIND_COORDINATOR)).isFalse();
     }
 
+    /** Features travel in tagged fields of the ApiVersions answer, flexible behind a v0 response header. */
+    @Test
+    void keepsTheFinalizedFeaturesTheHandshakeReports() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), NegotiatedVersionsTest.finalized(3, "transaction.version", 2));
+
+        assertThat(connection.versions().finalizedLevel("transaction.version")).isEqualTo((short) 2);
+        assertThat(connection.versions().finalizedFeaturesEpoch()).isEqualTo(3);
+    }
+
     @Test
     void failsARequestForAnApiTheBrokerDoesNotSpeakWithoutSendingIt() throws Exception {
         connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
@@ -73,6 +84,35 @@ class BrokerConnectionTest {
         assertThatThrownBy(() -> connection.send(ApiKey.FIND_COORDINATOR, ApiKey.FIND_COORDINATOR.newRequest()).get())
             .hasCauseInstanceOf(UnsupportedVersionException.class)
             .hasMessageContaining("FindCoordinator");
+        assertThat(server.readWithin(200)).isEmpty();
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
+    void aCappedSendIsBuiltAndSentAtTheCap() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.END_TXN, 0, 5));
+        List<Short> builtAt = new CopyOnWriteArrayList<>();
+
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.END_TXN, (short) 4, version -> {
+            builtAt.add(version);
+            return new EndTxnRequestData().setCommitted(true);
+        });
+        Received request = server.read();
+        server.respond(request, new EndTxnResponseData());
+
+        assertThat(builtAt).containsExactly((short) 4);
+        assertThat(request.version()).isEqualTo((short) 4);
+        assertThat(response.get(10, TimeUnit.SECONDS)).isInstanceOf(EndTxnResponseData.class);
+    }
+
+    @Test
+    void aSendCappedBelowTheBrokersRangeFailsWithoutBeingSent() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), ranges(ApiKey.API_VERSIONS, 0, 4, ApiKey.END_TXN, 5, 6));
+
+        assertThatThrownBy(() -> connection.send(ApiKey.END_TXN, (short) 4, version -> new EndTxnRequestData()).get())
+            .hasCauseInstanceOf(UnsupportedVersionException.class)
+            .hasMessageContaining("EndTxn capped at v4")
+            .hasMessageContaining("the broker (v5-v6)");
         assertThat(server.readWithin(200)).isEmpty();
         assertThat(connection.isOpen()).isTrue();
     }

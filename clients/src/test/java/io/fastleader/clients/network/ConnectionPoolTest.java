@@ -431,6 +431,35 @@ class ConnectionPoolTest {
         assertThat(connector.calls).hasValue(0);
     }
 
+    @Test
+    void aCappedSendGoesOutAtTheCap() throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<ApiMessage> produce = pool.send(1, ApiKey.PRODUCE, (short) 11, version -> new ProduceRequestData());
+        broker.answerHandshake(EVERY_API);
+        FrameServer.Received request = broker.read();
+        broker.respond(request, new ProduceResponseData());
+
+        assertThat(request.version()).isEqualTo((short) 11);
+        assertThat(produce.get(10, TimeUnit.SECONDS)).isInstanceOf(ProduceResponseData.class);
+    }
+
+    @Test
+    void versionsAreThoseOfTheNodesConnectionForOtherRequestsWithItsFinalizedFeatures() throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<NegotiatedVersions> versions = pool.versions(1);
+        broker.answerHandshake(NegotiatedVersionsTest.finalized(4, "transaction.version", 2));
+
+        assertThat(versions.get(10, TimeUnit.SECONDS).finalizedLevel("transaction.version")).isEqualTo((short) 2);
+        pool.connect(1).get(10, TimeUnit.SECONDS);
+        assertThat(connector.calls).as("connect found the connection for other requests open").hasValue(1);
+    }
+
+    @Test
+    void versionsOfANodeWithoutAnAddressFailAsASendDoes() throws Exception {
+        assertFailsWithConnectionError(pool.versions(3)).hasMessage("no address is known for node 3");
+        assertThat(connector.calls).hasValue(0);
+    }
+
     // ---------------------------------------------------------------- Fetches on a connection of their own
 
     /**

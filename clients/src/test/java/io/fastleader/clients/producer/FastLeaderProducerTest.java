@@ -62,18 +62,19 @@ class FastLeaderProducerTest {
 
     @Test
     @SuppressWarnings("deprecation")
-    void testTransactionalMethodsSayTheyAreNotSupported() {
+    void testTransactionalMethodsWithoutATransactionalIdAreRefusedAsKafkaProducerRefusesThem() {
         producer = unreachable(Map.of());
 
         List<Runnable> calls = List.of(producer::initTransactions, producer::beginTransaction,
-                () -> producer.sendOffsetsToTransaction(Map.of(), (ConsumerGroupMetadata) null), producer::commitTransaction,
+                () -> producer.sendOffsetsToTransaction(Map.of(), new ConsumerGroupMetadata("group")), producer::commitTransaction,
                 producer::abortTransaction,
                 // kafka-clients 3.x's, deprecated there and gone in 4.0.
                 () -> producer.sendOffsetsToTransaction(Map.of(), "group"));
 
         for (Runnable call : calls) {
-            assertThatThrownBy(call::run).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessage("FastLeaderProducer does not support transactions yet");
+            assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("Cannot use transactional methods without enabling transactions by setting the "
+                            + "transactional.id configuration property");
         }
         assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofSeconds(1)))
                 .isInstanceOf(UnsupportedOperationException.class);

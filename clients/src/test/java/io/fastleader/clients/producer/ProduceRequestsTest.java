@@ -22,7 +22,7 @@ class ProduceRequestsTest {
         ProducerBatch b2 = batch(new TopicPartition("b", 2));
         ProducerBatch a1 = batch(new TopicPartition("a", 1));
 
-        ProduceRequestData request = ProduceRequests.build((short) -1, 30_000, List.of(a0, b2, a1));
+        ProduceRequestData request = ProduceRequests.build(null, (short) -1, 30_000, List.of(a0, b2, a1));
 
         assertThat(request.acks()).isEqualTo((short) -1);
         assertThat(request.timeoutMs()).isEqualTo(30_000);

@@ -173,7 +173,7 @@ class ProducerBatchTest {
         batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
         batch.tryAppend(2, null, bytes("b"), NO_HEADERS, null);
 
-        batch.setProducerState(77, (short) 3, 40);
+        batch.setProducerState(77, (short) 3, 40, false);
 
         MutableRecordBatch wire = batch.records().batches().iterator().next();
         assertThat(wire.producerId()).isEqualTo(77);
@@ -186,10 +186,10 @@ class ProducerBatchTest {
     void testRecordsAreRewrittenWhenTheProducerEpochIsBumped() {
         ProducerBatch batch = batch(1024);
         batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
-        batch.setProducerState(77, (short) 3, 40);
+        batch.setProducerState(77, (short) 3, 40, false);
         batch.records();
 
-        batch.setProducerState(77, (short) 4, 0);
+        batch.setProducerState(77, (short) 4, 0, false);
 
         MutableRecordBatch wire = batch.records().batches().iterator().next();
         assertThat(wire.producerEpoch()).isEqualTo((short) 4);
@@ -201,7 +201,7 @@ class ProducerBatchTest {
     void testRetryResendsTheSameBytes() {
         ProducerBatch batch = batch(1024);
         batch.tryAppend(1, null, bytes("a"), NO_HEADERS, null);
-        batch.setProducerState(77, (short) 3, 40);
+        batch.setProducerState(77, (short) 3, 40, false);
         MemoryRecords first = batch.records();
         batch.markSent(5);
 
@@ -230,7 +230,7 @@ class ProducerBatchTest {
         for (String value : List.of("a".repeat(300), "b", "c", "d".repeat(100), "e")) {
             batch.tryAppend(1, null, bytes(value), NO_HEADERS, null);
         }
-        batch.setProducerState(77, (short) 3, 40);
+        batch.setProducerState(77, (short) 3, 40, false);
 
         List<ProducerBatch> halves = batch.split();
 

@@ -14,7 +14,7 @@ import io.fastleader.protocol.message.InitProducerIdResponseData;
 class ProducerIdentityTest {
 
     private static final TopicPartition PARTITION = new TopicPartition("orders", 0);
-    private final ProducerIdentity identity = new ProducerIdentity();
+    private final ProducerIdentity identity = new ProducerIdentity(false);
 
     @Test
     void testFirstRequestAsksForANewId() {

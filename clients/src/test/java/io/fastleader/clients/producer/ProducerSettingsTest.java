@@ -99,13 +99,24 @@ class ProducerSettingsTest {
     }
 
     @Test
-    void testTransactionalIdIsRefused() {
+    void testTransactionalIdAndTimeoutAreRead() {
         configs.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1");
+        configs.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 15_000);
+
+        ProducerSettings settings = ProducerSettings.parse(configs, null, null);
+
+        assertThat(settings.transactionalId()).isEqualTo("tx-1");
+        assertThat(settings.transactionTimeoutMs()).isEqualTo(15_000);
+    }
+
+    @Test
+    void testTransactionalIdWithoutIdempotenceIsRefusedAsKafkaRefusesIt() {
+        configs.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1");
+        configs.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
 
         assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("transactional.id")
-                .hasMessageContaining("does not support transactions");
+                .hasMessageContaining("transactional.id");
     }
 
     @Test

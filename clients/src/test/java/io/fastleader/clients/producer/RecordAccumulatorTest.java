@@ -227,7 +227,7 @@ class RecordAccumulatorTest {
     void testReenqueuedBatchesGoBackInSequenceOrderWhateverOrderTheyFailedIn() throws Exception {
         List<ProducerBatch> sent = sendFromTP0(3);
         for (int i = 0; i < 3; i++) {
-            sent.get(i).setProducerState(9, (short) 0, i * 10);
+            sent.get(i).setProducerState(9, (short) 0, i * 10, false);
         }
         append(TP0, 10, 10);
 
@@ -264,7 +264,7 @@ class RecordAccumulatorTest {
         append(TP0, 10, 0);
         append(TP0, 10, 0);
         ProducerBatch sent = drainOne(accumulator, TP0, 0);
-        sent.setProducerState(9, (short) 0, 20);
+        sent.setProducerState(9, (short) 0, 20, false);
         sent.markSent(5);
         append(TP0, 10, 1);
 
@@ -283,7 +283,7 @@ class RecordAccumulatorTest {
             append(TP0, 10, 0);
         }
         ProducerBatch sent = drainOne(accumulator, TP0, 0);
-        sent.setProducerState(9, (short) 0, 20);
+        sent.setProducerState(9, (short) 0, 20, false);
         sent.markSent(5);
         accumulator.splitAndReenqueue(sent);
         ProducerBatch front = drainOne(accumulator, TP0, 0);

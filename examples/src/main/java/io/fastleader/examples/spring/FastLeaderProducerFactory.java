@@ -9,8 +9,9 @@ import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 /**
  * Spring Kafka's producer factory, building {@link FastLeaderProducer}s where it built
  * {@code KafkaProducer}s. Everything else (configuration, serializers, the producer cache that
- * {@code KafkaTemplate} shares) stays Spring's. fastleader has no transactions yet and refuses a
- * {@code transactional.id}, so leave the factory's {@code transactionIdPrefix} unset.
+ * {@code KafkaTemplate} shares) stays Spring's, transactions included: with a
+ * {@code transactionIdPrefix} the factory hands out transactional {@link FastLeaderProducer}s, and
+ * {@code KafkaTemplate.executeInTransaction} and Spring's {@code KafkaTransactionManager} run on them.
  *
  * <pre>
  * new KafkaTemplate&lt;&gt;(new FastLeaderProducerFactory&lt;&gt;(configs))

@@ -7,12 +7,9 @@ import io.fastleader.clients.producer.FastLeaderProducer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaClientSupplier;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Kafka Streams' client supplier, handing a {@code KafkaStreams} instance fastleader's clients where
@@ -37,11 +34,10 @@ import org.apache.kafka.streams.StreamsConfig;
  * The main consumer joins the group with the classic group protocol and Streams' own assignor,
  * both of which Streams sets in that configuration.
  *
- * <p>Not supported: {@code processing.guarantee=exactly_once_v2}, which needs a transactional
- * producer; FastLeaderProducer has no transactions yet. Streams asks this supplier for its producer
- * while {@code new KafkaStreams(...)} runs, and the supplier refuses there with a
- * {@link ConfigException} naming {@code processing.guarantee}; use {@code at_least_once}, Streams'
- * default. With {@code group.protocol=streams} (KIP-1071) Streams builds its main consumer itself
+ * <p>{@code processing.guarantee=exactly_once_v2} works as with the default supplier: Streams sets
+ * {@code transactional.id} on the producer, commits each task's output and its input offsets in one
+ * transaction (with the main consumer's group metadata, so a zombie instance is fenced), and reads
+ * with {@code isolation.level=read_committed}. With {@code group.protocol=streams} (KIP-1071) Streams builds its main consumer itself
  * and does not ask a supplier for it: only the producer, restore and global consumers are then
  * fastleader's.
  */
@@ -58,20 +54,11 @@ public class FastLeaderClientSupplier implements KafkaClientSupplier {
     }
 
     /**
-     * {@inheritDoc} A {@link FastLeaderProducer}.
-     *
-     * @throws ConfigException when Streams asks for a transactional producer: {@code processing.guarantee=exactly_once_v2}
+     * {@inheritDoc} A {@link FastLeaderProducer}: a transactional one under
+     * {@code processing.guarantee=exactly_once_v2}, where Streams sets {@code transactional.id}.
      */
     @Override
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
-        Object transactionalId = config.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-        if (transactionalId != null) {
-            // Streams sets transactional.id only under exactly-once; say so in its terms, not the producer's.
-            throw new ConfigException(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
-                    "FastLeaderClientSupplier gives Kafka Streams a FastLeaderProducer, which does not support transactions yet "
-                            + "(Streams asked for transactional.id " + transactionalId + "); use "
-                            + StreamsConfig.AT_LEAST_ONCE);
-        }
         return new FastLeaderProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
     }
 

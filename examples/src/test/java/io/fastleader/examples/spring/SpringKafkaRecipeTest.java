@@ -1,6 +1,7 @@
 package io.fastleader.examples.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -131,6 +133,52 @@ class SpringKafkaRecipeTest {
                     new TopicPartition(topic, partition), new OffsetAndMetadata(RECORDS / partitions + (partition < RECORDS % partitions ? 1 : 0)));
             }
         }
+    }
+
+    @Test
+    void testATransactionalKafkaTemplateCommitsWhatItsTransactionSentAndRollsBackWhatAFailureInterrupted(
+            @Cluster(brokers = 1) KafkaTestCluster cluster) throws Exception {
+        String topic = "paid-orders";
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            admin.createTopics(Set.of(new NewTopic(topic, Optional.of(2), Optional.empty()))).all().get();
+        }
+        Map<String, Object> producerConfigs = new HashMap<>(cluster.clientConfig());
+        producerConfigs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        producerConfigs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        FastLeaderProducerFactory<String, String> producers = new FastLeaderProducerFactory<>(producerConfigs);
+        producers.setTransactionIdPrefix("paid-orders-tx-");
+        try {
+            KafkaTemplate<String, String> template = new KafkaTemplate<>(producers);
+            Set<String> groups = template.executeInTransaction(operations -> {
+                IntStream.range(0, RECORDS).forEach(i -> operations.send(topic, "key-" + i, "paid-" + i));
+                Set<String> metricGroups = new TreeSet<>();
+                operations.metrics().keySet().forEach(name -> metricGroups.add(name.group()));
+                return metricGroups;
+            });
+            assertThat(groups).as("the template's producer is fastleader's").contains(MetadataMetrics.GROUP);
+            assertThatThrownBy(() -> template.executeInTransaction(operations -> {
+                IntStream.range(0, RECORDS).forEach(i -> operations.send(topic, "key-" + i, "rolled-back-" + i));
+                throw new IllegalStateException("payment declined");
+            })).isInstanceOf(IllegalStateException.class).hasMessage("payment declined");
+        } finally {
+            producers.destroy();
+        }
+
+        Map<String, Object> readerConfigs = consumerConfigs(cluster, "paid-order-auditors");
+        readerConfigs.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(readerConfigs)) {
+            reader.assign(partitions);
+            reader.seekToBeginning(partitions);
+            Map<TopicPartition, Long> lastStable = reader.endOffsets(partitions);
+            Await.until("the committed transaction read", Duration.ofSeconds(30), () -> {
+                reader.poll(Duration.ofMillis(100)).forEach(record -> values.add(record.value()));
+                return partitions.stream().allMatch(partition -> reader.position(partition) >= lastStable.get(partition));
+            });
+        }
+        assertThat(values).as("the committed transaction's records once each, none of the rolled back one's")
+            .containsExactlyInAnyOrderElementsOf(IntStream.range(0, RECORDS).mapToObj(i -> "paid-" + i).toList());
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.fastleader.examples.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +24,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -158,20 +156,18 @@ class FastLeaderClientSupplierTest {
         assertThat(supplier.handedOut.get("global consumer")).isInstanceOf(FastLeaderConsumer.class);
     }
 
-    @Test
-    void testExactlyOnceIsRefusedWhenKafkaStreamsIsBuilt() {
-        StreamsBuilder builder = new StreamsBuilder();
-        PageViewCounts.countingTopology(builder, PAGE_VIEWS, "exactly-once-counts");
-        Properties properties = streamsProperties("exactly-once", stateDir);
+    /** Under exactly_once_v2 each commit is a transaction of the task's output and input offsets; every page view counts once. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource
+    void testCountsEveryPageViewOfEveryUserUnderExactlyOnce(StreamsClients clients) throws Exception {
+        String applicationId = "exactly-once-counts-on-" + clients.id();
+        createTopic(PageViewCounts.output(applicationId));
+        Properties properties = streamsProperties(applicationId, stateDir);
         properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        RecordingClientSupplier supplier = new RecordingClientSupplier(new FastLeaderClientSupplier());
 
-        assertThatThrownBy(() -> supplier.build(builder.build(), properties))
-            .isInstanceOf(ConfigException.class)
-            .hasMessageContaining(StreamsConfig.PROCESSING_GUARANTEE_CONFIG)
-            .hasMessageContaining(StreamsConfig.EXACTLY_ONCE_V2)
-            .hasMessageContaining("does not support transactions yet");
-        assertThat(supplier.handedOut).doesNotContainKey("producer");
+        try (CountingInstance instance = new CountingInstance(clients, properties, PAGE_VIEWS)) {
+            assertThat(lastCounts(applicationId, pageViewsPerUser, instance)).isEqualTo(pageViewsPerUser);
+        }
     }
 
     private static Map<String, Long> lastCounts(String applicationId, Map<String, Long> expected, CountingInstance... instances) {

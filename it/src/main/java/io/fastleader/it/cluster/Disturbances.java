@@ -107,14 +107,44 @@ public final class Disturbances implements AutoCloseable {
      * and waits after each for every partition of {@code topics} to have its full ISR again.
      */
     public void rollingRestart(StopStyle style, Set<String> topics) {
+        rollingRestart(style, topics, new RollSteps() { });
+    }
+
+    /**
+     * {@link #rollingRestart(StopStyle, Set)}, calling {@code steps} around each broker's restart,
+     * so a test can see its workload make progress at each stage of the roll.
+     */
+    public void rollingRestart(StopStyle style, Set<String> topics, RollSteps steps) {
         for (int nodeId : cluster.brokerIds()) {
             if (cluster.stoppedBrokers().contains(nodeId)) {
                 continue;
             }
+            steps.beforeStop(nodeId);
             style.stop(cluster, nodeId);
+            steps.whileStopped(nodeId);
             cluster.startBroker(nodeId);
             topics.forEach(this::awaitFullIsr);
+            steps.afterRestart(nodeId);
         }
+    }
+
+    /**
+     * Gives every partition of {@code topic} a replica on every running broker, its leader first,
+     * e.g. for an internal topic the fixture created with one replica (the testing library sets
+     * {@code offsets.topic.replication.factor} and {@code transaction.state.log.replication.factor}
+     * to 1 and refuses a broker config that sets them again), so that its coordinators move to
+     * another broker during a restart instead of being gone.
+     *
+     * @return the topic once every partition has its replicas, in sync, led by its first replica
+     */
+    public TopicDescription replicateOnEveryBroker(String topic) {
+        List<Integer> running = cluster.brokerIds().stream().filter(id -> !cluster.stoppedBrokers().contains(id)).toList();
+        reassign(topic, partition -> {
+            List<Integer> replicas = new ArrayList<>(replicaIds(partition));
+            running.stream().filter(id -> !replicas.contains(id)).forEach(replicas::add);
+            return replicas;
+        });
+        return awaitFullIsr(topic);
     }
 
     /**
@@ -248,6 +278,21 @@ public final class Disturbances implements AutoCloseable {
     @FunctionalInterface
     private interface AdminCall<T> {
         T get() throws ExecutionException, InterruptedException;
+    }
+
+    /** What a test runs around each broker's restart in {@link #rollingRestart(StopStyle, Set, RollSteps)}; each does nothing unless overridden. */
+    public interface RollSteps {
+        /** Before broker {@code nodeId} is stopped. */
+        default void beforeStop(int nodeId) {
+        }
+
+        /** Once broker {@code nodeId} is down, before it is started again. */
+        default void whileStopped(int nodeId) {
+        }
+
+        /** Once broker {@code nodeId} is back and every partition of the roll's topics has its full ISR again. */
+        default void afterRestart(int nodeId) {
+        }
     }
 
     /** How a rolling restart takes each broker down. */

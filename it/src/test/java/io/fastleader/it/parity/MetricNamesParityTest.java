@@ -54,7 +54,7 @@ class MetricNamesParityTest {
 
     private static final String NO_SELECTOR = "no selector loop to time: each connection has its own reader and writer threads";
     private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
-    private static final String NO_TRANSACTIONS = "transactions are not supported yet";
+    private static final String NO_TWO_PHASE_COMMIT = "no prepareTransaction: two-phase commit (KIP-939) is not supported";
     private static final String NOT_KAFKA_CLIENTS = "describes the kafka-clients build, which fastleader is not";
     private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
             + "under the consumer group protocol; fastleader's consumer has no such queues";
@@ -76,12 +76,7 @@ class MetricNamesParityTest {
             entry("reauthentication-latency-avg", NO_REAUTHENTICATION),
             entry("reauthentication-latency-max", NO_REAUTHENTICATION),
             entry("successful-authentication-no-reauth-total", NO_REAUTHENTICATION),
-            entry("txn-init-time-ns-total", NO_TRANSACTIONS),
-            entry("txn-begin-time-ns-total", NO_TRANSACTIONS),
-            entry("txn-send-offsets-time-ns-total", NO_TRANSACTIONS),
-            entry("txn-commit-time-ns-total", NO_TRANSACTIONS),
-            entry("txn-abort-time-ns-total", NO_TRANSACTIONS),
-            entry("txn-prepare-time-ns-total", NO_TRANSACTIONS),
+            entry("txn-prepare-time-ns-total", NO_TWO_PHASE_COMMIT),
             entry("application-event-queue-processing-time-avg", NO_EVENT_QUEUES),
             entry("application-event-queue-processing-time-max", NO_EVENT_QUEUES),
             entry("application-event-queue-size", NO_EVENT_QUEUES),

@@ -28,6 +28,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.Coordinator;
 import io.fastleader.clients.consumer.group.ClassicMembership.Exchange;
 import io.fastleader.clients.consumer.group.ClassicMembership.Task;
 import io.fastleader.clients.consumer.group.GroupMembership.Subscription;
@@ -54,7 +55,7 @@ import io.fastleader.protocol.message.SyncGroupResponseData;
  * assignment, and then joins again so the partitions can go to their new owner.
  *
  * <p>{@link ClassicMembership} decides; this class sends its requests to the coordinator
- * {@link GroupCoordinator} finds (JoinGroup and SyncGroup over a connection of their own, as the
+ * {@link Coordinator} finds (JoinGroup and SyncGroup over a connection of their own, as the
  * coordinator holds them), hands the answers back on the state owner, and does the consumer
  * thread's part of a rebalance in {@code poll}: the listener's callbacks, the leader's assignor,
  * the assignor's {@code onAssignment}, all on the application's thread, as {@code KafkaConsumer}'s.
@@ -71,7 +72,7 @@ final class ClassicMember implements GroupMember {
     private final ClassicMembership membership;
     private final List<ConsumerPartitionAssignor> assignors;
     private final RebalanceProtocol rebalanceProtocol;
-    private final GroupCoordinator coordinator;
+    private final Coordinator coordinator;
     private final ConnectionPool pool;
     private final ClusterMetadata metadata;
     private final RebalanceCallbacks callbacks;
@@ -92,7 +93,7 @@ final class ClassicMember implements GroupMember {
     private boolean closed;
 
     ClassicMember(String groupId, Optional<String> instanceId, Optional<String> rack, ClassicMembership membership,
-                  List<ConsumerPartitionAssignor> assignors, GroupCoordinator coordinator, ConnectionPool pool, ClusterMetadata metadata,
+                  List<ConsumerPartitionAssignor> assignors, Coordinator coordinator, ConnectionPool pool, ClusterMetadata metadata,
                   RebalanceCallbacks callbacks, StateOwner owner, Runnable wakeConsumer, LongSupplier clockMs, GroupMetrics metrics) {
         this.groupId = Objects.requireNonNull(groupId, "groupId");
         this.instanceId = instanceId;
@@ -460,7 +461,7 @@ final class ClassicMember implements GroupMember {
     private void toCoordinator(ApiKey api, ApiMessage request, Answered answered, Unanswered unanswered) {
         coordinator.find().whenCompleteAsync((node, lookupError) -> {
             if (lookupError != null) {
-                applied(GroupCoordinator.UNKNOWN, unanswered.apply(Failures.cause(lookupError), clockMs.getAsLong()));
+                applied(Coordinator.UNKNOWN, unanswered.apply(Failures.cause(lookupError), clockMs.getAsLong()));
                 return;
             }
             pool.send(node, api, request).whenCompleteAsync((response, error) -> applied(node, error == null
@@ -470,7 +471,7 @@ final class ClassicMember implements GroupMember {
     }
 
     private void applied(int node, ClassicErrorKind kind) {
-        if (kind == ClassicErrorKind.COORDINATOR_MOVED && node != GroupCoordinator.UNKNOWN) {
+        if (kind == ClassicErrorKind.COORDINATOR_MOVED && node != Coordinator.UNKNOWN) {
             coordinator.forget(node);
         }
         wakeConsumer.run();

@@ -22,6 +22,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 
+import io.fastleader.clients.metadata.Coordinator;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.network.ConnectionPool;
@@ -86,7 +87,7 @@ public final class ConsumerGroup implements AutoCloseable {
     public ConsumerGroup(Settings settings, ConnectionPool pool, ClusterMetadata metadata, Metrics kafkaMetrics, LongSupplier clockMs,
                          StateOwner owner, Runnable wakeConsumer, Assignee assignee) {
         DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
-        GroupCoordinator coordinator = new GroupCoordinator(pool, metadata, settings.groupId(), owner);
+        Coordinator coordinator = new Coordinator(pool, metadata, Coordinator.KeyType.GROUP, settings.groupId(), owner);
         this.groupId = settings.groupId();
         this.clockMs = clockMs;
         this.metrics = new GroupMetrics(kafkaMetrics, Time.SYSTEM);

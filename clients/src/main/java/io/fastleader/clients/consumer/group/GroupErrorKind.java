@@ -35,12 +35,6 @@ enum GroupErrorKind {
     /** Anything else: the call fails with {@link #exception}. */
     FATAL;
 
-    /** The kind of a FindCoordinator error. */
-    static GroupErrorKind ofFindCoordinator(ErrorCode error) {
-        // A coordinator that is not available yet (say __consumer_offsets is being created) is asked for again.
-        return error == ErrorCode.NONE ? NONE : retriableOrFatal(error);
-    }
-
     /**
      * The kind of an OffsetCommit error, for the whole commit or one partition, by a group member
      * ({@code member}) or from outside the group. Retriable errors other than the coordinator's,

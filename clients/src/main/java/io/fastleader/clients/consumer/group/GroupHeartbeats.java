@@ -6,6 +6,7 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
+import io.fastleader.clients.metadata.Coordinator;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.VersionedRequest;
@@ -26,7 +27,7 @@ final class GroupHeartbeats implements AutoCloseable {
     private static final short FIRST_REGEX_VERSION = 1;
 
     private final ConnectionPool pool;
-    private final GroupCoordinator coordinator;
+    private final Coordinator coordinator;
     private final GroupMembership membership;
     private final LongSupplier clockMs;
     private final Runnable wakeConsumer;
@@ -36,7 +37,7 @@ final class GroupHeartbeats implements AutoCloseable {
     private boolean closed;
 
     /** @param wakeConsumer makes a consumer thread waiting in {@code poll} look at the membership again */
-    GroupHeartbeats(ConnectionPool pool, GroupCoordinator coordinator, GroupMembership membership, LongSupplier clockMs,
+    GroupHeartbeats(ConnectionPool pool, Coordinator coordinator, GroupMembership membership, LongSupplier clockMs,
                     Runnable wakeConsumer, GroupMetrics metrics, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
@@ -68,7 +69,7 @@ final class GroupHeartbeats implements AutoCloseable {
     private void send(ConsumerGroupHeartbeatRequestData request) {
         coordinator.find().whenCompleteAsync((node, lookupError) -> {
             if (lookupError != null) {
-                answered(GroupCoordinator.UNKNOWN, null, lookupError);
+                answered(Coordinator.UNKNOWN, null, lookupError);
                 return;
             }
             metrics.heartbeatSent();
@@ -98,7 +99,7 @@ final class GroupHeartbeats implements AutoCloseable {
         HeartbeatErrorKind kind = error == null
                 ? membership.onAnswer((ConsumerGroupHeartbeatResponseData) response, nowMs)
                 : membership.onNoAnswer(Failures.cause(error), nowMs);
-        if (kind == HeartbeatErrorKind.COORDINATOR_MOVED && node != GroupCoordinator.UNKNOWN) {
+        if (kind == HeartbeatErrorKind.COORDINATOR_MOVED && node != Coordinator.UNKNOWN) {
             coordinator.forget(node);
         }
         wakeConsumer.run();

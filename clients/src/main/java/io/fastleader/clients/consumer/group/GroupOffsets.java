@@ -23,6 +23,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.Coordinator;
 import io.fastleader.clients.consumer.group.GroupRequests.FetchedOffset;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
@@ -40,7 +41,7 @@ import io.fastleader.protocol.message.OffsetFetchResponseData;
  * itself (generation -1, no member id), which the coordinator accepts only while the group has no
  * members.
  *
- * <p>The coordinator is the one {@link GroupCoordinator} finds, shared with the heartbeats. A broker
+ * <p>The coordinator is the one {@link Coordinator} finds, shared with the heartbeats. A broker
  * that says it is not (or no longer) the coordinator, or whose connection breaks, is forgotten; the
  * first time a call loses a known coordinator it finds it again and asks at once, and every other
  * retry (a failed lookup, a retriable answer such as the coordinator still loading the group) waits
@@ -64,10 +65,10 @@ import io.fastleader.protocol.message.OffsetFetchResponseData;
 public final class GroupOffsets {
 
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsets.class);
-    private static final int UNKNOWN = GroupCoordinator.UNKNOWN;
+    private static final int UNKNOWN = Coordinator.UNKNOWN;
 
     private final ConnectionPool pool;
-    private final GroupCoordinator coordinator;
+    private final Coordinator coordinator;
     private final String groupId;
     private final Supplier<MemberIdentity> committer;
     private final Supplier<MemberIdentity> fetcher;
@@ -85,7 +86,7 @@ public final class GroupOffsets {
      */
     public GroupOffsets(ConnectionPool pool, ClusterMetadata metadata, String groupId, EpochBackoff retryBackoff, LongSupplier clockMs,
                         StateOwner owner) {
-        this(pool, new GroupCoordinator(pool, metadata, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP,
+        this(pool, new Coordinator(pool, metadata, Coordinator.KeyType.GROUP, groupId, owner), () -> MemberIdentity.OUTSIDE_THE_GROUP,
                 () -> MemberIdentity.OUTSIDE_THE_GROUP, retryBackoff, clockMs, owner);
     }
 
@@ -94,12 +95,12 @@ public final class GroupOffsets {
      * attempt: a group member's commits carry its current epoch or generation. A committer that
      * throws refuses the commit, which fails with what it threw.
      */
-    GroupOffsets(ConnectionPool pool, GroupCoordinator coordinator, Supplier<MemberIdentity> committer, Supplier<MemberIdentity> fetcher,
+    GroupOffsets(ConnectionPool pool, Coordinator coordinator, Supplier<MemberIdentity> committer, Supplier<MemberIdentity> fetcher,
                  EpochBackoff retryBackoff, LongSupplier clockMs, StateOwner owner) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.owner = Objects.requireNonNull(owner, "owner");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
-        this.groupId = coordinator.groupId();
+        this.groupId = coordinator.key();
         this.committer = Objects.requireNonNull(committer, "committer");
         this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");

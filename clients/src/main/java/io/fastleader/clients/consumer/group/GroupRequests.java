@@ -12,8 +12,6 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 import io.fastleader.clients.network.VersionedRequest;
 import io.fastleader.protocol.ErrorCode;
-import io.fastleader.protocol.message.FindCoordinatorRequestData;
-import io.fastleader.protocol.message.FindCoordinatorResponseData;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
 import io.fastleader.protocol.message.OffsetCommitRequestData;
@@ -25,16 +23,11 @@ import io.fastleader.protocol.message.OffsetFetchRequestData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 
 /**
- * The wire side of a standalone consumer's group offsets: FindCoordinator, OffsetCommit and
- * OffsetFetch requests in the layout of the version they are sent at, and their answers read the
- * same whatever that version was.
+ * The wire side of a consumer's group offsets: OffsetCommit and OffsetFetch requests in the
+ * layout of the version they are sent at, and their answers read the same whatever that version was.
  */
 final class GroupRequests {
 
-    /** FindCoordinator's {@code KeyType} of a consumer group. */
-    static final byte GROUP_KEY_TYPE = 0;
-    /** FindCoordinator v4 batched the keys into {@code CoordinatorKeys}. */
-    private static final short FIRST_BATCHED_FIND_COORDINATOR = 4;
     /** OffsetFetch v7 added {@code RequireStable}. */
     private static final short FIRST_REQUIRE_STABLE_FETCH = 7;
     /** OffsetFetch v8 batched the groups into {@code Groups}. */
@@ -43,10 +36,6 @@ final class GroupRequests {
     private static final short FIRST_MEMBER_FETCH = 9;
 
     private GroupRequests() {
-    }
-
-    /** What FindCoordinator answered for the group: its coordinator's node id, or why none. */
-    record Coordinator(int nodeId, ErrorCode error, String message) {
     }
 
     /**
@@ -60,28 +49,6 @@ final class GroupRequests {
 
     /** OffsetFetch's answer for the group: its group-level error, and each partition's offset. */
     record Fetched(ErrorCode groupError, List<FetchedOffset> partitions) {
-    }
-
-    static VersionedRequest findCoordinator(String groupId) {
-        return version -> {
-            FindCoordinatorRequestData request = new FindCoordinatorRequestData().setKeyType(GROUP_KEY_TYPE);
-            return version >= FIRST_BATCHED_FIND_COORDINATOR
-                    ? request.setCoordinatorKeys(List.of(groupId))
-                    : request.setKey(groupId);
-        };
-    }
-
-    /** The answer for {@code groupId}, in the batched layout (v4+) or the single one. */
-    static Coordinator coordinator(FindCoordinatorResponseData response, String groupId) {
-        if (response.coordinators().isEmpty()) {
-            return new Coordinator(response.nodeId(), ErrorCode.forCode(response.errorCode()), response.errorMessage());
-        }
-        for (FindCoordinatorResponseData.Coordinator answer : response.coordinators()) {
-            if (groupId.equals(answer.key())) {
-                return new Coordinator(answer.nodeId(), ErrorCode.forCode(answer.errorCode()), answer.errorMessage());
-            }
-        }
-        return new Coordinator(-1, ErrorCode.COORDINATOR_NOT_AVAILABLE, "the FindCoordinator response did not name group " + groupId);
     }
 
     /**

@@ -9,8 +9,8 @@
  * {@code GroupMembership} is the state machine (pure, clock-driven), {@code GroupHeartbeats} sends
  * what it asks and {@code GroupReconciler} resolves the coordinator's target assignments; under the
  * classic one {@code ClassicMembership} is the state machine and {@code ClassicMember} sends its
- * requests and runs the assignors. {@code GroupCoordinator} finds the coordinator for all of them;
- * {@code GroupOffsets} commits and reads offsets. Errors are classified once, in
+ * requests and runs the assignors. {@link io.fastleader.clients.metadata.Coordinator} finds the
+ * coordinator for all of them; {@code GroupOffsets} commits and reads offsets. Errors are classified once, in
  * {@code GroupErrorKind}, {@code HeartbeatErrorKind} and {@code ClassicErrorKind}.
  */
 package io.fastleader.clients.consumer.group;

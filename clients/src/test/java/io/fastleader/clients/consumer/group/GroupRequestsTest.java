@@ -15,13 +15,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.junit.jupiter.api.Test;
 
-import io.fastleader.clients.consumer.group.GroupRequests.Coordinator;
 import io.fastleader.clients.consumer.group.GroupRequests.Fetched;
 import io.fastleader.clients.consumer.group.GroupRequests.FetchedOffset;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
-import io.fastleader.protocol.message.FindCoordinatorRequestData;
-import io.fastleader.protocol.message.FindCoordinatorResponseData;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
 import io.fastleader.protocol.message.OffsetCommitRequestData;
 import io.fastleader.protocol.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
@@ -35,36 +32,6 @@ class GroupRequestsTest {
     private static final TopicPartition A0 = new TopicPartition("a", 0);
     private static final TopicPartition A1 = new TopicPartition("a", 1);
     private static final TopicPartition B0 = new TopicPartition("b", 0);
-
-    @Test
-    void testFindCoordinatorUsesTheSingleKeyBeforeV4AndTheBatchedKeysFrom() {
-        for (short version = ApiKey.FIND_COORDINATOR.lowestVersion(); version <= ApiKey.FIND_COORDINATOR.highestVersion(); version++) {
-            FindCoordinatorRequestData request = (FindCoordinatorRequestData) GroupRequests.findCoordinator("g").at(version);
-
-            assertThat(request.keyType()).isEqualTo(GroupRequests.GROUP_KEY_TYPE);
-            if (version >= 4) {
-                assertThat(request.coordinatorKeys()).containsExactly("g");
-            } else {
-                assertThat(request.key()).isEqualTo("g");
-            }
-            assertSerializable(request, version);
-        }
-    }
-
-    @Test
-    void testReadsTheCoordinatorFromEitherLayout() {
-        FindCoordinatorResponseData single = new FindCoordinatorResponseData().setNodeId(2).setHost("h").setPort(9092);
-        FindCoordinatorResponseData batched = new FindCoordinatorResponseData().setCoordinators(List.of(
-                new FindCoordinatorResponseData.Coordinator().setKey("other").setNodeId(1),
-                new FindCoordinatorResponseData.Coordinator().setKey("g").setNodeId(3),
-                new FindCoordinatorResponseData.Coordinator().setKey("g2").setNodeId(-1)
-                        .setErrorCode(ErrorCode.COORDINATOR_NOT_AVAILABLE.code()).setErrorMessage("loading")));
-
-        assertThat(GroupRequests.coordinator(single, "g")).isEqualTo(new Coordinator(2, ErrorCode.NONE, ""));
-        assertThat(GroupRequests.coordinator(batched, "g")).isEqualTo(new Coordinator(3, ErrorCode.NONE, ""));
-        assertThat(GroupRequests.coordinator(batched, "g2")).isEqualTo(new Coordinator(-1, ErrorCode.COORDINATOR_NOT_AVAILABLE, "loading"));
-        assertThat(GroupRequests.coordinator(batched, "missing").error()).isEqualTo(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    }
 
     @Test
     void testCommitsFromOutsideTheGroupWithEpochAndMetadata() {
