@@ -291,8 +291,9 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("Invalid negative timeout " + timeout.toMillis());
         }
-        ConsumerRecords<K, V> polled = calls.callOwned(() -> pollLoop.poll(timeout, awaitAssignment));
-        return polled.isEmpty() ? polled : interceptors.onConsume(polled);
+        Optional<ConsumerRecords<K, V>> polled = calls.callOwned(() -> pollLoop.poll(timeout, awaitAssignment));
+        // As KafkaConsumer's: the interceptors see what a poll returns before its timeout, records or only new positions.
+        return polled.map(interceptors::onConsume).orElseGet(ConsumerRecords::empty);
     }
 
     @Override

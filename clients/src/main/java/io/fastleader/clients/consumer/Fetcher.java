@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -281,10 +282,13 @@ final class Fetcher<K, V> {
         PartitionRecords<K, V> records = new PartitionRecords<>(state.partition(), asked.fetchOffset(), data, decoding);
         // Batches the application never sees (markers, aborted transactions) are behind the position at once,
         // so a buffered PartitionRecords always starts where its partition's position is.
-        if (records.nextOffset() > asked.fetchOffset()) {
+        boolean advanced = records.nextOffset() > asked.fetchOffset();
+        if (advanced) {
             state.advance(new FetchPosition(records.nextOffset(), records.lastEpoch()));
         }
-        if (!records.isDrained()) {
+        if (!records.isDrained() || advanced) {
+            // Buffered even with nothing to hand out: the next poll reports the new position in its
+            // nextOffsets, and returns with it, as KafkaConsumer's does.
             buffered.add(new Buffered<>(records, tally, state, state.moves()));
             tally.awaits();
         } else if (data.highWatermark() >= 0 && data.highWatermark() < asked.fetchOffset()) {
@@ -304,8 +308,11 @@ final class Fetcher<K, V> {
      * Up to {@code maxRecords} buffered records of partitions still fetching at the position the
      * records start at, advancing each partition's position past what it hands out. Records of a
      * paused partition stay buffered; those of a partition moved by a seek are dropped.
+     *
+     * @return the records, with the next offset of every partition that handed out records or
+     *         stepped over batches the application never sees; empty when no partition did either
      */
-    ConsumerRecords<K, V> collect(int maxRecords) {
+    Optional<ConsumerRecords<K, V>> collect(int maxRecords) {
         Map<TopicPartition, List<ConsumerRecord<K, V>>> records = new LinkedHashMap<>();
         Map<TopicPartition, OffsetAndMetadata> nextOffsets = new LinkedHashMap<>();
         int budget = maxRecords;
@@ -346,7 +353,8 @@ final class Fetcher<K, V> {
             }
             nextOffsets.put(state.partition(), new OffsetAndMetadata(next.offset(), next.offsetEpoch(), ""));
         }
-        return ConsumerRecordsFactory.ON_CLASSPATH.records(records, nextOffsets);
+        // Kept here, not read back from ConsumerRecords, whose nextOffsets() kafka-clients 3.x lacks.
+        return nextOffsets.isEmpty() ? Optional.empty() : Optional.of(ConsumerRecordsFactory.ON_CLASSPATH.records(records, nextOffsets));
     }
 
     /** Drops the buffered records whose partition was unassigned or moved since: no Fetch waits behind them. */

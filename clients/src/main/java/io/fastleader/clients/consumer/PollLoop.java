@@ -1,6 +1,7 @@
 package io.fastleader.clients.consumer;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -44,12 +45,16 @@ final class PollLoop<K, V> {
     }
 
     /**
-     * {@code poll}: the records buffered, or those that come within {@code timeout}.
+     * {@code poll}: the records buffered, or those that come within {@code timeout}. Like
+     * {@code KafkaConsumer}'s, it also returns, with no records, once a position moved over batches
+     * the application never sees (transaction markers, aborted transactions), so that the
+     * records' {@code nextOffsets()} carry the new position.
      *
      * @param awaitAssignment whether to wait, without limit, for the assignment and committed offsets
      *                        first ({@code poll(long)})
+     * @return empty if the timeout passed with neither
      */
-    ConsumerRecords<K, V> poll(Duration timeout, boolean awaitAssignment) {
+    Optional<ConsumerRecords<K, V>> poll(Duration timeout, boolean awaitAssignment) {
         consumerMetrics.pollStarted();
         try {
             if (subscriptions.isEmpty() && !group.isSubscribed()) {
@@ -62,16 +67,16 @@ final class PollLoop<K, V> {
             }
             while (true) {
                 startPollTurn();
-                ConsumerRecords<K, V> records = fetcher.collect(maxPollRecords);
+                Optional<ConsumerRecords<K, V>> records = fetcher.collect(maxPollRecords);
                 // Sent before returning, so brokers gather the next records while the application works.
                 fetcher.sendFetches();
                 // After the fetches: building them can find positions to validate.
                 positions.resolve();
-                if (!records.isEmpty()) {
+                if (records.isPresent()) {
                     return records;
                 }
                 if (!awaitNextTurn(deadlineMs)) {
-                    return ConsumerRecords.empty();
+                    return Optional.empty();
                 }
             }
         } finally {

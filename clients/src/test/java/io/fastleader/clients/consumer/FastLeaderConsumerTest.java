@@ -33,6 +33,8 @@ import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -42,6 +44,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.network.ScriptedBrokers;
@@ -196,6 +199,19 @@ class FastLeaderConsumerTest {
         assertThat(second.fetchOffset()).isEqualTo(3);
         assertThat(second.lastFetchedEpoch()).isEqualTo(5);
         assertThat(consumer.position(PARTITION)).isEqualTo(3);
+    }
+
+    @Test
+    @NeedsKafkaClientsNewerThan37
+    void testAPollThatOnlyStepsOverATransactionMarkerReturnsTheNewPositionInItsNextOffsets() throws Exception {
+        start(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
+                (node, index, asked) -> index == 0 ? commitMarker(3, 5) : nothingNew(4));
+        consumer.seek(PARTITION, 3);
+
+        ConsumerRecords<String, String> polled = consumer.poll(POLL);
+
+        assertThat(polled.isEmpty()).isTrue();
+        assertThat(polled.nextOffsets()).containsExactly(Map.entry(PARTITION, new OffsetAndMetadata(4, Optional.of(5), "")));
     }
 
     @Test
@@ -583,6 +599,14 @@ class FastLeaderConsumerTest {
         long end = baseOffset + values.length;
         return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(end)
                 .setLastStableOffset(end).setRecords(records));
+    }
+
+    /** A transaction's COMMIT marker at {@code offset}, the last offset of the log, written at leader epoch {@code epoch}. */
+    private static FetchResponseData commitMarker(long offset, int epoch) {
+        MemoryRecords marker = MemoryRecords.withEndTransactionMarker(offset, 1_000L, epoch, 7L, (short) 0,
+                new EndTransactionMarker(ControlRecordType.COMMIT, 0));
+        return response(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(offset + 1)
+                .setLastStableOffset(offset + 1).setRecords(marker));
     }
 
     /** An answer with no records from a leader whose high watermark is {@code highWatermark}. */

@@ -17,35 +17,35 @@ import io.fastleader.clients.producer.FastLeaderProducer;
  * the reference, and fastleader's drop-ins. Both are built from the same configuration, through
  * the interfaces an application codes against.
  */
-enum Flavour {
+public enum Flavour {
 
     KAFKA {
         @Override
-        Producer<String, String> producer(Map<String, Object> config) {
+        public Producer<String, String> producer(Map<String, Object> config) {
             return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
         }
 
         @Override
-        Consumer<String, String> consumer(Map<String, Object> config) {
+        public Consumer<String, String> consumer(Map<String, Object> config) {
             return new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
         }
     },
 
     FASTLEADER {
         @Override
-        Producer<String, String> producer(Map<String, Object> config) {
+        public Producer<String, String> producer(Map<String, Object> config) {
             return new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer());
         }
 
         @Override
-        Consumer<String, String> consumer(Map<String, Object> config) {
+        public Consumer<String, String> consumer(Map<String, Object> config) {
             return new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer());
         }
     };
 
     /** A producer of string keys and values. */
-    abstract Producer<String, String> producer(Map<String, Object> config);
+    public abstract Producer<String, String> producer(Map<String, Object> config);
 
     /** A consumer of string keys and values. */
-    abstract Consumer<String, String> consumer(Map<String, Object> config);
+    public abstract Consumer<String, String> consumer(Map<String, Object> config);
 }
