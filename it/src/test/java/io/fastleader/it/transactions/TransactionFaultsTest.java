@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.it.cluster.Await;
 
@@ -172,6 +173,8 @@ abstract class TransactionFaultsTest {
             int sent = sending.get(120, TimeUnit.SECONDS);
             producer.commitTransaction();
             assertThat(sent).isGreaterThanOrEqualTo(30 + TransactionsFixture.PARTITIONS);
+            assertThat(hintsAccepted(producer)).as("refused transactional batches went to the leaders their refusals named")
+                    .isPositive();
         }
         Map<Integer, List<String>> readByPartition = new LinkedHashMap<>();
         for (ConsumerRecord<String, String> record : fixture.readCommittedRecords(topic)) {
@@ -257,5 +260,11 @@ abstract class TransactionFaultsTest {
                     : ProducerFencedException.class);
         }
         assertThat(fixture.readCommitted(topic)).isEmpty();
+    }
+
+    private static double hintsAccepted(Producer<String, String> producer) {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(MetadataMetrics.GROUP) && e.getKey().name().equals("leader-hints-accepted-total"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 }
