@@ -1,6 +1,7 @@
 package io.fastleader.clients.metadata;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -60,6 +61,8 @@ public final class Coordinator {
     private final String key;
     private final Executor owner;
     private int coordinator = UNKNOWN;
+    /** The coordinator last found gone: the next lookup asks another broker first, since this one may be stopping. */
+    private int gone = UNKNOWN;
     private CompletableFuture<Integer> lookup;
     private int lookupFailures;
 
@@ -94,7 +97,7 @@ public final class Coordinator {
         }
         CompletableFuture<Integer> found = new CompletableFuture<>();
         lookup = found;
-        int asked = anyBroker();
+        int asked = brokerToAsk(cache.nodes().keySet(), lookupFailures, gone);
         pool.send(asked, ApiKey.FIND_COORDINATOR, request(type, key))
                 .whenCompleteAsync((response, error) -> answered(asked, found, response, error), owner);
         return found;
@@ -104,6 +107,7 @@ public final class Coordinator {
     public void forget(int nodeId) {
         if (coordinator == nodeId) {
             coordinator = UNKNOWN;
+            gone = nodeId;
         }
     }
 
@@ -169,9 +173,16 @@ public final class Coordinator {
         return null;
     }
 
-    /** A broker to ask for the coordinator: the known ones in turn, the first bootstrap server while none is known. */
-    private int anyBroker() {
-        List<Integer> nodes = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
-        return nodes.isEmpty() ? UNKNOWN : nodes.get(lookupFailures % nodes.size());
+    /**
+     * A broker to ask for the coordinator: the known ones in turn, one more with each failed lookup,
+     * skipping {@code gone} (the coordinator just found gone, likely stopping) while another is
+     * known; the first bootstrap server while none is known.
+     */
+    static int brokerToAsk(Collection<Integer> nodes, int failures, int gone) {
+        List<Integer> candidates = new ArrayList<>(new TreeSet<>(nodes));
+        if (candidates.size() > 1) {
+            candidates.remove(Integer.valueOf(gone));
+        }
+        return candidates.isEmpty() ? UNKNOWN : candidates.get(failures % candidates.size());
     }
 }

@@ -55,6 +55,21 @@ class CoordinatorTest {
         assertThat(request.coordinatorKeys()).containsExactly("txn");
     }
 
+    @Test
+    void testAsksTheKnownBrokersInTurnAsLookupsFail() {
+        assertThat(Coordinator.brokerToAsk(List.of(3, 1, 2), 0, Coordinator.UNKNOWN)).isEqualTo(1);
+        assertThat(Coordinator.brokerToAsk(List.of(3, 1, 2), 1, Coordinator.UNKNOWN)).isEqualTo(2);
+        assertThat(Coordinator.brokerToAsk(List.of(3, 1, 2), 3, Coordinator.UNKNOWN)).isEqualTo(1);
+        assertThat(Coordinator.brokerToAsk(List.of(), 0, Coordinator.UNKNOWN)).isEqualTo(Coordinator.UNKNOWN);
+    }
+
+    @Test
+    void testSkipsTheCoordinatorJustFoundGoneWhileAnotherBrokerIsKnown() {
+        assertThat(Coordinator.brokerToAsk(List.of(0, 1, 2), 0, 0)).isEqualTo(1);
+        assertThat(Coordinator.brokerToAsk(List.of(0, 1, 2), 1, 0)).isEqualTo(2);
+        assertThat(Coordinator.brokerToAsk(List.of(0), 0, 0)).as("the only broker known").isEqualTo(0);
+    }
+
     private static void assertSerializable(ApiMessage message, short version) {
         assertThat(MessageUtil.toByteBufferAccessor(message, version).buffer().remaining()).as("written at v%d", version).isPositive();
     }
