@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,8 @@ import java.util.function.BiFunction;
 
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -27,15 +30,18 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.clients.metadata.MetadataMetrics;
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.it.cluster.Await;
@@ -225,6 +231,62 @@ abstract class TransactionFaultsTest {
         assertThat(successors.producerId()).isEqualTo(zombies.producerId());
         assertThat(successors.producerEpoch()).isGreaterThan(zombies.producerEpoch());
         assertThat(fixture.readCommitted(topic)).containsExactlyInAnyOrderElementsOf(values(List.of("successor"), List.of(5)));
+    }
+
+    /**
+     * A zombie of an older generation: offsets sent with a FastLeaderConsumer's group metadata from
+     * before a rebalance are refused by the group's coordinator, and the transaction must be
+     * aborted; both producers fail the same way, and nothing of either transaction is read.
+     */
+    @Test
+    void offsetsSentWithAnOlderGenerationsGroupMetadataFailTheTransactionAsKafkaProducersDo() {
+        String input = fixture.topic("older-generation-in");
+        String output = fixture.topic("older-generation-out");
+        Map<TopicPartition, OffsetAndMetadata> offsets = Map.of(new TopicPartition(input, 0), new OffsetAndMetadata(0));
+        Map<String, List<Class<?>>> failures = new LinkedHashMap<>();
+        try (FastLeaderConsumer<String, String> first = member("older-generation");
+             FastLeaderConsumer<String, String> second = member("older-generation")) {
+            first.subscribe(List.of(input));
+            Await.until("the first member assigned", AWAIT, () -> {
+                first.poll(Duration.ofMillis(100));
+                return !first.assignment().isEmpty();
+            });
+            ConsumerGroupMetadata older = first.groupMetadata();
+            second.subscribe(List.of(input));
+            Await.until("a rebalance to the next generation", AWAIT, () -> {
+                first.poll(Duration.ofMillis(100));
+                second.poll(Duration.ofMillis(100));
+                return first.groupMetadata().generationId() > older.generationId() && !second.assignment().isEmpty();
+            });
+
+            try (Producer<String, String> fastLeader = fixture.fastLeader("older-generation-fastleader", Map.of());
+                 Producer<String, String> kafka = fixture.kafka("older-generation-kafka", Map.of())) {
+                for (Producer<String, String> producer : List.of(fastLeader, kafka)) {
+                    producer.initTransactions();
+                    producer.beginTransaction();
+                    sendAll(producer, output, "older-generation", 5);
+                    Throwable offsetsRefused = catchThrowable(() -> producer.sendOffsetsToTransaction(offsets, older));
+                    Throwable commitRefused = catchThrowable(producer::commitTransaction);
+                    producer.abortTransaction();
+                    failures.put(producer.getClass().getSimpleName(), List.of(classOf(offsetsRefused), classOf(commitRefused)));
+                }
+            }
+        }
+        assertThat(failures.get("FastLeaderProducer")).containsExactly(CommitFailedException.class, KafkaException.class)
+                .isEqualTo(failures.get("KafkaProducer"));
+        assertThat(fixture.readCommitted(output)).isEmpty();
+    }
+
+    private static FastLeaderConsumer<String, String> member(String group) {
+        Map<String, Object> config = new HashMap<>(fixture.cluster.clientConfig());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer());
+    }
+
+    private static Class<?> classOf(Throwable thrown) {
+        return thrown == null ? null : thrown.getClass();
     }
 
     @Test
