@@ -19,6 +19,6 @@ class SlowBatchPhasesTest {
 
         assertThat(SlowBatchPhases.totals(lines)).containsExactly(
             entry("queued", 1L), entry("in-flight", 38L), entry("behind-in-flight", 3L),
-            entry("backoff", 100L), entry("metadata", 280L), entry("connecting", 40L));
+            entry("backoff", 100L), entry("metadata", 280L), entry("connecting", 40L), entry("transaction", 0L));
     }
 }
