@@ -89,6 +89,8 @@ public final class Sender implements Runnable {
     /** Null without idempotence. */
     private final ProducerIdentity identity;
     /** Null without {@code transactional.id}. */
+    private final String transactionalId;
+    /** Null without {@code transactional.id}. */
     private final Transactions transactions;
     private final CoordinatorLink coordinators;
     private final short acks;
@@ -129,7 +131,7 @@ public final class Sender implements Runnable {
         this.metrics = metrics;
         this.slowBatches = slowBatches;
         this.clockMs = clockMs;
-        String transactionalId = settings.transactionalId();
+        this.transactionalId = settings.transactionalId();
         this.identity = settings.idempotent() ? new ProducerIdentity(transactionalId != null) : null;
         if (transactionalId != null) {
             this.transactions = new Transactions(transactionalId, settings.transactionTimeoutMs(), settings.retryBackoffMs(),
@@ -175,15 +177,13 @@ public final class Sender implements Runnable {
             if (stopped) {
                 throw new IllegalStateException("The producer is closed");
             }
-            events.add(() -> {
+            onLoop(() -> {
                 try {
                     result.complete(task.get());
                 } catch (RuntimeException e) {
                     result.completeExceptionally(e);
                 }
             });
-            woken = true;
-            wakeLock.notifyAll();
         }
         try {
             return result.join();
@@ -192,7 +192,10 @@ public final class Sender implements Runnable {
         }
     }
 
-    /** Runs {@code event} on the loop's thread, soon: how answers and lookups reach the loop's state. */
+    /**
+     * Runs {@code event} on the loop's thread, soon: how answers, lookups and the application's
+     * calls reach the loop's state. Takes the wake lock, so a caller may hold it already.
+     */
     private void onLoop(Runnable event) {
         events.add(event);
         wakeup();
@@ -331,8 +334,7 @@ public final class Sender implements Runnable {
         if (failUnsent != null) {
             accumulator.failQueued(failUnsent, transactions.state() != TransactionState.FATAL_ERROR);
         }
-        accumulator.sendAtOnce(transactions.state() == TransactionState.COMMITTING
-                || transactions.state() == TransactionState.ABORTING);
+        accumulator.sendAtOnce(transactions.isCompleting());
         Transactions.Step step = transactions.nextStep(accumulator.hasIncomplete(), nowMs);
         if (step != null) {
             coordinators.send(step);
@@ -372,7 +374,7 @@ public final class Sender implements Runnable {
             }
         }
         // Building the request closes the batches: their sizes and compression ratios are final when measured.
-        ProduceRequestData request = ProduceRequests.build(settings.transactionalId(), acks, requestTimeoutMs, batches);
+        ProduceRequestData request = ProduceRequests.build(transactionalId, acks, requestTimeoutMs, batches);
         metrics.requestSent(batches, nowMs);
         boolean connecting = !pool.isReady(node);
         for (ProducerBatch batch : batches) {
@@ -392,10 +394,7 @@ public final class Sender implements Runnable {
         if (connecting) {
             // Asked before the request, so the pool hands the connection to this first: the batches
             // are in flight before any answer. A failed connect fails the request too, ending the attempt.
-            pool.connect(node).thenRun(() -> {
-                events.add(() -> connected(node, batches));
-                wakeup();
-            });
+            pool.connect(node).thenRun(() -> onLoop(() -> connected(node, batches)));
         }
         CompletableFuture<ApiMessage> answer = transactions == null ? pool.send(node, ApiKey.PRODUCE, request)
                 : pool.send(node, ApiKey.PRODUCE, transactions.highestProduceVersion(), version -> request);
@@ -608,10 +607,8 @@ public final class Sender implements Runnable {
         List<Integer> nodes = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
         int node = nodes.isEmpty() ? -1 : nodes.get(initFailures % nodes.size());
         initInFlight = true;
-        pool.send(node, ApiKey.INIT_PRODUCER_ID, identity.initRequest()).whenComplete((response, error) -> {
-            events.add(() -> initAnswered(node, response, error));
-            wakeup();
-        });
+        pool.send(node, ApiKey.INIT_PRODUCER_ID, identity.initRequest())
+                .whenComplete((response, error) -> onLoop(() -> initAnswered(node, response, error)));
         return Long.MAX_VALUE;
     }
 

@@ -317,6 +317,11 @@ public final class Transactions {
         });
     }
 
+    /** Whether the open transaction is being committed or aborted: its batches no longer linger. */
+    public boolean isCompleting() {
+        return state == TransactionState.COMMITTING || state == TransactionState.ABORTING;
+    }
+
     /** Whether a transaction is open and not yet being ended: a producer closing with one open aborts it. */
     public boolean needsAbortOnClose() {
         return state == TransactionState.IN_TRANSACTION || state == TransactionState.ABORTABLE_ERROR;
@@ -785,13 +790,10 @@ public final class Transactions {
      */
     private TransactionCall startOrResume(String operation, TransactionState target, Supplier<TransactionCall> start) {
         TransactionCall pending = pendingCall;
-        if (pending != null && !pending.wasSeenToEnd()) {
-            if (pending.target() != target) {
-                throw new IllegalStateException("Cannot attempt operation `" + operation + "` because the previous call to `"
-                        + pending.operation() + "` timed out and must be retried");
-            }
+        if (pending != null && !pending.wasSeenToEnd() && pending.target() == target) {
             return pending;
         }
+        requireNoCallPending(operation);
         TransactionCall call = start.get();
         pendingCall = call;
         return call;
