@@ -1,5 +1,6 @@
 package io.fastleader.clients.consumer;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -255,8 +256,12 @@ public final class ConsumerMetrics {
                 "The current read replica for the partition, or -1 if reading from leader", partitionTags(partition));
     }
 
+    /** In kafka-clients' order, topic first: JMX names keep it, and exporters' rules match on it. */
     private static Map<String, String> partitionTags(TopicPartition partition) {
-        return Map.of("topic", partition.topic(), "partition", String.valueOf(partition.partition()));
+        Map<String, String> tags = new LinkedHashMap<>();
+        tags.put("topic", partition.topic());
+        tags.put("partition", String.valueOf(partition.partition()));
+        return tags;
     }
 
     private Sensor sensor(String name) {

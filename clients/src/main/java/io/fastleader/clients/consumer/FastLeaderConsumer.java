@@ -70,6 +70,8 @@ import io.fastleader.clients.network.KafkaClientsRange;
 public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConsumer.class);
+    /** The JMX domain of the client's MBeans, kafka-clients' own. */
+    private static final String JMX_PREFIX = "kafka.consumer";
 
     private final ConsumerSettings settings;
     private final LongSupplier clockMs = () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
@@ -118,7 +120,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             // Registered first, so closed last: closing the other resources may still hand it answers.
             this.stateOwner = resources.register(new ConsumerThread(clientId, clockMs));
             this.calls = new ApplicationCalls(stateOwner, clockMs);
-            this.metrics = resources.openMetrics(clientId);
+            this.metrics = resources.openMetrics(clientId, settings.kafkaConfig(), JMX_PREFIX);
             Deserializer<K> keys = resources.register(settings.keyDeserializer(keyDeserializer));
             Deserializer<V> values = resources.register(settings.valueDeserializer(valueDeserializer));
             this.interceptors = resources.register(new ConsumerInterceptorChain<>(settings.<K, V>interceptors()));

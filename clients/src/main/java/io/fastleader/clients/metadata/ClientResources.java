@@ -4,12 +4,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.MetricsContext;
+import org.apache.kafka.common.metrics.MetricsReporter;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,9 +50,29 @@ public final class ClientResources implements AutoCloseable {
         return resource;
     }
 
-    /** Opens the client's metrics, every one tagged with {@code client-id}. */
-    public Metrics openMetrics(String clientId) {
-        return register(new Metrics(new MetricConfig().tags(Map.of("client-id", clientId))));
+    /**
+     * Opens the client's metrics as {@code KafkaProducer} and {@code KafkaConsumer} open theirs: every
+     * one tagged with {@code client-id}, sampled as {@code metrics.num.samples},
+     * {@code metrics.sample.window.ms} and {@code metrics.recording.level} say, and reported to the
+     * {@code metric.reporters} (with the JMX reporter as the application's kafka-clients release adds
+     * it: {@code auto.include.jmx.reporter} up to 3.9, the default of {@code metric.reporters} since
+     * 4.0), in the context {@code jmxPrefix} and the {@code metrics.context.*} keys; and the client's
+     * {@code app-info}.
+     *
+     * @param jmxPrefix the JMX domain of the client's MBeans: {@code kafka.producer}, {@code kafka.consumer}
+     */
+    public Metrics openMetrics(String clientId, AbstractConfig kafka, String jmxPrefix) {
+        MetricConfig config = new MetricConfig()
+                .samples(kafka.getInt(CommonClientConfigs.METRICS_NUM_SAMPLES_CONFIG))
+                .timeWindow(kafka.getLong(CommonClientConfigs.METRICS_SAMPLE_WINDOW_MS_CONFIG), TimeUnit.MILLISECONDS)
+                .recordLevel(Sensor.RecordingLevel.forName(kafka.getString(CommonClientConfigs.METRICS_RECORDING_LEVEL_CONFIG)))
+                .tags(Map.of("client-id", clientId));
+        List<MetricsReporter> reporters = CommonClientConfigs.metricsReporters(clientId, kafka);
+        MetricsContext context = new KafkaMetricsContext(jmxPrefix,
+                kafka.originalsWithPrefix(CommonClientConfigs.METRICS_CONTEXT_PREFIX));
+        Metrics metrics = register(new Metrics(config, reporters, Time.SYSTEM, context));
+        register(ClientAppInfo.register(jmxPrefix, clientId, metrics, Time.SYSTEM.milliseconds()));
+        return metrics;
     }
 
     /**

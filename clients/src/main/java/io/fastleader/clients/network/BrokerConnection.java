@@ -47,9 +47,6 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class BrokerConnection implements AutoCloseable {
 
-    private static final String SOFTWARE_NAME = "fastleader";
-    private static final String SOFTWARE_VERSION = "0.1.0";
-
     /** Bound on waiting for a thread to end at close: a callback it runs could otherwise hold close up for good. */
     private static final long THREAD_END_MILLIS = 10_000;
 
@@ -259,8 +256,8 @@ public final class BrokerConnection implements AutoCloseable {
 
     private ApiVersionsResponseData apiVersions(short version) {
         ApiVersionsRequestData request = new ApiVersionsRequestData()
-            .setClientSoftwareName(SOFTWARE_NAME)
-            .setClientSoftwareVersion(SOFTWARE_VERSION);
+            .setClientSoftwareName(ClientSoftware.NAME)
+            .setClientSoftwareVersion(ClientSoftware.VERSION);
         return (ApiVersionsResponseData) await(ApiKey.API_VERSIONS, sendAt(ApiKey.API_VERSIONS, version, request));
     }
 

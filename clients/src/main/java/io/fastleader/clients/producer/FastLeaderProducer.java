@@ -79,6 +79,8 @@ import io.fastleader.clients.producer.transaction.Transactions;
 public final class FastLeaderProducer<K, V> implements Producer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
+    /** The JMX domain of the client's MBeans, kafka-clients' own. */
+    private static final String JMX_PREFIX = "kafka.producer";
     private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
     /** KafkaProducer's words for the same refusal. */
     private static final String FLUSH_IN_CALLBACK =
@@ -137,7 +139,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
-            this.metrics = resources.openMetrics(clientId);
+            this.metrics = resources.openMetrics(clientId, kafka, JMX_PREFIX);
             this.keySerializer = resources.register(keySerializer != null ? keySerializer
                     : configuredSerializer(kafka, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, clientIdOverride, true));
             this.valueSerializer = resources.register(valueSerializer != null ? valueSerializer

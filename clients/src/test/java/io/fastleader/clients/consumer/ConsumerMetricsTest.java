@@ -95,6 +95,15 @@ class ConsumerMetricsTest {
     }
 
     @Test
+    void testPartitionMetricsAreTaggedTopicThenPartitionAsJmxNamesOrderThem() {
+        consumer.assigned(P0);
+        consumer.lag(P0, 5);
+
+        assertThat(metrics.metrics().keySet()).filteredOn(name -> name.tags().containsKey("partition"))
+                .isNotEmpty().allSatisfy(name -> assertThat(name.tags().keySet()).containsExactly("topic", "partition"));
+    }
+
+    @Test
     void testUnassigningRemovesThePartitionsMetrics() {
         consumer.assigned(P0);
         consumer.lag(P0, 5);

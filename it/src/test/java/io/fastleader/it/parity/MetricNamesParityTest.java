@@ -55,7 +55,6 @@ class MetricNamesParityTest {
     private static final String NO_SELECTOR = "no selector loop to time: each connection has its own reader and writer threads";
     private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
     private static final String NO_TWO_PHASE_COMMIT = "no prepareTransaction: two-phase commit (KIP-939) is not supported";
-    private static final String NOT_KAFKA_CLIENTS = "describes the kafka-clients build, which fastleader is not";
     private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
             + "under the consumer group protocol; fastleader's consumer has no such queues";
 
@@ -92,16 +91,14 @@ class MetricNamesParityTest {
             entry("time-between-network-thread-poll-max", NO_EVENT_QUEUES),
             entry("unsent-requests-queue-size", NO_EVENT_QUEUES),
             entry("unsent-requests-queue-time-avg", NO_EVENT_QUEUES),
-            entry("unsent-requests-queue-time-max", NO_EVENT_QUEUES),
-            entry("commit-id", NOT_KAFKA_CLIENTS),
-            entry("start-time-ms", NOT_KAFKA_CLIENTS),
-            entry("version", NOT_KAFKA_CLIENTS));
+            entry("unsent-requests-queue-time-max", NO_EVENT_QUEUES));
 
     private static KafkaTestCluster cluster;
     private static Disturbances disturbances;
     private static final Map<Flavour, Map<MetricName, Object>> producerMetrics = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Map<MetricName, Object>> consumerMetrics = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Map<MetricName, Object>> memberMetrics = new EnumMap<>(Flavour.class);
+    private static final Map<Flavour, Map<MetricName, Object>> classicMemberMetrics = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Integer> firstPollRecords = new EnumMap<>(Flavour.class);
     private static final Map<Flavour, Long> positions = new EnumMap<>(Flavour.class);
     private static long highWatermark;
@@ -117,7 +114,8 @@ class MetricNamesParityTest {
             consume(flavour);
         }
         for (Flavour flavour : Flavour.values()) {
-            consumeAsGroupMember(flavour);
+            memberMetrics.put(flavour, consumeAsGroupMember(flavour, "consumer"));
+            classicMemberMetrics.put(flavour, consumeAsGroupMember(flavour, "classic"));
         }
     }
 
@@ -161,12 +159,15 @@ class MetricNamesParityTest {
         }
     }
 
-    /** Each flavour joins a group of its own (consumer group protocol) on the consumed topic and reads {@link #RECORDS_READ} records. */
-    private static void consumeAsGroupMember(Flavour flavour) {
+    /**
+     * Each flavour joins a group of its own under {@code protocol} on the consumed topic and reads
+     * {@link #RECORDS_READ} records; the member's metrics.
+     */
+    private static Map<MetricName, Object> consumeAsGroupMember(Flavour flavour, String protocol) {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put("client.id", "parity-member");
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, "parity-" + flavour.name().toLowerCase());
-        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "parity-" + protocol + "-" + flavour.name().toLowerCase());
+        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
         try (Consumer<String, String> consumer = flavour.consumer(config)) {
@@ -176,7 +177,7 @@ class MetricNamesParityTest {
                 read += consumer.poll(Duration.ofSeconds(1)).count();
             }
             consumer.commitSync();
-            memberMetrics.put(flavour, snapshot(consumer.metrics()));
+            return snapshot(consumer.metrics());
         }
     }
 
@@ -193,6 +194,22 @@ class MetricNamesParityTest {
     @Test
     void testEveryMetricAKafkaConsumerGroupMemberReportsIsReportedButTheDocumentedOnes() {
         assertThat(missing(memberMetrics)).isEmpty();
+    }
+
+    @Test
+    void testEveryMetricAKafkaConsumerClassicGroupMemberReportsIsReportedButTheDocumentedOnes() {
+        assertThat(missing(classicMemberMetrics)).isEmpty();
+    }
+
+    @Test
+    void testClassicGroupMembersCountOneJoinAndOneSyncEach() {
+        for (Flavour flavour : Flavour.values()) {
+            Map<MetricName, Object> member = classicMemberMetrics.get(flavour);
+            assertThat(value(member, "consumer-coordinator-metrics", "join-total", Map.of())).as("%s join-total", flavour).isEqualTo(1);
+            assertThat(value(member, "consumer-coordinator-metrics", "sync-total", Map.of())).as("%s sync-total", flavour).isEqualTo(1);
+            assertThat(value(member, "consumer-coordinator-metrics", "join-time-max", Map.of())).as("%s join-time-max", flavour)
+                    .isNotNegative();
+        }
     }
 
     @Test

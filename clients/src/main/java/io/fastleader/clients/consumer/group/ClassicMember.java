@@ -37,6 +37,7 @@ import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.HeartbeatRequestData;
 import io.fastleader.protocol.message.HeartbeatResponseData;
 import io.fastleader.protocol.message.JoinGroupRequestData.JoinGroupRequestProtocol;
@@ -80,6 +81,7 @@ final class ClassicMember implements GroupMember {
     private final Runnable wakeConsumer;
     private final LongSupplier clockMs;
     private final GroupMetrics metrics;
+    private final GroupMetrics.ClassicExchanges exchangeMetrics;
     private List<String> topics = List.of();
     /**
      * How many partitions each topic the group subscribes to had when this member, as leader,
@@ -109,6 +111,7 @@ final class ClassicMember implements GroupMember {
         this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.exchangeMetrics = metrics.classicExchanges();
     }
 
     /**
@@ -424,12 +427,23 @@ final class ClassicMember implements GroupMember {
     }
 
     private void send(Exchange exchange) {
+        long sentMs = clockMs.getAsLong();
         if (exchange instanceof Exchange.Join join) {
-            toCoordinator(ApiKey.JOIN_GROUP, join.request(), (node, response, nowMs) ->
-                    membership.onJoinAnswer((JoinGroupResponseData) response, nowMs), membership::onExchangeFailed);
+            toCoordinator(ApiKey.JOIN_GROUP, join.request(), (node, response, nowMs) -> {
+                JoinGroupResponseData answer = (JoinGroupResponseData) response;
+                if (answer.errorCode() == ErrorCode.NONE.code()) {
+                    exchangeMetrics.joinAnswered(nowMs - sentMs);
+                }
+                return membership.onJoinAnswer(answer, nowMs);
+            }, membership::onExchangeFailed);
         } else if (exchange instanceof Exchange.Sync sync) {
-            toCoordinator(ApiKey.SYNC_GROUP, sync.request(), (node, response, nowMs) ->
-                    membership.onSyncAnswer((SyncGroupResponseData) response, nowMs), membership::onExchangeFailed);
+            toCoordinator(ApiKey.SYNC_GROUP, sync.request(), (node, response, nowMs) -> {
+                SyncGroupResponseData answer = (SyncGroupResponseData) response;
+                if (answer.errorCode() == ErrorCode.NONE.code()) {
+                    exchangeMetrics.syncAnswered(nowMs - sentMs);
+                }
+                return membership.onSyncAnswer(answer, nowMs);
+            }, membership::onExchangeFailed);
         } else if (exchange instanceof Exchange.Leave leave) {
             toCoordinator(ApiKey.LEAVE_GROUP, leave.request(), (node, response, nowMs) -> {
                 membership.onLeaveAnswer((LeaveGroupResponseData) response);

@@ -25,7 +25,8 @@ import org.apache.kafka.common.utils.Time;
  * {@code failed-rebalance-total}, {@code failed-rebalance-rate-per-hour} (partitions lost to fencing
  * or an expired poll timer); {@code partition-revoked/-assigned/-lost-latency-avg/-max} (the
  * application's listener callbacks, recorded only when it gave a listener). Registered whenever a
- * {@code group.id} is configured, as {@code KafkaConsumer} does. Thread-safe.
+ * {@code group.id} is configured, as {@code KafkaConsumer} does; a classic member adds
+ * {@link ClassicExchanges}' metrics. Thread-safe.
  */
 final class GroupMetrics {
 
@@ -84,6 +85,46 @@ final class GroupMetrics {
         revokedCallbacks = callbackLatency("partition-revoked");
         assignedCallbacks = callbackLatency("partition-assigned");
         lostCallbacks = callbackLatency("partition-lost");
+    }
+
+    /**
+     * Registers the metrics of a classic member's JoinGroup and SyncGroup, which
+     * {@code KafkaConsumer} reports under the classic protocol only: {@code join-time-avg/-max},
+     * {@code join-rate/-total}, {@code sync-time-avg/-max}, {@code sync-rate/-total}. Called once,
+     * by the classic member.
+     */
+    ClassicExchanges classicExchanges() {
+        return new ClassicExchanges(exchangeLatency("join", "group rejoin", "group joins"),
+                exchangeLatency("sync", "group sync", "group syncs"));
+    }
+
+    private Sensor exchangeLatency(String metric, String one, String many) {
+        Sensor sensor = metrics.sensor(metric + "-latency");
+        sensor.add(metrics.metricName(metric + "-time-avg", GROUP, "The average time taken for a " + one), new Avg());
+        sensor.add(metrics.metricName(metric + "-time-max", GROUP, "The max time taken for a " + one), new Max());
+        sensor.add(new Meter(new WindowedCount(), metrics.metricName(metric + "-rate", GROUP, "The number of " + many + " per second"),
+                metrics.metricName(metric + "-total", GROUP, "The total number of " + many)));
+        return sensor;
+    }
+
+    /** A classic member's JoinGroup and SyncGroup round trips, recorded when answered without error, as {@code KafkaConsumer} records them. */
+    static final class ClassicExchanges {
+
+        private final Sensor joins;
+        private final Sensor syncs;
+
+        private ClassicExchanges(Sensor joins, Sensor syncs) {
+            this.joins = joins;
+            this.syncs = syncs;
+        }
+
+        void joinAnswered(long latencyMs) {
+            joins.record(latencyMs);
+        }
+
+        void syncAnswered(long latencyMs) {
+            syncs.record(latencyMs);
+        }
     }
 
     private Sensor callbackLatency(String callback) {
