@@ -178,9 +178,14 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     public void unregisterMetricFromSubscription(KafkaMetric metric) {
     }
 
-    /** Not supported: this consumer pushes no client telemetry. @throws IllegalStateException always */
+    /**
+     * Not supported: this consumer pushes no client telemetry (KIP-714), so it has no client
+     * instance id, as a {@code KafkaConsumer} with {@code enable.metrics.push=false} has none.
+     *
+     * @throws IllegalStateException always, as {@code KafkaConsumer} does without telemetry
+     */
     @Override
     public Uuid clientInstanceId(Duration timeout) {
-        throw new IllegalStateException("FastLeaderConsumer does not push client telemetry, so it has no client instance id");
+        throw new IllegalStateException("FastLeaderConsumer does not push client telemetry (KIP-714), so it has no client instance id");
     }
 }

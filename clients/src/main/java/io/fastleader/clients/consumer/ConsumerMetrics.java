@@ -20,6 +20,7 @@ import org.apache.kafka.common.metrics.stats.WindowedCount;
 import org.apache.kafka.common.metrics.stats.WindowedSum;
 import org.apache.kafka.common.utils.Time;
 
+import io.fastleader.clients.metadata.LeaderMoveRecoveries;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
@@ -39,8 +40,8 @@ import io.fastleader.clients.network.NetworkMetrics;
  * fastleader's own in {@value #FASTLEADER_GROUP}: {@code fetch-backoffs-skipped-total}
  * (partitions fetched again at once because their leader epoch advanced, KIP-951),
  * {@code fetch-ahead-of-leader-total} (partitions held back because their leader's high watermark
- * was behind the position), {@code truncations-detected-total} and {@code offset-validations-total} (OffsetsForLeaderEpoch
- * requests sent).
+ * was behind the position), {@code truncations-detected-total}, {@code offset-validations-total} (OffsetsForLeaderEpoch
+ * requests sent) and what each leader move cost the consumer's Fetches ({@link LeaderMoveRecoveries}).
  */
 public final class ConsumerMetrics {
 
@@ -58,6 +59,7 @@ public final class ConsumerMetrics {
 
     private final Metrics metrics;
     private final Time time;
+    private final LeaderMoveRecoveries fetchMoves;
     private final Sensor fetches;
     private final Sensor fetchLatency;
     private final Sensor throttleTime;
@@ -81,6 +83,7 @@ public final class ConsumerMetrics {
     public ConsumerMetrics(Metrics metrics, Time time) {
         this.metrics = metrics;
         this.time = time;
+        this.fetchMoves = new LeaderMoveRecoveries("fetch", metrics, FASTLEADER_GROUP);
         fetches = sensor("fetch");
         fetches.add(new Meter(new WindowedCount(), metrics.metricName("fetch-rate", KAFKA_GROUP, "The number of fetch requests per second."),
                 metrics.metricName("fetch-total", KAFKA_GROUP, "The total number of fetch requests.")));
@@ -168,13 +171,19 @@ public final class ConsumerMetrics {
         partitionSensor(partition, "records-lead", "lead", false).record(lead);
     }
 
+    /** What leader moves cost Fetches; used on the consumer's thread only. */
+    LeaderMoveRecoveries fetchMoves() {
+        return fetchMoves;
+    }
+
     /** The partition was assigned: its {@code preferred-read-replica} appears. */
     void assigned(TopicPartition partition) {
         metrics.addMetricIfAbsent(preferredReadReplica(partition), null, (Measurable) (config, nowMs) -> READ_FROM_LEADER);
     }
 
-    /** The partition was unassigned: its metrics go. */
+    /** The partition was unassigned: its metrics go, and a move it was refused for is no longer waited out. */
     void unassigned(TopicPartition partition) {
+        fetchMoves.forget(partition);
         metrics.removeSensor(partition + ".records-lag");
         metrics.removeSensor(partition + ".records-lead");
         metrics.removeMetric(preferredReadReplica(partition));

@@ -216,6 +216,7 @@ final class Fetcher<K, V> {
                     failure != null ? failure.toString() : ErrorCode.forCode(fetched.errorCode()));
             Set<String> topics = new HashSet<>();
             fetch.partitions.forEach((partition, asked) -> {
+                metrics.fetchMoves().refused(partition, fetch.node, asked.leaderEpoch(), false, nowMs);
                 refuse(asked, Refusal.NONE, nowMs);
                 topics.add(partition.topic());
             });
@@ -229,7 +230,7 @@ final class Fetcher<K, V> {
         FetchTally tally = new FetchTally(metrics, topicsAnswered);
         LeaderMoves moves = LeaderMoves.of(fetched, fetch.topicNames);
         // Routed before the refused partitions back off, so a hint's new epoch is known when the next Fetches are built.
-        metadata.onLeaderMoves(moves);
+        Set<TopicPartition> followed = metadata.onLeaderMoves(moves);
         for (FetchResponseData.FetchableTopicResponse topic : fetched.responses()) {
             String name = topic.topic().isEmpty() ? fetch.topicNames.get(topic.topicId()) : topic.topic();
             for (FetchResponseData.PartitionData data : topic.partitions()) {
@@ -240,8 +241,14 @@ final class Fetcher<K, V> {
                 }
                 ErrorCode error = ErrorCode.forCode(data.errorCode());
                 switch (FetchErrorKind.of(error)) {
-                    case NONE -> accept(fetch, asked, data, tally, nowMs);
-                    case LEADER_MOVED -> refuse(asked, moves.refusal(partition, nowMs - fetch.sentMs), nowMs);
+                    case NONE -> {
+                        metrics.fetchMoves().answered(partition, fetch.node, asked.leaderEpoch(), nowMs);
+                        accept(fetch, asked, data, tally, nowMs);
+                    }
+                    case LEADER_MOVED -> {
+                        metrics.fetchMoves().refused(partition, fetch.node, asked.leaderEpoch(), followed.contains(partition), nowMs);
+                        refuse(asked, moves.refusal(partition, nowMs - fetch.sentMs), nowMs);
+                    }
                     case RETRY_LATER -> refuse(asked, Refusal.NONE, nowMs);
                     case OFFSET_OUT_OF_RANGE -> errors.capture(() -> asked.state().outOfRange(asked.fetchOffset(), settings.resetStrategy()));
                     case FATAL -> errors.add(error.exception("Fetching " + partition + " failed: " + error.message()));

@@ -235,17 +235,26 @@ public final class ClusterMetadata implements AutoCloseable {
      * one that cannot be used has its topic refreshed now (within the refresh backoff), as do
      * refusals that name no leader. With hints disabled, every refused topic is refreshed now, as
      * clients did before KIP-951.
+     *
+     * @return the partitions an accepted hint moved
      */
-    public void onLeaderMoves(LeaderMoves moves) {
+    public Set<TopicPartition> onLeaderMoves(LeaderMoves moves) {
         if (moves.isEmpty()) {
-            return;
+            return Set.of();
         }
+        Set<TopicPartition> followed = new HashSet<>();
         Set<String> confirm = new HashSet<>();
         Set<String> rejected = new HashSet<>();
         Set<String> unhinted = new HashSet<>(moves.unhintedTopics());
         if (config.leaderHintsEnabled()) {
-            cache.applyHints(moves.hints(), moves.endpoints())
-                    .forEach((partition, verdict) -> (verdict.isAccepted() ? confirm : rejected).add(partition.topic()));
+            cache.applyHints(moves.hints(), moves.endpoints()).forEach((partition, verdict) -> {
+                if (verdict.isAccepted()) {
+                    followed.add(partition);
+                    confirm.add(partition.topic());
+                } else {
+                    rejected.add(partition.topic());
+                }
+            });
         } else {
             moves.hints().forEach(hint -> unhinted.add(hint.partition().topic()));
         }
@@ -259,6 +268,7 @@ public final class ClusterMetadata implements AutoCloseable {
             }
         }
         poke();
+        return followed;
     }
 
     /**

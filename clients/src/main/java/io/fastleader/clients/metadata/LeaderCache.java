@@ -243,6 +243,9 @@ public final class LeaderCache {
         PartitionLeadership hinted = known.hinted(hint.leaderId(), hint.leaderEpoch());
         slots.set(index, hinted);
         changes.add(new Change(partition, known, hinted));
+        if (known.leaderId() != hinted.leaderId()) {
+            metrics.recordMove(true);
+        }
         return HintVerdict.ACCEPTED;
     }
 
@@ -280,6 +283,9 @@ public final class LeaderCache {
                 if (current == null || current.leaderId() != candidate.leaderId()
                         || current.leaderEpoch() != candidate.leaderEpoch()) {
                     changes.add(new Change(new TopicPartition(name, partition.partitionIndex()), current, candidate));
+                }
+                if (current != null && candidate.hasLeader() && current.leaderId() != candidate.leaderId()) {
+                    metrics.recordMove(false);
                 }
             }
         }

@@ -19,7 +19,10 @@ import org.apache.kafka.common.metrics.stats.CumulativeSum;
  *       for several causes counts once under each;</li>
  *   <li>{@code metadata-requests-total}: every Metadata request sent, once whatever its causes, the
  *       refreshes and the requests of {@code listTopics} alike;</li>
- *   <li>{@code metadata-refresh-failures-total}.</li>
+ *   <li>{@code metadata-refresh-failures-total};</li>
+ *   <li>{@code leader-moves-total}, one per {@code source} ({@code hint}, {@code metadata}): the
+ *       partitions whose leader changed, counted once, under the source the client learned it from
+ *       first (a Metadata response confirming a hint counts nothing).</li>
  * </ul>
  */
 public final class MetadataMetrics {
@@ -31,6 +34,8 @@ public final class MetadataMetrics {
     private final Map<RefreshCause, Sensor> refreshes = new EnumMap<>(RefreshCause.class);
     private final Sensor refreshFailures;
     private final Sensor requests;
+    private final Sensor movesFromHints;
+    private final Sensor movesFromMetadata;
 
     /** Registers the counts in {@code metrics}. */
     public MetadataMetrics(Metrics metrics) {
@@ -50,6 +55,13 @@ public final class MetadataMetrics {
                 "Metadata requests that failed or went unanswered"));
         requests = counter(metrics, metrics.metricName("metadata-requests-total", GROUP,
                 "Metadata requests sent, each counted once whatever its causes"));
+        movesFromHints = counter(metrics, leaderMoves(metrics, "hint"));
+        movesFromMetadata = counter(metrics, leaderMoves(metrics, "metadata"));
+    }
+
+    private static MetricName leaderMoves(Metrics metrics, String source) {
+        return metrics.metricName("leader-moves-total", GROUP, "Partitions whose leader changed, by the source the client "
+                + "learned it from first", "source", source);
     }
 
     /** Counts a response's verdicts, one record per verdict kind rather than per hint. */
@@ -71,6 +83,11 @@ public final class MetadataMetrics {
 
     void recordRequest() {
         requests.record(1);
+    }
+
+    /** A partition's leader changed, learned from a hint or from Metadata. */
+    void recordMove(boolean fromHint) {
+        (fromHint ? movesFromHints : movesFromMetadata).record(1);
     }
 
     void recordRefreshFailure() {

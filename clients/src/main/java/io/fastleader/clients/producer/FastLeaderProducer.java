@@ -383,10 +383,15 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         return Collections.unmodifiableMap(metrics.metrics());
     }
 
-    /** Client telemetry (KIP-714) is not supported: there is no client instance id. */
+    /**
+     * Not supported: this producer pushes no client telemetry (KIP-714), so it has no client
+     * instance id, as a {@code KafkaProducer} with {@code enable.metrics.push=false} has none.
+     *
+     * @throws IllegalStateException always, as {@code KafkaProducer} does without telemetry
+     */
     @Override
     public Uuid clientInstanceId(Duration timeout) {
-        throw new UnsupportedOperationException("FastLeaderProducer does not support client telemetry (KIP-714)");
+        throw new IllegalStateException("FastLeaderProducer does not push client telemetry (KIP-714), so it has no client instance id");
     }
 
     /** Does nothing: client telemetry (KIP-714) is not supported, so no metric is pushed to brokers. */

@@ -21,6 +21,7 @@ import org.apache.kafka.common.metrics.stats.Rate;
 import org.apache.kafka.common.metrics.stats.WindowedCount;
 import org.apache.kafka.common.metrics.stats.WindowedSum;
 
+import io.fastleader.clients.metadata.LeaderMoveRecoveries;
 import io.fastleader.clients.network.NetworkMetrics;
 
 /**
@@ -38,7 +39,8 @@ import io.fastleader.clients.network.NetworkMetrics;
  * batch sent: {@code record-send-rate/-total}, {@code byte-rate/-total}, {@code compression-rate},
  * {@code record-retry-rate/-total}, {@code record-error-rate/-total}. And fastleader's own in
  * {@value #FASTLEADER_GROUP}: {@code retry-backoffs-skipped-total}, the retries sent at once
- * because the partition's leader epoch advanced (KIP-951).
+ * because the partition's leader epoch advanced (KIP-951), and what each leader move cost the
+ * producer ({@link LeaderMoveRecoveries}).
  */
 public final class ProducerMetrics {
 
@@ -67,6 +69,7 @@ public final class ProducerMetrics {
     private final Sensor flushTime;
     private final Sensor metadataWaitTime;
     private final Sensor backoffsSkipped;
+    private final LeaderMoveRecoveries produceMoves;
     private final Map<TransactionalCall, Sensor> transactionalCallTimes = new EnumMap<>(TransactionalCall.class);
 
     /** The transactional calls whose total time {@code KafkaProducer} reports, as {@code txn-<name>-time-ns-total}. */
@@ -125,6 +128,12 @@ public final class ProducerMetrics {
         backoffsSkipped = sensor("retry-backoffs-skipped");
         backoffsSkipped.add(metrics.metricName("retry-backoffs-skipped-total", FASTLEADER_GROUP,
                 "Retries sent without backoff because the partition's leader epoch advanced"), new CumulativeCount());
+        produceMoves = new LeaderMoveRecoveries("produce", metrics, FASTLEADER_GROUP);
+    }
+
+    /** What leader moves cost Produce requests; used on the sender's thread only. */
+    LeaderMoveRecoveries produceMoves() {
+        return produceMoves;
     }
 
     /**

@@ -425,6 +425,9 @@ public final class Sender implements Runnable {
                     batch.timeline().answered(outcome, nowMs);
                 }
             }
+            for (ProducerBatch batch : batches) {
+                metrics.produceMoves().refused(batch.topicPartition(), node, batch.lastSentLeaderEpoch(), false, nowMs);
+            }
             requestFailed(batches, failure, nowMs);
             return;
         }
@@ -432,7 +435,7 @@ public final class Sender implements Runnable {
         metrics.requestAnswered(node, nowMs - sentAtMs, produced.throttleTimeMs());
         LeaderMoves moves = LeaderMoves.of(produced, topicIds);
         // Routed before the refused batches are put back, so a hint's new epoch is known at their next readiness check.
-        metadata.onLeaderMoves(moves);
+        Set<TopicPartition> followed = metadata.onLeaderMoves(moves);
         for (ProducerBatch batch : batches) {
             PartitionProduceResponse answer = ProduceRequests.answerFor(produced, batch.topicPartition());
             if (batch.isDone()) {
@@ -447,8 +450,15 @@ public final class Sender implements Runnable {
             RuntimeException cause = code.exception(answer.errorMessage());
             batch.timeline().answered(code.name(), nowMs);
             switch (ProduceErrorKind.of(code)) {
-                case WRITTEN -> written(batch, answer, nowMs);
-                case LEADER_MOVED -> retry(batch, cause, moves.refusal(batch.topicPartition(), nowMs - sentAtMs), nowMs);
+                case WRITTEN -> {
+                    metrics.produceMoves().answered(batch.topicPartition(), node, batch.lastSentLeaderEpoch(), nowMs);
+                    written(batch, answer, nowMs);
+                }
+                case LEADER_MOVED -> {
+                    metrics.produceMoves().refused(batch.topicPartition(), node, batch.lastSentLeaderEpoch(),
+                            followed.contains(batch.topicPartition()), nowMs);
+                    retry(batch, cause, moves.refusal(batch.topicPartition(), nowMs - sentAtMs), nowMs);
+                }
                 case RETRIABLE -> retry(batch, cause, nowMs);
                 case OUT_OF_SEQUENCE -> outOfSequence(batch, cause, nowMs);
                 case SEQUENCE_LOST -> sequenceLost(batch, cause, nowMs);
@@ -558,6 +568,8 @@ public final class Sender implements Runnable {
         if (batch.isDone()) {
             return;
         }
+        // A move its partition was refused for ends here unrecovered: the next batch starts afresh.
+        metrics.produceMoves().forget(batch.topicPartition());
         // Counted before the callbacks run, so whoever sees the record fail finds it counted.
         metrics.batchFailed(batch);
         // A batch that took a sequence and was not written leaves a gap the broker would refuse.

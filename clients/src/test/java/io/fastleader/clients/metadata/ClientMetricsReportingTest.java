@@ -91,10 +91,11 @@ class ClientMetricsReportingTest {
                 .isTrue();
     }
 
+    /** Without it in {@code metric.reporters}, and, for 3.x, with {@code auto.include.jmx.reporter} off (4.x has no such key). */
     @Test
     void testWithoutTheJmxReporterOnlyTheAppInfoIsAnMBean() throws Exception {
-        Metrics metrics = client().openMetrics("jmx-none", config(Map.of(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG, "")),
-                PREFIX);
+        Metrics metrics = client().openMetrics("jmx-none", config(Map.of(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG, "",
+                "auto.include.jmx.reporter", false)), PREFIX);
         countSensor(metrics, "record-send-total", "producer-metrics", Map.of()).record();
 
         assertThat(SERVER.queryNames(new ObjectName("kafka.producer:client-id=jmx-none,*"), null)).isEmpty();

@@ -361,6 +361,28 @@ class LeaderCacheTest {
         assertThat(count("leader-hints-rejected-total", Map.of("reason", "untracked-partition"))).isZero();
     }
 
+    @Test
+    void testEachLeaderMoveIsCountedOnceUnderTheSourceThatTaughtItFirst() {
+        trackOrders(4, 1);
+
+        hint(P0, 2, 5);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 5, 2, 3).build(), 2);
+
+        assertThat(count("leader-moves-total", Map.of("source", "hint"))).isEqualTo(1.0);
+        assertThat(count("leader-moves-total", Map.of("source", "metadata"))).isEqualTo(1.0);
+    }
+
+    @Test
+    void testANewerEpochOnTheSameLeaderIsNoMove() {
+        trackOrders(4, 1);
+
+        hint(P0, 1, 5);
+        cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, 6, 1, 1).build(), 2);
+
+        assertThat(count("leader-moves-total", Map.of("source", "hint"))).isZero();
+        assertThat(count("leader-moves-total", Map.of("source", "metadata"))).isZero();
+    }
+
     private void trackOrders(int epoch, int leader) {
         cache.applyMetadata(MetadataResponses.brokers(1, 2, 3).topic("orders", TOPIC_ID, epoch, leader, leader).build(), 1);
     }

@@ -77,7 +77,7 @@ class FastLeaderProducerTest {
                             + "transactional.id configuration property");
         }
         assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofSeconds(1)))
-                .isInstanceOf(UnsupportedOperationException.class);
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.time.Duration;
@@ -19,6 +20,9 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -181,6 +185,22 @@ class BesideKafkaClientsIT {
 
         assertThat(total(producer.metrics(), "record-send-total", "producer-metrics")).isEqualTo(RECORDS);
         assertThat(total(consumer.metrics(), "records-consumed-total", "consumer-fetch-manager-metrics")).isEqualTo(RECORDS);
+    }
+
+    @Test
+    void testRegistersItsMetricsAsJmxBeansAsThisReleasesClientsDoUntilClose() throws Exception {
+        String topic = newTopic("jmx", Map.of());
+        Producer<String, String> producer = producer(Map.of(ProducerConfig.CLIENT_ID_CONFIG, "beside-jmx"));
+        sendAll(producer, topic);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName producerMetrics = new ObjectName("kafka.producer:type=producer-metrics,client-id=beside-jmx");
+
+        assertThat((Double) server.getAttribute(producerMetrics, "record-send-total")).isEqualTo(RECORDS);
+        assertThat(server.isRegistered(new ObjectName("kafka.producer:type=app-info,id=beside-jmx"))).isTrue();
+
+        producer.close();
+
+        assertThat(server.queryNames(new ObjectName("kafka.producer:client-id=beside-jmx,*"), null)).isEmpty();
     }
 
     private static double total(Map<MetricName, ? extends Metric> metrics, String name, String group) {
