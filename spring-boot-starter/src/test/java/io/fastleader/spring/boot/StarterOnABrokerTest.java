@@ -1,0 +1,124 @@
+package io.fastleader.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.KafkaClusterExtension;
+import io.fastleader.it.cluster.KafkaTestCluster;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.transaction.KafkaTransactionManager;
+
+/**
+ * {@link OrdersApplication}, with the starter on its classpath and nothing else of fastleader's,
+ * against a real single-broker cluster (in a child JVM: the test classpath is the application's,
+ * without the broker). Each test boots the application on a topic of its own. A client is
+ * fastleader's when its metrics hold the group {@code fastleader-metadata}, which kafka-clients'
+ * never register.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class StarterOnABrokerTest {
+
+    private static final String FASTLEADER_METRIC_GROUP = "fastleader-metadata";
+
+    private static KafkaTestCluster cluster;
+
+    @BeforeAll
+    static void startBroker(@Cluster(brokers = 1) KafkaTestCluster started) {
+        cluster = started;
+    }
+
+    @Test
+    void testTheAutoConfiguredKafkaTemplateAndKafkaListenerRunOnFastLeaderWithBootsSpringKafkaProperties() throws Exception {
+        try (ConfigurableApplicationContext application = OrdersApplication.run("orders", bootstrapServers(),
+                "spring.kafka.producer.client-id=order-writer", "spring.kafka.consumer.client-id=order-reader")) {
+            KafkaTemplate<String, String> template = template(application);
+            template.send("orders", "order-1").get(30, TimeUnit.SECONDS);
+
+            assertThat(application.getBean(OrdersApplication.class).received().poll(60, TimeUnit.SECONDS))
+                .as("the record the template sent, as the listener received it").isEqualTo("order-1");
+            assertThat(template.getProducerFactory()).isInstanceOf(FastLeaderProducerFactory.class);
+            assertThat(groups(template.metrics())).as("the template's producer's metric groups").contains(FASTLEADER_METRIC_GROUP);
+            assertThat(clientIds(template.metrics())).as("spring.kafka.producer.client-id, as Boot applies it")
+                .allMatch(clientId -> clientId.startsWith("order-writer"));
+            Map<String, Map<MetricName, ? extends Metric>> consumers = listenerContainer(application).metrics();
+            assertThat(consumers).as("the listener's consumers, by client id").isNotEmpty()
+                .allSatisfy((clientId, metrics) -> {
+                    assertThat(clientId).as("spring.kafka.consumer.client-id, as Boot applies it").startsWith("order-reader");
+                    assertThat(groups(metrics)).as("metric groups of consumer %s", clientId).contains(FASTLEADER_METRIC_GROUP);
+                });
+        }
+    }
+
+    @Test
+    void testFastLeaderEnabledFalseLeavesBootsKafkaProducerAndKafkaConsumer() throws Exception {
+        try (ConfigurableApplicationContext application = OrdersApplication.run("orders-without-fastleader", bootstrapServers(),
+                FastLeaderKafkaAutoConfiguration.ENABLED_PROPERTY + "=false")) {
+            KafkaTemplate<String, String> template = template(application);
+            template.send("orders-without-fastleader", "order-1").get(30, TimeUnit.SECONDS);
+            // Received, so the listener's consumer exists and has metrics to look at.
+            assertThat(application.getBean(OrdersApplication.class).received().poll(60, TimeUnit.SECONDS)).isEqualTo("order-1");
+
+            assertThat(template.getProducerFactory().getClass()).isEqualTo(DefaultKafkaProducerFactory.class);
+            assertThat(application.getBean(DefaultKafkaConsumerFactory.class).getClass()).isEqualTo(DefaultKafkaConsumerFactory.class);
+            assertThat(groups(template.metrics())).as("kafka-clients' KafkaProducer's metric groups")
+                .contains("producer-metrics").doesNotContain(FASTLEADER_METRIC_GROUP);
+            assertThat(listenerContainer(application).metrics()).isNotEmpty().allSatisfy((clientId, metrics) ->
+                assertThat(groups(metrics)).as("kafka-clients' KafkaConsumer's metric groups")
+                    .contains("consumer-fetch-manager-metrics").doesNotContain(FASTLEADER_METRIC_GROUP));
+        }
+    }
+
+    @Test
+    void testATransactionIdPrefixMakesTheTemplateAndTheListenerTransactionalOnFastLeader() throws Exception {
+        try (ConfigurableApplicationContext application = OrdersApplication.run("paid-orders", bootstrapServers(),
+                "spring.kafka.producer.transaction-id-prefix=paid-orders-tx-", "spring.kafka.consumer.isolation-level=read-committed")) {
+            KafkaTemplate<String, String> template = template(application);
+            template.executeInTransaction(operations -> operations.send("paid-orders", "order-1"));
+
+            assertThat(application.getBean(OrdersApplication.class).received().poll(60, TimeUnit.SECONDS))
+                .as("the committed record, read read_committed").isEqualTo("order-1");
+            assertThat(template.getProducerFactory()).isInstanceOf(FastLeaderProducerFactory.class);
+            assertThat(template.getProducerFactory().transactionCapable()).isTrue();
+            assertThat(application.getBean(KafkaTransactionManager.class).getProducerFactory())
+                .as("the transaction manager Boot declares for the prefix").isSameAs(template.getProducerFactory());
+        }
+    }
+
+    private static String bootstrapServers() {
+        return "spring.kafka.bootstrap-servers=" + cluster.bootstrapServers();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkaTemplate<String, String> template(ConfigurableApplicationContext application) {
+        return application.getBean(KafkaTemplate.class);
+    }
+
+    private static MessageListenerContainer listenerContainer(ConfigurableApplicationContext application) {
+        return application.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(OrdersApplication.LISTENER_ID);
+    }
+
+    private static Set<String> groups(Map<MetricName, ? extends Metric> metrics) {
+        return metrics.keySet().stream().map(MetricName::group).collect(Collectors.toSet());
+    }
+
+    private static Set<String> clientIds(Map<MetricName, ? extends Metric> metrics) {
+        return metrics.keySet().stream().map(name -> name.tags().get("client-id")).filter(id -> id != null).collect(Collectors.toSet());
+    }
+}
