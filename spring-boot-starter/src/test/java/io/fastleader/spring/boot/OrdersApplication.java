@@ -55,7 +55,7 @@ class OrdersApplication {
     static SpringApplicationBuilder builder(String topic, String... properties) {
         return new SpringApplicationBuilder(OrdersApplication.class)
             .web(WebApplicationType.NONE)
-            .properties("orders.topic=" + topic, "spring.kafka.consumer.auto-offset-reset=earliest", "logging.level.root=WARN")
+            .properties("orders.topic=" + topic, "spring.kafka.consumer.auto-offset-reset=earliest")
             .properties(properties);
     }
 }
