@@ -1,10 +1,15 @@
 package io.fastleader.spring.boot;
 
+import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.fastleader.clients.producer.FastLeaderProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serializer;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.core.ProducerPostProcessor;
 
 /**
@@ -30,6 +35,46 @@ public class FastLeaderProducerFactory<K, V> extends DefaultKafkaProducerFactory
      */
     public FastLeaderProducerFactory(Map<String, Object> configs) {
         super(configs);
+    }
+
+    /**
+     * A factory whose producers take the serializers the suppliers give (a null supplier, or one
+     * giving null: from the serializer keys).
+     *
+     * @param configs               the producer configuration, as for {@code KafkaProducer}
+     * @param keySerializerSupplier the key serializers, or null
+     * @param valueSerializerSupplier the value serializers, or null
+     * @param configureSerializers  whether the factory configures each serializer with {@code configs}
+     */
+    public FastLeaderProducerFactory(Map<String, Object> configs, Supplier<Serializer<K>> keySerializerSupplier,
+            Supplier<Serializer<V>> valueSerializerSupplier, boolean configureSerializers) {
+        super(configs, keySerializerSupplier, valueSerializerSupplier, configureSerializers);
+    }
+
+    /**
+     * A copy with {@code overrideProperties} laid over this factory's configuration, building
+     * {@link FastLeaderProducer}s too: {@code new KafkaTemplate<>(factory, overrides)} asks for one,
+     * and the copy {@link DefaultKafkaProducerFactory} makes would build {@code KafkaProducer}s. Like
+     * that copy, it keeps the serializers, the transaction id prefix (unless the overrides name a
+     * {@code transactional.id}), the close timeout, producer-per-thread, post-processors and listeners.
+     */
+    @Override
+    public ProducerFactory<K, V> copyWithConfigurationOverride(Map<String, Object> overrideProperties) {
+        Map<String, Object> configs = new HashMap<>(getConfigurationProperties());
+        if (overrideProperties != null) {
+            configs.putAll(overrideProperties);
+        }
+        if (getTransactionIdPrefix() != null) {
+            // The constructor takes a transactional.id as the copy's transaction id prefix.
+            configs.putIfAbsent(ProducerConfig.TRANSACTIONAL_ID_CONFIG, getTransactionIdPrefix());
+        }
+        FastLeaderProducerFactory<K, V> copy = new FastLeaderProducerFactory<>(configs, getKeySerializerSupplier(),
+            getValueSerializerSupplier(), isConfigureSerializers());
+        copy.setPhysicalCloseTimeout((int) getPhysicalCloseTimeout().getSeconds());
+        copy.setProducerPerThread(isProducerPerThread());
+        getPostProcessors().forEach(copy::addPostProcessor);
+        getListeners().forEach(copy::addListener);
+        return copy;
     }
 
     @Override

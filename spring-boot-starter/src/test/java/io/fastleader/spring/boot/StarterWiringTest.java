@@ -69,6 +69,19 @@ class StarterWiringTest {
     }
 
     @Test
+    void testATemplateWithConfigurationOverridesOfTheAutoConfiguredFactoryStaysOnFastLeader() {
+        try (ConfigurableApplicationContext application = OrdersApplication.run("overrides", NO_BROKER)) {
+            @SuppressWarnings("unchecked")
+            ProducerFactory<Object, Object> producers = application.getBean(ProducerFactory.class);
+            KafkaTemplate<Object, Object> template = new KafkaTemplate<>(producers, Map.of(ProducerConfig.LINGER_MS_CONFIG, 50));
+
+            assertThat(template.getProducerFactory()).isNotSameAs(producers).isInstanceOf(FastLeaderProducerFactory.class);
+            assertThat(template.getProducerFactory().getConfigurationProperties()).containsEntry(ProducerConfig.LINGER_MS_CONFIG, 50)
+                .containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
+        }
+    }
+
+    @Test
     void testAnSslEngineFactoryIsRefusedAtStartupNamingTheKeyAndTheOffSwitch() {
         SpringApplicationBuilder application = OrdersApplication.builder("ssl-bundle", NO_BROKER)
             .properties("spring.kafka.properties.ssl.engine.factory.class=com.example.BundleEngineFactory");
