@@ -2,16 +2,22 @@ package io.fastleader.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -96,8 +102,17 @@ class StarterOnABrokerTest {
                 .as("the committed record, read read_committed").isEqualTo("order-1");
             assertThat(template.getProducerFactory()).isInstanceOf(FastLeaderProducerFactory.class);
             assertThat(template.getProducerFactory().transactionCapable()).isTrue();
-            assertThat(application.getBean(KafkaTransactionManager.class).getProducerFactory())
+            KafkaTransactionManager<?, ?> transactionManager = application.getBean(KafkaTransactionManager.class);
+            assertThat(transactionManager.getProducerFactory())
                 .as("the transaction manager Boot declares for the prefix").isSameAs(template.getProducerFactory());
+            assertThat(listenerContainer(application).getContainerProperties().getKafkaAwareTransactionManager())
+                .as("the listener's container, which commits what it consumed in a transaction").isSameAs(transactionManager);
+            // The container sends its offsets in the transaction of each delivery (sendOffsetsToTransaction), on fastleader.
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+                Await.until("the listener's offset committed in its transaction", Duration.ofSeconds(30), () ->
+                    new OffsetAndMetadata(1).equals(admin.listConsumerGroupOffsets("paid-orders-readers").partitionsToOffsetAndMetadata()
+                        .get().get(new TopicPartition("paid-orders", 0))));
+            }
         }
     }
 
