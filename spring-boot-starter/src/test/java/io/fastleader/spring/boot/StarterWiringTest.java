@@ -6,12 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.MetricName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -69,6 +74,43 @@ class StarterWiringTest {
     }
 
     @Test
+    void testConsumerFactoryListenersHearOfEachFastLeaderConsumerCreatedAndClosed() {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        ConsumerFactory.Listener<Object, Object> listener = new ConsumerFactory.Listener<>() {
+            @Override
+            public void consumerAdded(String id, Consumer<Object, Object> consumer) {
+                heard.add("added " + id + groups(consumer));
+            }
+
+            @Override
+            public void consumerRemoved(String id, Consumer<Object, Object> consumer) {
+                heard.add("removed " + id);
+            }
+        };
+        // As Boot's Kafka metrics auto-configuration adds its Micrometer listener.
+        Object addsListener = bootCustomizer("DefaultKafkaConsumerFactoryCustomizer", factory -> {
+            @SuppressWarnings("unchecked")
+            DefaultKafkaConsumerFactory<Object, Object> consumers = (DefaultKafkaConsumerFactory<Object, Object>) factory;
+            consumers.addListener(listener);
+        });
+        try (ConfigurableApplicationContext application = OrdersApplication.builder("listened", NO_BROKER)
+                .properties("spring.kafka.consumer.client-id=listened-reader")
+                .initializers(context -> context.getBeanFactory().registerSingleton("addsListener", addsListener))
+                .run()) {
+            ConsumerFactory<?, ?> consumers = application.getBean(ConsumerFactory.class);
+            consumers.createConsumer().close();
+
+            assertThat(heard).containsExactly("added kafkaConsumerFactory.listened-reader" + Set.of("fastleader-metadata"),
+                "removed kafkaConsumerFactory.listened-reader");
+        }
+    }
+
+    /** The fastleader metric group, if the consumer's metrics hold it. */
+    private static Set<String> groups(Consumer<?, ?> consumer) {
+        return consumer.metrics().keySet().stream().map(MetricName::group).filter("fastleader-metadata"::equals).collect(Collectors.toSet());
+    }
+
+    @Test
     void testATemplateWithConfigurationOverridesOfTheAutoConfiguredFactoryStaysOnFastLeader() {
         try (ConfigurableApplicationContext application = OrdersApplication.run("overrides", NO_BROKER)) {
             @SuppressWarnings("unchecked")
@@ -96,7 +138,7 @@ class StarterWiringTest {
      * One of Boot's customizer beans, of the interface {@code simpleName} in whichever package this
      * Boot release has it (Boot 4.0 moved it), calling {@code customize} with the factory.
      */
-    private static Object bootCustomizer(String simpleName, Consumer<Object> customize) {
+    private static Object bootCustomizer(String simpleName, java.util.function.Consumer<Object> customize) {
         ClassLoader loader = StarterWiringTest.class.getClassLoader();
         Class<?> type = Stream.of("org.springframework.boot.kafka.autoconfigure.", "org.springframework.boot.autoconfigure.kafka.")
             .map(bootPackage -> bootPackage + simpleName)
