@@ -8,6 +8,7 @@ import io.fastleader.clients.producer.FastLeaderProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serializer;
+import org.springframework.context.ApplicationContext;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.core.ProducerPostProcessor;
@@ -26,6 +27,9 @@ import org.springframework.kafka.core.ProducerPostProcessor;
  * @param <V> the value type
  */
 public class FastLeaderProducerFactory<K, V> extends DefaultKafkaProducerFactory<K, V> {
+
+    /** The application's class loader, once Spring hands the factory its context; the base class keeps its copy private. */
+    private ClassLoader applicationClassLoader;
 
     /**
      * A factory whose producers take their serializers from {@code key.serializer} and
@@ -78,13 +82,32 @@ public class FastLeaderProducerFactory<K, V> extends DefaultKafkaProducerFactory
     }
 
     @Override
+    public void setApplicationContext(ApplicationContext applicationContext) {
+        super.setApplicationContext(applicationContext);
+        this.applicationClassLoader = applicationContext.getClassLoader();
+    }
+
+    /**
+     * Builds the producer with the application's class loader as the thread's context class loader:
+     * producers are built on whichever thread sends first, and Kafka's configuration loads the
+     * classes it names (serializers, interceptors, partitioners) through that loader, which in a Boot
+     * fat jar must see the application's jars (spring-kafka 4.0 does the same for {@code KafkaProducer}).
+     */
+    @Override
     protected Producer<K, V> createRawProducer(Map<String, Object> rawConfigs) {
-        // The suppliers configure the serializers they hand out when the factory is asked to.
-        Producer<K, V> producer = new FastLeaderProducer<>(rawConfigs, getKeySerializerSupplier().get(), getValueSerializerSupplier().get());
-        // The base class applies its post-processors (tracing, for one) in the method overridden here.
-        for (ProducerPostProcessor<K, V> postProcessor : getPostProcessors()) {
-            producer = postProcessor.apply(producer);
+        Thread thread = Thread.currentThread();
+        ClassLoader callers = thread.getContextClassLoader();
+        thread.setContextClassLoader(applicationClassLoader != null ? applicationClassLoader : getClass().getClassLoader());
+        try {
+            // The suppliers configure the serializers they hand out when the factory is asked to.
+            Producer<K, V> producer = new FastLeaderProducer<>(rawConfigs, getKeySerializerSupplier().get(), getValueSerializerSupplier().get());
+            // The base class applies its post-processors (tracing, for one) in the method overridden here.
+            for (ProducerPostProcessor<K, V> postProcessor : getPostProcessors()) {
+                producer = postProcessor.apply(producer);
+            }
+            return producer;
+        } finally {
+            thread.setContextClassLoader(callers);
         }
-        return producer;
     }
 }
