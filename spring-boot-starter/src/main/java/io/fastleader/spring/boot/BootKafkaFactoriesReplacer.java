@@ -27,9 +27,10 @@ import org.springframework.util.ReflectionUtils;
 /**
  * Replaces the {@link DefaultKafkaProducerFactory} and {@link DefaultKafkaConsumerFactory} beans
  * that Spring Boot's {@code KafkaAutoConfiguration} declared with fastleader's factories, rebuilt
- * as Boot built them: the configuration map Boot derived (from {@code spring.kafka.*}, SSL bundles
- * and {@code KafkaConnectionDetails}), the producer's transaction id prefix, then Boot's
- * customizer beans in their order.
+ * as Boot built them: the configuration map of Boot's factory (from {@code spring.kafka.*} and
+ * {@code KafkaConnectionDetails}), the producer's transaction id prefix, then Boot's customizer
+ * beans in their order. The customizers so run twice, the first time on Boot's factory, which is
+ * dropped before it built any client.
  *
  * <p>Replacing the finished bean, rather than declaring one in Boot's place, keeps every
  * {@code spring.kafka.*} rule Boot's own, including those private to its auto-configuration.
