@@ -22,7 +22,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
@@ -113,6 +117,44 @@ class StarterOnABrokerTest {
                     new OffsetAndMetadata(1).equals(admin.listConsumerGroupOffsets("paid-orders-readers").partitionsToOffsetAndMetadata()
                         .get().get(new TopicPartition("paid-orders", 0))));
             }
+        }
+    }
+
+    @Test
+    void testBootsMicrometerMetricsMeasureFastLeadersProducerAndListenerConsumer() throws Exception {
+        try (ConfigurableApplicationContext application = OrdersApplication.builder("measured-orders", bootstrapServers(),
+                "spring.kafka.producer.client-id=measured-writer", "spring.kafka.consumer.client-id=measured-reader")
+                .sources(Metered.class).run()) {
+            template(application).send("measured-orders", "order-1").get(30, TimeUnit.SECONDS);
+            assertThat(application.getBean(OrdersApplication.class).received().poll(60, TimeUnit.SECONDS)).isEqualTo("order-1");
+
+            MeterRegistry registry = application.getBean(MeterRegistry.class);
+            assertThat(meterNames(registry, "kafkaProducerFactory.measured-writer"))
+                .as("meters of the template's producer, by the listener Boot's Kafka metrics auto-configuration adds")
+                .anyMatch(name -> name.startsWith("kafka.producer.")).anyMatch(name -> name.contains("fastleader"));
+            assertThat(meterNames(registry, "kafkaConsumerFactory.measured-reader"))
+                .as("meters of the listener's consumer").anyMatch(name -> name.startsWith("kafka.consumer.")).anyMatch(name -> name.contains("fastleader"));
+        }
+    }
+
+    /** The names of the meters Spring's Micrometer listeners registered for the client Spring knows as {@code springId}. */
+    private static Set<String> meterNames(MeterRegistry registry, String springIdPrefix) {
+        return registry.getMeters().stream()
+            .filter(meter -> {
+                String springId = meter.getId().getTag("spring.id");
+                return springId != null && springId.startsWith(springIdPrefix);
+            })
+            .map(meter -> meter.getId().getName())
+            .collect(Collectors.toCollection(java.util.TreeSet::new));
+    }
+
+    /** What Actuator gives an application: a meter registry, which turns on Boot's Kafka metrics auto-configuration. */
+    @Configuration(proxyBeanMethods = false)
+    static class Metered {
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
         }
     }
 
