@@ -22,6 +22,8 @@ import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.spring.boot.FastLeaderConsumerFactory;
+import io.fastleader.spring.boot.FastLeaderProducerFactory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
