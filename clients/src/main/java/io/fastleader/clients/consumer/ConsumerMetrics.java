@@ -1,6 +1,7 @@
 package io.fastleader.clients.consumer;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -29,7 +30,8 @@ import io.fastleader.clients.network.NetworkMetrics;
  * {@code fetch-throttle-time-avg/-max}; per Fetch response, once the application has taken or
  * dropped all of it, as {@code KafkaConsumer} counts them: {@code fetch-size-avg/-max},
  * {@code bytes-consumed-rate/-total} (record bytes as stored), {@code records-per-request-avg},
- * {@code records-consumed-rate/-total}, also per topic (tag {@code topic}); whenever {@code poll}
+ * {@code records-consumed-rate/-total}, also per topic (tag {@code topic}: a dotted name is also
+ * reported with underscores for dots, as kafka-clients 4.x does); whenever {@code poll}
  * hands out a partition's records: {@code records-lag-max} and {@code records-lead-min} over every
  * partition, and per partition (tags {@code topic}, {@code partition}) {@code records-lag},
  * {@code records-lag-avg}, {@code records-lag-max}, {@code records-lead}, {@code records-lead-avg},
@@ -139,15 +141,20 @@ public final class ConsumerMetrics {
 
     /** The application has taken or dropped all of one Fetch response: {@code bytes} in {@code records} records of {@code topic}. */
     void topicFetched(String topic, long bytes, int records) {
-        Map<String, String> tags = Map.of("topic", topic);
         String prefix = "topic." + topic;
         Sensor topicBytes = metrics.getSensor(prefix + ".bytes-fetched");
         if (topicBytes == null) {
-            topicBytes = bytesFetched(metrics.sensor(prefix + ".bytes-fetched"), tags);
+            topicBytes = metrics.sensor(prefix + ".bytes-fetched");
+            for (Map<String, String> tags : topicTags(topic)) {
+                bytesFetched(topicBytes, tags);
+            }
         }
         Sensor topicRecords = metrics.getSensor(prefix + ".records-fetched");
         if (topicRecords == null) {
-            topicRecords = recordsFetched(metrics.sensor(prefix + ".records-fetched"), tags);
+            topicRecords = metrics.sensor(prefix + ".records-fetched");
+            for (Map<String, String> tags : topicTags(topic)) {
+                recordsFetched(topicRecords, tags);
+            }
         }
         topicBytes.record(bytes);
         topicRecords.record(records);
@@ -178,7 +185,9 @@ public final class ConsumerMetrics {
 
     /** The partition was assigned: its {@code preferred-read-replica} appears. */
     void assigned(TopicPartition partition) {
-        metrics.addMetricIfAbsent(preferredReadReplica(partition), null, (Measurable) (config, nowMs) -> READ_FROM_LEADER);
+        for (Map<String, String> tags : partitionTags(partition)) {
+            metrics.addMetricIfAbsent(preferredReadReplica(tags), null, (Measurable) (config, nowMs) -> READ_FROM_LEADER);
+        }
     }
 
     /** The partition was unassigned: its metrics go, and a move it was refused for is no longer waited out. */
@@ -186,7 +195,9 @@ public final class ConsumerMetrics {
         fetchMoves.forget(partition);
         metrics.removeSensor(partition + ".records-lag");
         metrics.removeSensor(partition + ".records-lead");
-        metrics.removeMetric(preferredReadReplica(partition));
+        for (Map<String, String> tags : partitionTags(partition)) {
+            metrics.removeMetric(preferredReadReplica(tags));
+        }
     }
 
     /** {@code poll} was called; as in {@code KafkaConsumer}, the time since the previous call is measured from its start. */
@@ -229,6 +240,9 @@ public final class ConsumerMetrics {
     }
 
     private Sensor bytesFetched(Sensor sensor, Map<String, String> tags) {
+        if (taken("fetch-size-avg", tags)) {
+            return sensor;
+        }
         sensor.add(metrics.metricName("fetch-size-avg", KAFKA_GROUP, "The average number of bytes fetched per request", tags), new Avg());
         sensor.add(metrics.metricName("fetch-size-max", KAFKA_GROUP, "The maximum number of bytes fetched per request", tags), new Max());
         sensor.add(meter("bytes-consumed", tags, "bytes consumed"));
@@ -236,6 +250,9 @@ public final class ConsumerMetrics {
     }
 
     private Sensor recordsFetched(Sensor sensor, Map<String, String> tags) {
+        if (taken("records-per-request-avg", tags)) {
+            return sensor;
+        }
         sensor.add(metrics.metricName("records-per-request-avg", KAFKA_GROUP, "The average number of records in each request", tags),
                 new Avg());
         sensor.add(meter("records-consumed", tags, "records consumed"));
@@ -247,30 +264,57 @@ public final class ConsumerMetrics {
         String sensorName = partition + "." + name;
         Sensor sensor = metrics.getSensor(sensorName);
         if (sensor == null) {
-            Map<String, String> tags = partitionTags(partition);
             sensor = metrics.sensor(sensorName);
-            sensor.add(metrics.metricName(name, KAFKA_GROUP, "The latest " + what + " of the partition", tags), new Value());
-            sensor.add(metrics.metricName(name + "-avg", KAFKA_GROUP, "The average " + what + " of the partition", tags), new Avg());
-            if (worstIsMax) {
-                sensor.add(metrics.metricName(name + "-max", KAFKA_GROUP, "The max " + what + " of the partition", tags), new Max());
-            } else {
-                sensor.add(metrics.metricName(name + "-min", KAFKA_GROUP, "The min " + what + " of the partition", tags), new Min());
+            for (Map<String, String> tags : partitionTags(partition)) {
+                if (taken(name, tags)) {
+                    continue;
+                }
+                sensor.add(metrics.metricName(name, KAFKA_GROUP, "The latest " + what + " of the partition", tags), new Value());
+                sensor.add(metrics.metricName(name + "-avg", KAFKA_GROUP, "The average " + what + " of the partition", tags), new Avg());
+                if (worstIsMax) {
+                    sensor.add(metrics.metricName(name + "-max", KAFKA_GROUP, "The max " + what + " of the partition", tags), new Max());
+                } else {
+                    sensor.add(metrics.metricName(name + "-min", KAFKA_GROUP, "The min " + what + " of the partition", tags), new Min());
+                }
             }
         }
         return sensor;
     }
 
-    private MetricName preferredReadReplica(TopicPartition partition) {
+    private MetricName preferredReadReplica(Map<String, String> tags) {
         return metrics.metricName("preferred-read-replica", KAFKA_GROUP,
-                "The current read replica for the partition, or -1 if reading from leader", partitionTags(partition));
+                "The current read replica for the partition, or -1 if reading from leader", tags);
     }
 
-    /** In kafka-clients' order, topic first: JMX names keep it, and exporters' rules match on it. */
-    private static Map<String, String> partitionTags(TopicPartition partition) {
-        Map<String, String> tags = new LinkedHashMap<>();
-        tags.put("topic", partition.topic());
-        tags.put("partition", String.valueOf(partition.partition()));
-        return tags;
+    /**
+     * The tags of a topic's metrics: its name, and for a name with dots, the name with its dots as
+     * underscores too, as kafka-clients 4.x reports them (3.x: the underscores only), so dashboards
+     * written for either release find them.
+     */
+    private static List<Map<String, String>> topicTags(String topic) {
+        return topicNames(topic).stream().map(name -> Map.of("topic", name)).toList();
+    }
+
+    /** {@link #topicTags} with the partition, in kafka-clients' order, topic first: JMX names keep it, and exporters' rules match on it. */
+    private static List<Map<String, String>> partitionTags(TopicPartition partition) {
+        return topicNames(partition.topic()).stream().map(name -> {
+            Map<String, String> tags = new LinkedHashMap<>();
+            tags.put("topic", name);
+            tags.put("partition", String.valueOf(partition.partition()));
+            return tags;
+        }).toList();
+    }
+
+    private static List<String> topicNames(String topic) {
+        return topic.indexOf('.') < 0 ? List.of(topic) : List.of(topic, topic.replace('.', '_'));
+    }
+
+    /**
+     * Whether the metric is registered already: the underscored tag of {@code a.b} is also the tag of
+     * a topic named {@code a_b}, whose own metrics keep it.
+     */
+    private boolean taken(String name, Map<String, String> tags) {
+        return metrics.metric(metrics.metricName(name, KAFKA_GROUP, tags)) != null;
     }
 
     private Sensor sensor(String name) {

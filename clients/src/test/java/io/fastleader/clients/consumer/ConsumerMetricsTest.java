@@ -2,6 +2,7 @@ package io.fastleader.clients.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.MetricName;
@@ -133,6 +134,40 @@ class ConsumerMetricsTest {
         assertThat(fetchMetric("bytes-consumed-total", Map.of("topic", "orders"))).isEqualTo(500.0);
         assertThat(fetchMetric("records-consumed-total", Map.of("topic", "orders"))).isEqualTo(5.0);
         assertThat(fetchMetric("fetch-size-max", Map.of("topic", "orders"))).isEqualTo(500.0);
+    }
+
+    @Test
+    void testADottedTopicIsAlsoReportedWithUnderscoresAsKafkaClients4Does() {
+        TopicPartition dotted = new TopicPartition("shop.orders", 0);
+        consumer.assigned(dotted);
+        consumer.topicFetched("shop.orders", 500, 5);
+        consumer.lag(dotted, 9);
+
+        for (String topic : List.of("shop.orders", "shop_orders")) {
+            assertThat(fetchMetric("bytes-consumed-total", Map.of("topic", topic))).as(topic).isEqualTo(500.0);
+            assertThat(fetchMetric("records-lag", partition(new TopicPartition(topic, 0)))).as(topic).isEqualTo(9.0);
+            assertThat(fetchMetric("preferred-read-replica", partition(new TopicPartition(topic, 0)))).as(topic).isEqualTo(-1.0);
+        }
+    }
+
+    @Test
+    void testATopicNamedWithUnderscoresKeepsItsMetricsBesideADottedOne() {
+        consumer.topicFetched("shop_orders", 100, 1);
+        consumer.topicFetched("shop.orders", 500, 5);
+
+        assertThat(fetchMetric("bytes-consumed-total", Map.of("topic", "shop_orders"))).isEqualTo(100.0);
+        assertThat(fetchMetric("bytes-consumed-total", Map.of("topic", "shop.orders"))).isEqualTo(500.0);
+    }
+
+    @Test
+    void testUnassigningADottedTopicsPartitionRemovesBothItsNames() {
+        TopicPartition dotted = new TopicPartition("shop.orders", 0);
+        consumer.assigned(dotted);
+        consumer.lag(dotted, 9);
+
+        consumer.unassigned(dotted);
+
+        assertThat(metrics.metrics().keySet()).noneMatch(name -> name.tags().containsKey("partition"));
     }
 
     @Test
