@@ -201,14 +201,17 @@ class MetricNamesParityTest {
         assertThat(missing(classicMemberMetrics)).isEmpty();
     }
 
+    /** One successful JoinGroup and SyncGroup each; the first JoinGroup's MEMBER_ID_REQUIRED is a failed rebalance to KafkaConsumer, and so to fastleader. */
     @Test
-    void testClassicGroupMembersCountOneJoinAndOneSyncEach() {
+    void testClassicGroupMembersCountJoinsSyncsAndFailedRebalancesAsKafkaConsumerDoes() {
         for (Flavour flavour : Flavour.values()) {
             Map<MetricName, Object> member = classicMemberMetrics.get(flavour);
             assertThat(value(member, "consumer-coordinator-metrics", "join-total", Map.of())).as("%s join-total", flavour).isEqualTo(1);
             assertThat(value(member, "consumer-coordinator-metrics", "sync-total", Map.of())).as("%s sync-total", flavour).isEqualTo(1);
-            assertThat(value(member, "consumer-coordinator-metrics", "join-time-max", Map.of())).as("%s join-time-max", flavour)
-                    .isNotNegative();
+            assertThat(value(member, "consumer-coordinator-metrics", "failed-rebalance-total", Map.of()))
+                    .as("%s failed-rebalance-total", flavour).isEqualTo(1);
+            assertThat(value(member, "consumer-coordinator-metrics", "rebalance-total", Map.of())).as("%s rebalance-total", flavour)
+                    .isEqualTo(1);
         }
     }
 

@@ -37,7 +37,6 @@ import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.HeartbeatRequestData;
 import io.fastleader.protocol.message.HeartbeatResponseData;
 import io.fastleader.protocol.message.JoinGroupRequestData.JoinGroupRequestProtocol;
@@ -227,7 +226,6 @@ final class ClassicMember implements GroupMember {
 
     private void releaseLost() {
         RuntimeException error = callbacks.loseAll();
-        metrics.rebalanceFailed();
         membership.released(clockMs.getAsLong());
         poke();
         RebalanceCallbacks.raise(error);
@@ -431,25 +429,27 @@ final class ClassicMember implements GroupMember {
         if (exchange instanceof Exchange.Join join) {
             toCoordinator(ApiKey.JOIN_GROUP, join.request(), (node, response, nowMs) -> {
                 JoinGroupResponseData answer = (JoinGroupResponseData) response;
-                if (answer.errorCode() == ErrorCode.NONE.code()) {
-                    exchangeMetrics.joinAnswered(nowMs - sentMs);
-                }
+                exchangeMetrics.joinAnswered(answer.errorCode(), nowMs - sentMs);
                 return membership.onJoinAnswer(answer, nowMs);
-            }, membership::onExchangeFailed);
+            }, this::rebalanceExchangeFailed);
         } else if (exchange instanceof Exchange.Sync sync) {
             toCoordinator(ApiKey.SYNC_GROUP, sync.request(), (node, response, nowMs) -> {
                 SyncGroupResponseData answer = (SyncGroupResponseData) response;
-                if (answer.errorCode() == ErrorCode.NONE.code()) {
-                    exchangeMetrics.syncAnswered(nowMs - sentMs);
-                }
+                exchangeMetrics.syncAnswered(answer.errorCode(), nowMs - sentMs);
                 return membership.onSyncAnswer(answer, nowMs);
-            }, membership::onExchangeFailed);
+            }, this::rebalanceExchangeFailed);
         } else if (exchange instanceof Exchange.Leave leave) {
             toCoordinator(ApiKey.LEAVE_GROUP, leave.request(), (node, response, nowMs) -> {
                 membership.onLeaveAnswer((LeaveGroupResponseData) response);
                 return ClassicErrorKind.NONE;
             }, membership::onExchangeFailed);
         }
+    }
+
+    /** A JoinGroup or SyncGroup went unanswered: a failed rebalance, as KafkaConsumer counts one. */
+    private ClassicErrorKind rebalanceExchangeFailed(Throwable failure, long nowMs) {
+        exchangeMetrics.unanswered();
+        return membership.onExchangeFailed(failure, nowMs);
     }
 
     private void sendHeartbeat(HeartbeatRequestData request) {

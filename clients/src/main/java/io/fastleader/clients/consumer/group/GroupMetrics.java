@@ -14,6 +14,8 @@ import org.apache.kafka.common.metrics.stats.Rate;
 import org.apache.kafka.common.metrics.stats.WindowedCount;
 import org.apache.kafka.common.utils.Time;
 
+import io.fastleader.protocol.ErrorCode;
+
 /**
  * A consumer's group metrics, in {@value #GROUP} under the names, descriptions and units
  * {@code KafkaConsumer} 4.3 uses for a member of a consumer-protocol group: {@code assigned-partitions};
@@ -23,7 +25,9 @@ import org.apache.kafka.common.utils.Time;
  * {@code rebalance-total}, {@code rebalance-rate-per-hour}, {@code last-rebalance-seconds-ago}
  * (a rebalance runs from a new target assignment to its reconciliation),
  * {@code failed-rebalance-total}, {@code failed-rebalance-rate-per-hour} (partitions lost to fencing
- * or an expired poll timer); {@code partition-revoked/-assigned/-lost-latency-avg/-max} (the
+ * or an expired poll timer; a classic member counts instead every JoinGroup and SyncGroup that
+ * failed, as {@code KafkaConsumer}'s classic coordinator does, the first join's MEMBER_ID_REQUIRED
+ * included); {@code partition-revoked/-assigned/-lost-latency-avg/-max} (the
  * application's listener callbacks, recorded only when it gave a listener). Registered whenever a
  * {@code group.id} is configured, as {@code KafkaConsumer} does; a classic member adds
  * {@link ClassicExchanges}' metrics. Thread-safe.
@@ -95,7 +99,7 @@ final class GroupMetrics {
      */
     ClassicExchanges classicExchanges() {
         return new ClassicExchanges(exchangeLatency("join", "group rejoin", "group joins"),
-                exchangeLatency("sync", "group sync", "group syncs"));
+                exchangeLatency("sync", "group sync", "group syncs"), failedRebalances);
     }
 
     private Sensor exchangeLatency(String metric, String one, String many) {
@@ -107,23 +111,41 @@ final class GroupMetrics {
         return sensor;
     }
 
-    /** A classic member's JoinGroup and SyncGroup round trips, recorded when answered without error, as {@code KafkaConsumer} records them. */
+    /**
+     * A classic member's JoinGroup and SyncGroup, counted as {@code KafkaConsumer}'s classic
+     * coordinator counts them: the round trip of each answered without error, a failed rebalance
+     * for each answered with an error or not answered.
+     */
     static final class ClassicExchanges {
 
         private final Sensor joins;
         private final Sensor syncs;
+        private final Sensor failedRebalances;
 
-        private ClassicExchanges(Sensor joins, Sensor syncs) {
+        private ClassicExchanges(Sensor joins, Sensor syncs, Sensor failedRebalances) {
             this.joins = joins;
             this.syncs = syncs;
+            this.failedRebalances = failedRebalances;
         }
 
-        void joinAnswered(long latencyMs) {
-            joins.record(latencyMs);
+        void joinAnswered(short errorCode, long latencyMs) {
+            answered(joins, errorCode, latencyMs);
         }
 
-        void syncAnswered(long latencyMs) {
-            syncs.record(latencyMs);
+        void syncAnswered(short errorCode, long latencyMs) {
+            answered(syncs, errorCode, latencyMs);
+        }
+
+        void unanswered() {
+            failedRebalances.record();
+        }
+
+        private void answered(Sensor roundTrips, short errorCode, long latencyMs) {
+            if (errorCode == ErrorCode.NONE.code()) {
+                roundTrips.record(latencyMs);
+            } else {
+                failedRebalances.record();
+            }
         }
     }
 
