@@ -29,6 +29,13 @@ public interface ConnectionListener {
     default void sent(ApiKey api, int bytes) {
     }
 
+    /**
+     * A request the broker does not answer ({@link BrokerConnection#sendWithoutResponse}), which
+     * {@link #sent} told of, is written in full: it is done, as a request that got its response is.
+     */
+    default void writtenWithoutResponse() {
+    }
+
     /** A response frame of {@code bytes} with its size prefix arrived. */
     default void received(int bytes) {
     }

@@ -2,6 +2,7 @@ package io.fastleader.clients.producer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -19,6 +20,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,7 @@ import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.clients.metadata.Refusal;
+import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.RequestTimedOutException;
@@ -67,6 +70,12 @@ import io.fastleader.protocol.message.ProduceResponseData;
  *
  * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
  * running out, by {@code delivery.timeout.ms} (queued or in flight), or by a forced close.
+ *
+ * <p>With {@code acks=0} the broker answers nothing: a request's batches end written, offsets
+ * unknown, once the request is written, as in {@code KafkaProducer}; only a request that could not
+ * be written is retried. A broker refuses such a request (not the leader, say) by closing the
+ * connection, the only sign a leader moved: the topics written over a connection that closes are
+ * refreshed, as {@code KafkaProducer} refreshes its metadata on every disconnection.
  *
  * <p>Where a batch waits is noted where it is decided, on its {@link BatchTimeline}: the accumulator
  * notes backoffs and batches left queued, the send plan why a ready partition is held, and this
@@ -111,6 +120,8 @@ public final class Sender implements Runnable {
     // Sender thread only.
     private final InFlightBatches inFlight = new InFlightBatches();
     private final Map<Integer, Integer> requestsPerNode = new HashMap<>();
+    /** {@code acks=0}: the topics written over each connection still open, refreshed when it closes. */
+    private final Map<BrokerConnection, Set<String>> topicsWrittenOver = new IdentityHashMap<>();
     private boolean initInFlight;
     private int initFailures;
     private long initRetryAtMs;
@@ -396,10 +407,64 @@ public final class Sender implements Runnable {
             // are in flight before any answer. A failed connect fails the request too, ending the attempt.
             pool.connect(node).thenRun(() -> onLoop(() -> connected(node, batches)));
         }
+        if (acks == 0) {
+            pool.sendWithoutResponse(node, ApiKey.PRODUCE, request)
+                    .whenComplete((connection, error) -> onLoop(() -> written(node, batches, topicIds, connection, error)));
+            return true;
+        }
         CompletableFuture<ApiMessage> answer = transactions == null ? pool.send(node, ApiKey.PRODUCE, request)
                 : pool.send(node, ApiKey.PRODUCE, transactions.highestProduceVersion(), version -> request);
         answer.whenComplete((response, error) -> onLoop(() -> answered(node, batches, topicIds, nowMs, response, error)));
         return true;
+    }
+
+    /**
+     * {@code acks=0}: the request is written, or could not be. Written, its batches end as written
+     * with no offset, as the broker will not say where it put them, and no log append time; a
+     * request that could not be written fails as an unanswered one does, and is retried.
+     */
+    private void written(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, BrokerConnection connection,
+                         Throwable error) {
+        if (error != null) {
+            answered(node, batches, topicIds, clockMs.getAsLong(), null, error);
+            return;
+        }
+        long nowMs = clockMs.getAsLong();
+        requestsPerNode.merge(node, -1, Integer::sum);
+        batches.forEach(inFlight::answered);
+        watchForRefusals(connection, batches);
+        for (ProducerBatch batch : batches) {
+            if (!batch.isDone()) {
+                batch.timeline().answered(ErrorCode.NONE.name(), nowMs);
+            }
+            if (batch.complete(-1, RecordBatch.NO_TIMESTAMP)) {
+                slowBatches.ended(batch, nowMs);
+            }
+        }
+    }
+
+    /**
+     * Notes the batches' topics as written over {@code connection}, and on its first write starts
+     * listening for its close: a broker that is not a partition's leader, or refuses an
+     * {@code acks=0} batch for any reason, closes the connection, and nothing else tells.
+     */
+    private void watchForRefusals(BrokerConnection connection, List<ProducerBatch> batches) {
+        Set<String> topics = topicsWrittenOver.get(connection);
+        if (topics == null) {
+            topics = new TreeSet<>();
+            topicsWrittenOver.put(connection, topics);
+            connection.whenClosed().thenAccept(cause -> onLoop(() -> closedAfterWrites(connection, cause)));
+        }
+        for (ProducerBatch batch : batches) {
+            topics.add(batch.topicPartition().topic());
+        }
+    }
+
+    /** A connection {@code acks=0} batches were written over closed: the leaders of their topics may have moved. */
+    private void closedAfterWrites(BrokerConnection connection, Throwable cause) {
+        Set<String> topics = topicsWrittenOver.remove(connection);
+        LOG.debug("A connection acks=0 batches of {} were written over closed; refreshing their metadata", topics, cause);
+        metadata.onLeaderError(topics);
     }
 
     /** The connection a request waited for is ready: the request's batches are in flight from now on. */
