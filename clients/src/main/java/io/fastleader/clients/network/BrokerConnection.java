@@ -184,7 +184,7 @@ public final class BrokerConnection implements AutoCloseable {
      */
     public CompletableFuture<ApiMessage> send(ApiKey api, ApiMessage body) {
         try {
-            return sendAt(api, versions.version(api), body, true);
+            return sendAt(api, versions.version(api), body);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -211,7 +211,7 @@ public final class BrokerConnection implements AutoCloseable {
     public CompletableFuture<ApiMessage> send(ApiKey api, short highestVersion, VersionedRequest body) {
         try {
             short version = versions.version(api, highestVersion);
-            return sendAt(api, version, body.at(version), true);
+            return sendAt(api, version, body.at(version));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -294,7 +294,7 @@ public final class BrokerConnection implements AutoCloseable {
         ApiVersionsRequestData request = new ApiVersionsRequestData()
             .setClientSoftwareName(SOFTWARE_NAME)
             .setClientSoftwareVersion(SOFTWARE_VERSION);
-        return (ApiVersionsResponseData) await(ApiKey.API_VERSIONS, sendAt(ApiKey.API_VERSIONS, version, request, true));
+        return (ApiVersionsResponseData) await(ApiKey.API_VERSIONS, sendAt(ApiKey.API_VERSIONS, version, request));
     }
 
     /** One request of the connection's setup, sent at the negotiated version and waited for. */
@@ -315,6 +315,10 @@ public final class BrokerConnection implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new BrokerConnectionException("interrupted while setting up the connection to " + broker, e);
         }
+    }
+
+    private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {
+        return sendAt(api, version, body, true);
     }
 
     /** @param expectsResponse false for a request the broker does not answer: its future completes, with null, once written */

@@ -260,11 +260,15 @@ class ProducerParityTest {
 
     /**
      * {@code acks=0}: the broker answers nothing, so each record is acknowledged once its request is
-     * written, with no offset ({@code hasOffset()} false) and the record's own timestamp. The log is
-     * read once it holds every record: a flush returns before the broker has appended them.
+     * written, with no offset ({@code hasOffset()} false) and the record's own timestamp, and the
+     * send metrics count as KafkaProducer counts (no request latency: nothing is answered). The log
+     * is read once it holds every record: a flush returns before the broker has appended them.
      */
     @Test
     void acksZeroRecordsArriveAndAreAcknowledgedAlikeWithoutOffsets() {
+        List<String> compared = List.of("record-send-total", "record-retry-total", "record-error-total", "requests-in-flight",
+                "request-latency-avg");
+        Map<String, List<Object>> metricsByTopic = new HashMap<>();
         Map<Flavour, Outcome> outcomes = run("acks-zero", 3, Map.of(),
                 Map.of(ProducerConfig.ACKS_CONFIG, "0", ProducerConfig.LINGER_MS_CONFIG, 20), producer -> {
                     List<Ack> callbacks = new ArrayList<>();
@@ -276,6 +280,10 @@ class ProducerParityTest {
                     }
                     producer.flush();
                     awaitLogSize(flavoured(producer, "acks-zero"), 300);
+                    metricsByTopic.put(flavoured(producer, "acks-zero"), compared.stream()
+                            .map(name -> producer.metrics().get(producer.metrics().keySet().stream()
+                                    .filter(metric -> metric.group().equals("producer-metrics") && metric.name().equals(name))
+                                    .findFirst().orElseThrow()).metricValue()).toList());
                     return new Sent(callbacks, futures);
                 });
 
@@ -285,6 +293,9 @@ class ProducerParityTest {
         assertThat(fastleader.acks()).extracting(Ack::timestamp)
                 .containsExactlyElementsOf(LongStream.range(0, 300).map(i -> FIRST_TIMESTAMP + i).boxed().toList());
         assertThat(fastleader.log()).hasSize(300);
+        assertThat(metricsByTopic.get("acks-zero-fastleader")).as("%s", compared)
+                .isEqualTo(metricsByTopic.get("acks-zero-kafka"))
+                .containsExactly(300.0, 0.0, 0.0, 0.0, Double.NaN);
     }
 
     /** Kafka's own checks: idempotence and transactions need {@code acks=all}. */
