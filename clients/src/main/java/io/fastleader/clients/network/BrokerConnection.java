@@ -357,30 +357,41 @@ public final class BrokerConnection implements AutoCloseable {
             written = wire.tryWrite(new ByteBuffer[] {request.frame});
         } catch (IOException | RuntimeException e) {
             fail(writeFailure(e));
+            failCutShort();
             return;
         }
         List<Request> done;
         lock.lock();
         try {
             if (!written) {
-                handedOver = request.frame;
-                writerWakeup.signal();
-                return;
-            }
-            writing = false;
-            done = takeWrittenLocked();
-            if (canWriteLocked()) {
-                writerWakeup.signal();
+                if (closedBy == null) {
+                    handedOver = request.frame;
+                    writerWakeup.signal();
+                    return;
+                }
+                // Closed: the writer has ended or leaves the write to us, so the request is ours to fail.
+                done = null;
+            } else {
+                writing = false;
+                done = takeWrittenLocked();
+                if (canWriteLocked()) {
+                    writerWakeup.signal();
+                }
             }
         } finally {
             lock.unlock();
         }
-        done.forEach(Request::completeWritten);
+        if (done == null) {
+            failCutShort();
+        } else {
+            done.forEach(Request::completeWritten);
+        }
     }
 
     /**
-     * Takes the requests expecting no response that the write just ended wrote, to be completed once
-     * the lock is released; none if a failure failed them first. Call with the lock held.
+     * Takes the requests expecting no response that the write just ended wrote in full, to be
+     * completed once the lock is released. A close meanwhile does not fail them: written in full,
+     * they are done, as they would be had the close come a moment later. Call with the lock held.
      */
     private List<Request> takeWrittenLocked() {
         if (beingWritten.isEmpty()) {
@@ -388,10 +399,33 @@ public final class BrokerConnection implements AutoCloseable {
         }
         List<Request> written = new ArrayList<>(beingWritten);
         beingWritten.clear();
-        for (Request request : written) {
-            listener.writtenWithoutResponse();
+        if (closedBy == null) {
+            // A closed connection's listener has counted every request on it out already.
+            written.forEach(request -> listener.writtenWithoutResponse());
         }
         return written;
+    }
+
+    /**
+     * Once the connection is closed, fails the requests expecting no response whose write the close
+     * cut short. Called by the thread whose write it was, as the write ends: a close leaves them to
+     * it, since only that thread knows whether their frames went out whole.
+     */
+    private void failCutShort() {
+        List<Request> cutShort;
+        BrokerConnectionException cause;
+        lock.lock();
+        try {
+            cause = closedBy;
+            if (cause == null || beingWritten.isEmpty()) {
+                return;
+            }
+            cutShort = new ArrayList<>(beingWritten);
+            beingWritten.clear();
+        } finally {
+            lock.unlock();
+        }
+        cutShort.forEach(request -> request.response.completeExceptionally(cause));
     }
 
     /**
@@ -412,19 +446,43 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private void writeLoop() {
+        // Whether the writer is in a write of its own, whose requests expecting no response it settles.
+        boolean inWrite = false;
         try {
             ByteBuffer[] frames = nextToWrite(false);
             while (frames != null) {
+                inWrite = true;
                 while (!wire.write(frames, nanosToWaitForTheSocket())) {
                     // The socket took only part of the frames; the loop waits for room again.
                 }
                 completeWritten();
+                inWrite = false;
                 frames = nextToWrite(true);
             }
         } catch (IOException | RuntimeException e) {
             fail(writeFailure(e));
         } catch (InterruptedException e) {
             fail(new BrokerConnectionException("the writer to " + broker + " was interrupted", e));
+        } finally {
+            writerEnded(inWrite);
+        }
+    }
+
+    /**
+     * The writer ends, the connection closed: fails the requests expecting no response of the write
+     * it was in, or of the rest of a frame handed over to it and never taken up. A caller still
+     * writing on its own thread settles its request itself ({@link #writeInline}).
+     */
+    private void writerEnded(boolean inWrite) {
+        boolean callerWrites;
+        lock.lock();
+        try {
+            callerWrites = writing && !inWrite && handedOver == null;
+        } finally {
+            lock.unlock();
+        }
+        if (!callerWrites) {
+            failCutShort();
         }
     }
 
@@ -623,11 +681,10 @@ public final class BrokerConnection implements AutoCloseable {
             closedBy = cause;
             wire.close();
             listener.closed();
+            // Requests expecting no response that are being written are left to the write's owner (failCutShort).
             failed.addAll(inFlight);
-            failed.addAll(beingWritten);
             failed.addAll(queued);
             inFlight.clear();
-            beingWritten.clear();
             queued.clear();
             writerWakeup.signalAll();
         } finally {

@@ -369,6 +369,21 @@ class BrokerConnectionTest {
     }
 
     @Test
+    void aRequestExpectingNoResponseWrittenWholeIsDoneThoughTheBrokerClosesTheConnectionAtOnce() throws Exception {
+        try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
+            connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+            CompletableFuture<Void> written = connection.sendWithoutResponse(ApiKey.METADATA, metadataRequestOf(BIG_REQUEST_BYTES));
+
+            // As a broker refuses an acks=0 request it has read: the close may reach the client before its write has returned.
+            slowReader.read();
+            slowReader.disconnect();
+
+            written.get(10, TimeUnit.SECONDS);
+            assertThat(connection.whenClosed().get(10, TimeUnit.SECONDS)).isInstanceOf(BrokerConnectionException.class);
+        }
+    }
+
+    @Test
     void aRequestExpectingNoResponseFailsWithTheConnectionIfNotWrittenWhole() throws Exception {
         try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
             connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
