@@ -32,6 +32,7 @@ public interface ConnectionListener {
     /**
      * A request the broker does not answer ({@link BrokerConnection#sendWithoutResponse}), which
      * {@link #sent} told of, is written in full: it is done, as a request that got its response is.
+     * Not called once the connection has closed: {@link #closed} counts it out with the rest.
      */
     default void writtenWithoutResponse() {
     }
