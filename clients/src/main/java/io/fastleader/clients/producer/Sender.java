@@ -75,7 +75,9 @@ import io.fastleader.protocol.message.ProduceResponseData;
  * unknown, once the request is written, as in {@code KafkaProducer}; only a request that could not
  * be written is retried. A broker refuses such a request (not the leader, say) by closing the
  * connection, the only sign a leader moved: the topics written over a connection that closes are
- * refreshed, as {@code KafkaProducer} refreshes its metadata on every disconnection.
+ * refreshed, as {@code KafkaProducer} refreshes its metadata on every disconnection, and nothing
+ * more goes to that broker until a Metadata answer has come, so batches that would be lost on a
+ * former leader wait for the new one instead.
  *
  * <p>Where a batch waits is noted where it is decided, on its {@link BatchTimeline}: the accumulator
  * notes backoffs and batches left queued, the send plan why a ready partition is held, and this
@@ -122,6 +124,11 @@ public final class Sender implements Runnable {
     private final Map<Integer, Integer> requestsPerNode = new HashMap<>();
     /** {@code acks=0}: the topics written over each connection still open, refreshed when it closes. */
     private final Map<BrokerConnection, Set<String>> topicsWrittenOver = new IdentityHashMap<>();
+    /**
+     * {@code acks=0}: brokers that closed a connection batches were written over, with the count of
+     * Metadata answers applied then; each is sent nothing until a later answer has come.
+     */
+    private final Map<Integer, Long> closedAfterWrites = new HashMap<>();
     private boolean initInFlight;
     private int initFailures;
     private long initRetryAtMs;
@@ -322,6 +329,12 @@ public final class Sender implements Runnable {
             // A new epoch starts every sequence again: ask for it once no batch of the old one is in flight.
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
+        long answersApplied = metadata.answersApplied();
+        closedAfterWrites.values().removeIf(answersThen -> answersApplied > answersThen);
+        if (!closedAfterWrites.isEmpty()) {
+            // A leader change wakes the loop; an answer that changes none is seen by looking again.
+            waitMs = Math.min(waitMs, settings.retryBackoffMs());
+        }
         SendPlan plan = SendPlan.of(check.readyPartitions(), cache::routable, this::holdAt);
         plan.held().forEach((partition, phase) -> accumulator.markWaiting(partition, phase, nowMs));
         if (!plan.topicsWithoutLeader().isEmpty()) {
@@ -361,6 +374,10 @@ public final class Sender implements Runnable {
     private BatchPhase holdAt(TopicPartition partition, int node) {
         if (transactions != null && !transactions.maySend(partition)) {
             return BatchPhase.TRANSACTION;
+        }
+        if (closedAfterWrites.containsKey(node)) {
+            // acks=0: the broker refused by closing the connection; until Metadata answers, it may no longer lead.
+            return BatchPhase.METADATA;
         }
         if (!inFlight.mayGoTo(partition, node)) {
             return BatchPhase.BEHIND_IN_FLIGHT;
@@ -432,7 +449,7 @@ public final class Sender implements Runnable {
         long nowMs = clockMs.getAsLong();
         requestsPerNode.merge(node, -1, Integer::sum);
         batches.forEach(inFlight::answered);
-        watchForRefusals(connection, batches);
+        watchForRefusals(node, connection, batches);
         for (ProducerBatch batch : batches) {
             if (!batch.isDone()) {
                 batch.timeline().answered(ErrorCode.NONE.name(), nowMs);
@@ -448,24 +465,31 @@ public final class Sender implements Runnable {
      * listening for its close: a broker that is not a partition's leader, or refuses an
      * {@code acks=0} batch for any reason, closes the connection, and nothing else tells.
      */
-    private void watchForRefusals(BrokerConnection connection, List<ProducerBatch> batches) {
+    private void watchForRefusals(int node, BrokerConnection connection, List<ProducerBatch> batches) {
         Set<String> topics = topicsWrittenOver.get(connection);
         if (topics == null) {
             topics = new TreeSet<>();
             topicsWrittenOver.put(connection, topics);
-            connection.whenClosed().thenAccept(cause -> onLoop(() -> closedAfterWrites(connection, cause)));
+            connection.whenClosed().thenAccept(cause -> onLoop(() -> closedAfterWrites(node, connection, cause)));
         }
         for (ProducerBatch batch : batches) {
             topics.add(batch.topicPartition().topic());
         }
     }
 
-    /** A connection {@code acks=0} batches were written over closed: the leaders of their topics may have moved. */
-    private void closedAfterWrites(BrokerConnection connection, Throwable cause) {
+    /**
+     * A connection {@code acks=0} batches were written over closed: the leaders of their topics may
+     * have moved. Until a Metadata answer comes, the broker is sent nothing more: whatever went there
+     * would be lost if it no longer leads.
+     */
+    private void closedAfterWrites(int node, BrokerConnection connection, Throwable cause) {
         Set<String> topics = topicsWrittenOver.remove(connection);
-        LOG.debug("A connection acks=0 batches of {} were written over closed; refreshing their metadata", topics, cause);
+        LOG.debug("A connection to node {} acks=0 batches of {} were written over closed; refreshing their metadata",
+                node, topics, cause);
+        closedAfterWrites.put(node, metadata.answersApplied());
         metadata.onLeaderError(topics);
     }
+
 
     /** The connection a request waited for is ready: the request's batches are in flight from now on. */
     private void connected(int node, List<ProducerBatch> batches) {

@@ -215,6 +215,34 @@ class SenderTest {
     }
 
     @Test
+    void testWithAcksZeroABrokerThatClosedTheConnectionIsSentNothingUntilMetadataAnswers() throws Exception {
+        CompletableFuture<ApiMessage> refreshed = new CompletableFuture<>();
+        start(Map.of(ProducerConfig.ACKS_CONFIG, "0"), ScriptedBrokers.answeringLater(2, (node, api, request) -> {
+            if (api == ApiKey.METADATA) {
+                metadataRequests.incrementAndGet();
+                // The refresh the close asks for is answered when the test says.
+                return produced.isEmpty() ? CompletableFuture.completedFuture(brokers.metadataAnswer(TOPIC, TOPIC_ID, 0, 5))
+                        : refreshed;
+            }
+            record(node, (ProduceRequestData) request);
+            if (node == 0) {
+                throw new IOException("not the leader");
+            }
+            return null;
+        }));
+        append().get(10, TimeUnit.SECONDS);
+        spinUntil(() -> metadataRequests.get() == 2, "the refresh the close asks for");
+
+        Future<RecordMetadata> held = append();
+        awaitSenderIdleWith(() -> true, "the second batch held");
+        assertThat(produced).as("nothing more to the broker that closed the connection").hasSize(1);
+        refreshed.complete(brokers.metadataAnswer(TOPIC, TOPIC_ID, 1, 6));
+
+        assertThat(held.get(10, TimeUnit.SECONDS).hasOffset()).isFalse();
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 1);
+    }
+
+    @Test
     void testALostSequenceBumpsTheEpochAndResequencesInOrder() throws Exception {
         startAnsweringLater();
         Future<RecordMetadata> first = sendEach(1).get(0);
