@@ -239,6 +239,8 @@ class SenderTest {
         refreshed.complete(brokers.metadataAnswer(TOPIC, TOPIC_ID, 1, 6));
 
         assertThat(held.get(10, TimeUnit.SECONDS).hasOffset()).isFalse();
+        // Written is done for the client: the broker may read it a moment later.
+        awaitProduceRequests(2);
         assertThat(produced).extracting(Sent::node).containsExactly(0, 1);
     }
 
