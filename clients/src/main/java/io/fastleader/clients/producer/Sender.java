@@ -128,7 +128,7 @@ public final class Sender implements Runnable {
      * {@code acks=0}: brokers that closed a connection batches were written over, with the count of
      * Metadata answers applied then; each is sent nothing until a later answer has come.
      */
-    private final Map<Integer, Long> closedAfterWrites = new HashMap<>();
+    private final Map<Integer, Long> nodesAwaitingMetadata = new HashMap<>();
     private boolean initInFlight;
     private int initFailures;
     private long initRetryAtMs;
@@ -330,8 +330,8 @@ public final class Sender implements Runnable {
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
         long answersApplied = metadata.answersApplied();
-        closedAfterWrites.values().removeIf(answersThen -> answersApplied > answersThen);
-        if (!closedAfterWrites.isEmpty()) {
+        nodesAwaitingMetadata.values().removeIf(answersThen -> answersApplied > answersThen);
+        if (!nodesAwaitingMetadata.isEmpty()) {
             // A leader change wakes the loop; an answer that changes none is seen by looking again.
             waitMs = Math.min(waitMs, settings.retryBackoffMs());
         }
@@ -375,7 +375,7 @@ public final class Sender implements Runnable {
         if (transactions != null && !transactions.maySend(partition)) {
             return BatchPhase.TRANSACTION;
         }
-        if (closedAfterWrites.containsKey(node)) {
+        if (nodesAwaitingMetadata.containsKey(node)) {
             // acks=0: the broker refused by closing the connection; until Metadata answers, it may no longer lead.
             return BatchPhase.METADATA;
         }
@@ -486,10 +486,9 @@ public final class Sender implements Runnable {
         Set<String> topics = topicsWrittenOver.remove(connection);
         LOG.debug("A connection to node {} acks=0 batches of {} were written over closed; refreshing their metadata",
                 node, topics, cause);
-        closedAfterWrites.put(node, metadata.answersApplied());
+        nodesAwaitingMetadata.put(node, metadata.answersApplied());
         metadata.onLeaderError(topics);
     }
-
 
     /** The connection a request waited for is ready: the request's batches are in flight from now on. */
     private void connected(int node, List<ProducerBatch> batches) {
