@@ -70,6 +70,8 @@ public final class ClusterMetadata implements AutoCloseable {
     private final DoubleSupplier random;
     /** When the last Metadata answer was applied, or this object was made before the first. */
     private volatile long lastAppliedMs;
+    /** Metadata answers applied so far; written by the metadata thread only. */
+    private volatile long answersApplied;
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
     /** Bound on waiting for the refresh thread at close, should an answer being applied hang. */
     private static final long THREAD_END_MILLIS = 10_000;
@@ -142,6 +144,14 @@ public final class ClusterMetadata implements AutoCloseable {
     /** How long ago the last Metadata answer was applied (since this object was made, before the first): a producer's {@code metadata-age}. */
     public long ageMs() {
         return clockMs.getAsLong() - lastAppliedMs;
+    }
+
+    /**
+     * How many Metadata answers have been applied: a caller that notes it when it asks for a refresh
+     * can tell once a later answer has come.
+     */
+    public long answersApplied() {
+        return answersApplied;
     }
 
     /** The leader state this object keeps current. */
@@ -416,6 +426,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private void applied(int node, long view, MetadataResponseData response) {
         cache.applyMetadata(response, view);
         lastAppliedMs = clockMs.getAsLong();
+        answersApplied++;
         metadataNode = node;
         List<Runnable> completions = new ArrayList<>();
         synchronized (lock) {

@@ -44,6 +44,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * The reader thread matches each response to the oldest unanswered request (Kafka answers in
  * order) by correlation id. Any failure closes the connection and fails every queued and
  * unanswered request with one {@link BrokerConnectionException}.
+ *
+ * <p>A request the broker does not answer (a Produce with {@code acks=0}: {@link #sendWithoutResponse})
+ * is done once its frame is written, as Kafka's {@code NetworkClient} completes a request that
+ * expects no response once it is sent: it is in flight, its timeout running, only while it is
+ * being written, and it is never among the requests responses are matched to.
  */
 public final class BrokerConnection implements AutoCloseable {
 
@@ -63,11 +68,14 @@ public final class BrokerConnection implements AutoCloseable {
     private final Condition writerWakeup = lock.newCondition();
     private final ArrayDeque<Request> queued = new ArrayDeque<>();
     private final ArrayDeque<Request> inFlight = new ArrayDeque<>();
+    /** Requests that expect no response, in the write under way: done once it ends. */
+    private final ArrayDeque<Request> beingWritten = new ArrayDeque<>();
     /** A caller or the writer is writing; only one thread writes at a time, so frames never interleave. */
     private boolean writing;
     /** The rest of a frame a caller could not finish without waiting; the writer owns it and the write. */
     private ByteBuffer handedOver;
     private BrokerConnectionException closedBy;
+    private final CompletableFuture<BrokerConnectionException> closed = new CompletableFuture<>();
     private volatile NegotiatedVersions versions;
     private final ClientThreads threads = new ClientThreads();
 
@@ -206,11 +214,36 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
-    /** Requests sent or queued and not yet answered. */
+    /**
+     * Sends a request the broker does not answer, a Produce with {@code acks=0}, at the version
+     * negotiated for {@code api}. It goes out in order with the others, but takes no place among the
+     * requests waiting for an answer: it is done once written.
+     *
+     * @return completes once the whole request is written; fails as {@link #send(ApiKey, ApiMessage)}
+     *         does if the connection fails before that
+     */
+    public CompletableFuture<Void> sendWithoutResponse(ApiKey api, ApiMessage body) {
+        try {
+            return sendAt(api, versions.version(api), body, false).thenApply(none -> null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Completes once the connection has closed, by the client or by a failure, with the exception
+     * its requests failed with. A broker refuses a request it does not answer by closing the
+     * connection: this is how a caller hears of it.
+     */
+    public CompletableFuture<BrokerConnectionException> whenClosed() {
+        return closed.copy();
+    }
+
+    /** Requests sent or queued and not yet answered (or, for those expecting no answer, not yet written). */
     public int pendingRequests() {
         lock.lock();
         try {
-            return inFlight.size() + queued.size();
+            return inFlight.size() + beingWritten.size() + queued.size();
         } finally {
             lock.unlock();
         }
@@ -282,10 +315,16 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {
+        return sendAt(api, version, body, true);
+    }
+
+    /** @param expectsResponse false for a request the broker does not answer: its future completes, with null, once written */
+    private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body, boolean expectsResponse) {
         int correlationId = correlationIds.getAndIncrement();
         // Encoded before taking the lock, so that callers on other threads do not wait for it.
         Request request = new Request(api, version, correlationId,
-            Framing.encodeRequest(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos());
+            Framing.encodeRequest(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos(),
+            expectsResponse);
         lock.lock();
         try {
             if (closedBy != null) {
@@ -315,28 +354,84 @@ public final class BrokerConnection implements AutoCloseable {
             written = wire.tryWrite(new ByteBuffer[] {request.frame});
         } catch (IOException | RuntimeException e) {
             fail(writeFailure(e));
+            failCutShort();
             return;
         }
+        List<Request> done;
         lock.lock();
         try {
-            if (written) {
+            if (!written) {
+                if (closedBy == null) {
+                    handedOver = request.frame;
+                    writerWakeup.signal();
+                    return;
+                }
+                // Closed: the writer has ended or leaves the write to us, so the request is ours to fail.
+                done = null;
+            } else {
                 writing = false;
+                done = takeWrittenLocked();
                 if (canWriteLocked()) {
                     writerWakeup.signal();
                 }
-            } else {
-                handedOver = request.frame;
-                writerWakeup.signal();
             }
         } finally {
             lock.unlock();
         }
+        if (done == null) {
+            failCutShort();
+        } else {
+            done.forEach(Request::completeWritten);
+        }
     }
 
-    /** Moves a request in flight, its timeout running from now. Call with the lock held. */
+    /**
+     * Takes the requests expecting no response that the write just ended wrote in full, to be
+     * completed once the lock is released. A close meanwhile does not fail them: written in full,
+     * they are done, as they would be had the close come a moment later. Call with the lock held.
+     */
+    private List<Request> takeWrittenLocked() {
+        if (beingWritten.isEmpty()) {
+            return List.of();
+        }
+        List<Request> written = new ArrayList<>(beingWritten);
+        beingWritten.clear();
+        if (closedBy == null) {
+            // A closed connection's listener has counted every request on it out already.
+            written.forEach(request -> listener.writtenWithoutResponse());
+        }
+        return written;
+    }
+
+    /**
+     * Once the connection is closed, fails the requests expecting no response whose write the close
+     * cut short. Called by the thread whose write it was, as the write ends: a close leaves them to
+     * it, since only that thread knows whether their frames went out whole.
+     */
+    private void failCutShort() {
+        List<Request> cutShort;
+        BrokerConnectionException cause;
+        lock.lock();
+        try {
+            cause = closedBy;
+            if (cause == null || beingWritten.isEmpty()) {
+                return;
+            }
+            cutShort = new ArrayList<>(beingWritten);
+            beingWritten.clear();
+        } finally {
+            lock.unlock();
+        }
+        cutShort.forEach(request -> request.response.completeExceptionally(cause));
+    }
+
+    /**
+     * Moves a request in flight, its timeout running from now: among those waiting for an answer, or
+     * for one expecting none, those done once the write under way ends. Call with the lock held.
+     */
     private void startLocked(Request request, long now) {
         request.deadlineNanos = now + request.timeoutNanos;
-        inFlight.add(request);
+        (request.expectsResponse ? inFlight : beingWritten).add(request);
         listener.sent(request.api, request.frame.remaining());
     }
 
@@ -348,18 +443,43 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private void writeLoop() {
+        // Whether the writer is in a write of its own, whose requests expecting no response it settles.
+        boolean inWrite = false;
         try {
             ByteBuffer[] frames = nextToWrite(false);
             while (frames != null) {
+                inWrite = true;
                 while (!wire.write(frames, nanosToWaitForTheSocket())) {
                     // The socket took only part of the frames; the loop waits for room again.
                 }
+                completeWritten();
+                inWrite = false;
                 frames = nextToWrite(true);
             }
         } catch (IOException | RuntimeException e) {
             fail(writeFailure(e));
         } catch (InterruptedException e) {
             fail(new BrokerConnectionException("the writer to " + broker + " was interrupted", e));
+        } finally {
+            writerEnded(inWrite);
+        }
+    }
+
+    /**
+     * The writer ends, the connection closed: fails the requests expecting no response of the write
+     * it was in, or of the rest of a frame handed over to it and never taken up. A caller still
+     * writing on its own thread settles its request itself ({@link #writeInline}).
+     */
+    private void writerEnded(boolean inWrite) {
+        boolean callerWrites;
+        lock.lock();
+        try {
+            callerWrites = writing && !inWrite && handedOver == null;
+        } finally {
+            lock.unlock();
+        }
+        if (!callerWrites) {
+            failCutShort();
         }
     }
 
@@ -411,6 +531,18 @@ public final class BrokerConnection implements AutoCloseable {
         return null;
     }
 
+    /** Completes the requests expecting no response that the writer's last write carried. */
+    private void completeWritten() {
+        List<Request> done;
+        lock.lock();
+        try {
+            done = takeWrittenLocked();
+        } finally {
+            lock.unlock();
+        }
+        done.forEach(Request::completeWritten);
+    }
+
     /** How long the writer may wait for room in the socket before it must check the oldest request's deadline. */
     private long nanosToWaitForTheSocket() {
         BrokerConnectionException timedOut;
@@ -418,7 +550,7 @@ public final class BrokerConnection implements AutoCloseable {
         lock.lock();
         try {
             long now = System.nanoTime();
-            Request oldest = inFlight.peek();
+            Request oldest = oldestLocked();
             timedOut = timeoutLocked(now);
             waitNanos = timedOut != null || oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - now;
         } finally {
@@ -436,13 +568,26 @@ public final class BrokerConnection implements AutoCloseable {
      * naming the timeout that applied, else null. Call with the lock held.
      */
     private BrokerConnectionException timeoutLocked(long now) {
-        Request oldest = inFlight.peek();
+        Request oldest = oldestLocked();
         if (oldest == null || now - oldest.deadlineNanos < 0) {
             return null;
         }
         return new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
             + " got no response within " + TimeUnit.NANOSECONDS.toMillis(oldest.timeoutNanos) + " ms ("
             + ConnectionConfig.requestTimeoutNameFor(oldest.api) + ")");
+    }
+
+    /**
+     * The request in flight longest: the oldest waiting for an answer, or one expecting none still
+     * being written, whichever went first. Call with the lock held.
+     */
+    private Request oldestLocked() {
+        Request answered = inFlight.peek();
+        Request written = beingWritten.peek();
+        if (answered == null || written == null) {
+            return answered == null ? written : answered;
+        }
+        return written.deadlineNanos - answered.deadlineNanos < 0 ? written : answered;
     }
 
     /** A request is queued and the in-flight limit leaves room for it. Call with the lock held. */
@@ -533,6 +678,7 @@ public final class BrokerConnection implements AutoCloseable {
             closedBy = cause;
             wire.close();
             listener.closed();
+            // Requests expecting no response that are being written are left to the write's owner (failCutShort).
             failed.addAll(inFlight);
             failed.addAll(queued);
             inFlight.clear();
@@ -542,6 +688,7 @@ public final class BrokerConnection implements AutoCloseable {
             lock.unlock();
         }
         failed.forEach(request -> request.response.completeExceptionally(cause));
+        closed.complete(cause);
     }
 
     private static void closeQuietly(Socket socket) {
@@ -560,15 +707,23 @@ public final class BrokerConnection implements AutoCloseable {
         final ByteBuffer frame;
         /** How long the request may wait for its response once written: {@link ConnectionConfig#requestTimeoutFor} its API. */
         final long timeoutNanos;
+        /** False for a request the broker does not answer: done once written. */
+        final boolean expectsResponse;
         final CompletableFuture<ApiMessage> response = new CompletableFuture<>();
         long deadlineNanos;
 
-        Request(ApiKey api, short version, int correlationId, ByteBuffer frame, long timeoutNanos) {
+        Request(ApiKey api, short version, int correlationId, ByteBuffer frame, long timeoutNanos, boolean expectsResponse) {
             this.api = api;
             this.version = version;
             this.correlationId = correlationId;
             this.frame = frame;
             this.timeoutNanos = timeoutNanos;
+            this.expectsResponse = expectsResponse;
+        }
+
+        /** A request expecting no response is done: it was written in full. */
+        void completeWritten() {
+            response.complete(null);
         }
     }
 }

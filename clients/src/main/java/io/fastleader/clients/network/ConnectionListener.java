@@ -29,6 +29,14 @@ public interface ConnectionListener {
     default void sent(ApiKey api, int bytes) {
     }
 
+    /**
+     * A request the broker does not answer ({@link BrokerConnection#sendWithoutResponse}), which
+     * {@link #sent} told of, is written in full: it is done, as a request that got its response is.
+     * Not called once the connection has closed: {@link #closed} counts it out with the rest.
+     */
+    default void writtenWithoutResponse() {
+    }
+
     /** A response frame of {@code bytes} with its size prefix arrived. */
     default void received(int bytes) {
     }

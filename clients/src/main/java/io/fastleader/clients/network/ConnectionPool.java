@@ -164,6 +164,20 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
+     * Sends a request the broker does not answer, a Produce with {@code acks=0}, to node
+     * {@code nodeId} as {@link #send(int, ApiKey, ApiMessage)} sends one it answers
+     * ({@link BrokerConnection#sendWithoutResponse}).
+     *
+     * @return completes once the request is written, with the connection that carried it: a broker
+     *         refuses such a request by closing that connection ({@link BrokerConnection#whenClosed});
+     *         fails as {@link #send(int, ApiKey, ApiMessage)} does if it cannot be written
+     */
+    public CompletableFuture<BrokerConnection> sendWithoutResponse(int nodeId, ApiKey api, ApiMessage body) {
+        return connection(nodeId, ConnectionLane.of(api))
+                .thenCompose(connection -> connection.sendWithoutResponse(api, body).thenApply(written -> connection));
+    }
+
+    /**
      * Sends a request built for the version negotiated with node {@code nodeId}.
      *
      * @return as {@link #send(int, ApiKey, ApiMessage)}

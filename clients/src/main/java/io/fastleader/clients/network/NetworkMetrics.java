@@ -186,6 +186,13 @@ public final class NetworkMetrics {
         }
 
         @Override
+        public void writtenWithoutResponse() {
+            // As in the Java client, such a request is in flight until written, and no response is counted.
+            unanswered.decrementAndGet();
+            requestsInFlight.decrementAndGet();
+        }
+
+        @Override
         public void received(int bytes) {
             unanswered.decrementAndGet();
             requestsInFlight.decrementAndGet();

@@ -21,7 +21,10 @@ public enum BatchPhase {
     BEHIND_IN_FLIGHT("behind-in-flight"),
     /** Waiting out a retry backoff ({@code retry.backoff.ms} .. {@code retry.backoff.max.ms}). */
     BACKOFF("backoff"),
-    /** Its partition's leader, or the leader's address, is unknown: waiting for Metadata to name it. */
+    /**
+     * Its partition's leader, or the leader's address, is unknown: waiting for Metadata to name it;
+     * under {@code acks=0}, also while the leader it knows closed a connection and no answer has come since.
+     */
     METADATA("metadata"),
     /** Its request was handed to the leader's connection, which is not usable yet (TCP, TLS, SASL, ApiVersions). */
     CONNECTING("connecting"),

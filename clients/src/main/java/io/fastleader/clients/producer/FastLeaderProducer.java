@@ -72,7 +72,10 @@ import io.fastleader.clients.producer.transaction.Transactions;
  * speaks the transaction protocol the cluster finalized ({@code transaction.version} 1 or 2), and
  * finds its coordinators again at once when one moves.
  *
- * <p>Not supported yet: {@code acks=0}, adaptive partitioning and client telemetry.
+ * <p>With {@code acks=0} a record is done once its request is written, as with {@code KafkaProducer}:
+ * its {@link RecordMetadata} has no offset ({@link RecordMetadata#hasOffset()} is false).
+ *
+ * <p>Not supported yet: adaptive partitioning and client telemetry.
  *
  * <p>Thread-safe: share one instance between threads, as with {@code KafkaProducer}.
  */

@@ -99,7 +99,6 @@ public final class ProducerSettings implements ClusterSettings {
             // KafkaProducer checks the delivery timeout while it is being built, so it wraps this one.
             throw new KafkaException("Failed to construct kafka producer", e);
         }
-        settings.rejectAcksZero();
         return settings;
     }
 
@@ -120,7 +119,11 @@ public final class ProducerSettings implements ClusterSettings {
         return clientId == null || clientId.isEmpty() ? "fastleader-producer-" + generatedIndex : clientId;
     }
 
-    /** {@code acks} as the Produce request carries it: -1 for all. */
+    /**
+     * {@code acks} as the Produce request carries it: -1 for all; 0 for none, when the broker
+     * answers nothing. Kafka's checks apply: {@code acks} other than all turns idempotence off unless
+     * {@code enable.idempotence} was given, and is refused if it was given true or with {@code transactional.id}.
+     */
     public short acks() {
         String acks = kafka.getString(ProducerConfig.ACKS_CONFIG);
         return "all".equals(acks) ? (short) -1 : Short.parseShort(acks);
@@ -243,14 +246,6 @@ public final class ProducerSettings implements ClusterSettings {
     public MetadataConfig metadataConfig() {
         return MetadataConfig.from(kafka, hintConfirmationDelay, true,
                 Duration.ofMillis(kafka.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG)), leaderHintsEnabled());
-    }
-
-    private void rejectAcksZero() {
-        // With acks=0 brokers send no answer, and the transport matches every request to an answer.
-        if (acks() == 0) {
-            throw new ConfigException(ProducerConfig.ACKS_CONFIG, "0",
-                    "FastLeaderProducer does not support acks=0 yet; use 1 or all");
-        }
     }
 
     /** Kafka's rule: an explicit delivery timeout shorter than linger plus request timeout is an error. */

@@ -2,6 +2,7 @@ package io.fastleader.clients.producer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -19,6 +20,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,7 @@ import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.clients.metadata.Refusal;
+import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
 import io.fastleader.clients.network.RequestTimedOutException;
@@ -67,6 +70,14 @@ import io.fastleader.protocol.message.ProduceResponseData;
  *
  * <p>Every batch ends exactly once: written, failed by a non-retriable error, by {@code retries}
  * running out, by {@code delivery.timeout.ms} (queued or in flight), or by a forced close.
+ *
+ * <p>With {@code acks=0} the broker answers nothing: a request's batches end written, offsets
+ * unknown, once the request is written, as in {@code KafkaProducer}; only a request that could not
+ * be written is retried. A broker refuses such a request (not the leader, say) by closing the
+ * connection, the only sign a leader moved: the topics written over a connection that closes are
+ * refreshed, as {@code KafkaProducer} refreshes its metadata on every disconnection, and nothing
+ * more goes to that broker until a Metadata answer has come, so batches that would be lost on a
+ * former leader wait for the new one instead.
  *
  * <p>Where a batch waits is noted where it is decided, on its {@link BatchTimeline}: the accumulator
  * notes backoffs and batches left queued, the send plan why a ready partition is held, and this
@@ -111,6 +122,13 @@ public final class Sender implements Runnable {
     // Sender thread only.
     private final InFlightBatches inFlight = new InFlightBatches();
     private final Map<Integer, Integer> requestsPerNode = new HashMap<>();
+    /** {@code acks=0}: the topics written over each connection still open, refreshed when it closes. */
+    private final Map<BrokerConnection, Set<String>> topicsWrittenOver = new IdentityHashMap<>();
+    /**
+     * {@code acks=0}: brokers that closed a connection batches were written over, with the count of
+     * Metadata answers applied then; each is sent nothing until a later answer has come.
+     */
+    private final Map<Integer, Long> nodesAwaitingMetadata = new HashMap<>();
     private boolean initInFlight;
     private int initFailures;
     private long initRetryAtMs;
@@ -311,6 +329,12 @@ public final class Sender implements Runnable {
             // A new epoch starts every sequence again: ask for it once no batch of the old one is in flight.
             return inFlight.isEmpty() ? Math.min(waitMs, initProducerId(nowMs)) : waitMs;
         }
+        long answersApplied = metadata.answersApplied();
+        nodesAwaitingMetadata.values().removeIf(answersThen -> answersApplied > answersThen);
+        if (!nodesAwaitingMetadata.isEmpty()) {
+            // A leader change wakes the loop; an answer that changes none is seen by looking again.
+            waitMs = Math.min(waitMs, settings.retryBackoffMs());
+        }
         SendPlan plan = SendPlan.of(check.readyPartitions(), cache::routable, this::holdAt);
         plan.held().forEach((partition, phase) -> accumulator.markWaiting(partition, phase, nowMs));
         if (!plan.topicsWithoutLeader().isEmpty()) {
@@ -350,6 +374,10 @@ public final class Sender implements Runnable {
     private BatchPhase holdAt(TopicPartition partition, int node) {
         if (transactions != null && !transactions.maySend(partition)) {
             return BatchPhase.TRANSACTION;
+        }
+        if (nodesAwaitingMetadata.containsKey(node)) {
+            // acks=0: the broker refused by closing the connection; until Metadata answers, it may no longer lead.
+            return BatchPhase.METADATA;
         }
         if (!inFlight.mayGoTo(partition, node)) {
             return BatchPhase.BEHIND_IN_FLIGHT;
@@ -396,10 +424,70 @@ public final class Sender implements Runnable {
             // are in flight before any answer. A failed connect fails the request too, ending the attempt.
             pool.connect(node).thenRun(() -> onLoop(() -> connected(node, batches)));
         }
+        if (acks == 0) {
+            pool.sendWithoutResponse(node, ApiKey.PRODUCE, request)
+                    .whenComplete((connection, error) -> onLoop(() -> written(node, batches, topicIds, nowMs, connection, error)));
+            return true;
+        }
         CompletableFuture<ApiMessage> answer = transactions == null ? pool.send(node, ApiKey.PRODUCE, request)
                 : pool.send(node, ApiKey.PRODUCE, transactions.highestProduceVersion(), version -> request);
         answer.whenComplete((response, error) -> onLoop(() -> answered(node, batches, topicIds, nowMs, response, error)));
         return true;
+    }
+
+    /**
+     * {@code acks=0}: the request is written, or could not be. Written, its batches end as written
+     * with no offset, as the broker will not say where it put them, and no log append time; a
+     * request that could not be written fails as an unanswered one does, and is retried.
+     */
+    private void written(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
+                         BrokerConnection connection, Throwable error) {
+        if (error != null) {
+            answered(node, batches, topicIds, sentAtMs, null, error);
+            return;
+        }
+        long nowMs = clockMs.getAsLong();
+        requestsPerNode.merge(node, -1, Integer::sum);
+        batches.forEach(inFlight::answered);
+        watchForRefusals(node, connection, batches);
+        for (ProducerBatch batch : batches) {
+            if (!batch.isDone()) {
+                batch.timeline().answered(ErrorCode.NONE.name(), nowMs);
+            }
+            if (batch.complete(-1, RecordBatch.NO_TIMESTAMP)) {
+                slowBatches.ended(batch, nowMs);
+            }
+        }
+    }
+
+    /**
+     * Notes the batches' topics as written over {@code connection}, and on its first write starts
+     * listening for its close: a broker that is not a partition's leader, or refuses an
+     * {@code acks=0} batch for any reason, closes the connection, and nothing else tells.
+     */
+    private void watchForRefusals(int node, BrokerConnection connection, List<ProducerBatch> batches) {
+        Set<String> topics = topicsWrittenOver.get(connection);
+        if (topics == null) {
+            topics = new TreeSet<>();
+            topicsWrittenOver.put(connection, topics);
+            connection.whenClosed().thenAccept(cause -> onLoop(() -> closedAfterWrites(node, connection, cause)));
+        }
+        for (ProducerBatch batch : batches) {
+            topics.add(batch.topicPartition().topic());
+        }
+    }
+
+    /**
+     * A connection {@code acks=0} batches were written over closed: the leaders of their topics may
+     * have moved. Until a Metadata answer comes, the broker is sent nothing more: whatever went there
+     * would be lost if it no longer leads.
+     */
+    private void closedAfterWrites(int node, BrokerConnection connection, Throwable cause) {
+        Set<String> topics = topicsWrittenOver.remove(connection);
+        LOG.debug("A connection to node {} acks=0 batches of {} were written over closed; refreshing their metadata",
+                node, topics, cause);
+        nodesAwaitingMetadata.put(node, metadata.answersApplied());
+        metadata.onLeaderError(topics);
     }
 
     /** The connection a request waited for is ready: the request's batches are in flight from now on. */

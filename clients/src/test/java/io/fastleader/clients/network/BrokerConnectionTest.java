@@ -26,6 +26,7 @@ import io.fastleader.protocol.message.EndTxnResponseData;
 import io.fastleader.protocol.message.JoinGroupRequestData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.message.ProduceRequestData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -324,6 +325,116 @@ class BrokerConnectionTest {
             .hasMessageContaining("Metadata request to").hasMessageContaining("no response within 300 ms (request.timeout.ms)");
         assertFailsWithConnectionError(second).isInstanceOf(RequestTimedOutException.class);
         assertThat(connection.isOpen()).isFalse();
+    }
+
+    @Test
+    void aRequestExpectingNoResponseIsDoneOnceWrittenAndHoldsNoPlaceInFlight() throws Exception {
+        connect(config(1, Duration.ofSeconds(10)), KAFKA_4_3);
+
+        CompletableFuture<Void> written = connection.sendWithoutResponse(ApiKey.PRODUCE, new ProduceRequestData().setAcks((short) 0));
+        written.get(10, TimeUnit.SECONDS);
+
+        assertThat(connection.pendingRequests()).as("nothing left to answer, so nothing to time out").isZero();
+        assertThat(server.read().api()).isEqualTo(ApiKey.PRODUCE);
+    }
+
+    @Test
+    void aResponseAfterRequestsExpectingNoneIsMatchedToItsOwnRequest() throws Exception {
+        connect(config(1, Duration.ofSeconds(10)), KAFKA_4_3);
+        connection.sendWithoutResponse(ApiKey.PRODUCE, new ProduceRequestData().setAcks((short) 0)).get(10, TimeUnit.SECONDS);
+        connection.sendWithoutResponse(ApiKey.PRODUCE, new ProduceRequestData().setAcks((short) 0)).get(10, TimeUnit.SECONDS);
+
+        CompletableFuture<ApiMessage> response = connection.send(ApiKey.METADATA, new MetadataRequestData());
+        server.read();
+        server.read();
+        server.respond(server.read(), new MetadataResponseData().setClusterId("the-metadata-answer"));
+
+        assertThat(((MetadataResponseData) response.get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("the-metadata-answer");
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
+    void aRequestExpectingNoResponseIsDoneOnlyOnceTheWriterHasWrittenItWhole() throws Exception {
+        try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
+            connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+
+            CompletableFuture<Void> written = connection.sendWithoutResponse(ApiKey.METADATA, metadataRequestOf(BIG_REQUEST_BYTES));
+
+            assertThat(written).as("the server has read nothing, so most of the frame is unwritten").isNotDone();
+            assertThat(connection.pendingRequests()).isEqualTo(1);
+            slowReader.read();
+            written.get(10, TimeUnit.SECONDS);
+            assertThat(connection.pendingRequests()).isZero();
+        }
+    }
+
+    @Test
+    void aRequestExpectingNoResponseWrittenWholeIsDoneThoughTheBrokerClosesTheConnectionAtOnce() throws Exception {
+        try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
+            connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+            CompletableFuture<Void> written = connection.sendWithoutResponse(ApiKey.METADATA, metadataRequestOf(BIG_REQUEST_BYTES));
+
+            // As a broker refuses an acks=0 request it has read: the close may reach the client before its write has returned.
+            slowReader.read();
+            slowReader.disconnect();
+
+            written.get(10, TimeUnit.SECONDS);
+            assertThat(connection.whenClosed().get(10, TimeUnit.SECONDS)).isInstanceOf(BrokerConnectionException.class);
+        }
+    }
+
+    @Test
+    void aRequestExpectingNoResponseFailsWithTheConnectionIfNotWrittenWhole() throws Exception {
+        try (FrameServer slowReader = new FrameServer(SMALL_RECEIVE_BUFFER)) {
+            connection = connect(slowReader, config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+            CompletableFuture<Void> written = connection.sendWithoutResponse(ApiKey.METADATA, metadataRequestOf(BIG_REQUEST_BYTES));
+
+            slowReader.disconnect();
+
+            assertThatThrownBy(() -> written.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(BrokerConnectionException.class);
+        }
+    }
+
+    @Test
+    void aConnectionTheBrokerClosesTellsWhoeverWaitsForItsClose() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        CompletableFuture<BrokerConnectionException> closed = connection.whenClosed();
+        connection.sendWithoutResponse(ApiKey.PRODUCE, new ProduceRequestData().setAcks((short) 0)).get(10, TimeUnit.SECONDS);
+        server.read();
+
+        // As a broker refuses an acks=0 Produce request: it closes the connection.
+        server.disconnect();
+
+        assertThat(closed.get(10, TimeUnit.SECONDS)).hasMessageContaining("reading from");
+        assertThat(connection.isOpen()).isFalse();
+    }
+
+    @Test
+    void tellsItsListenerARequestExpectingNoResponseWasWritten() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        CompletableFuture<BrokerConnection> opening = CompletableFuture.supplyAsync(
+            () -> BrokerConnection.open(server.address(), config(2, Duration.ofSeconds(10)), new ConnectionListener() {
+                @Override
+                public void sent(ApiKey api, int bytes) {
+                    told.add("sent " + api.displayName());
+                }
+
+                @Override
+                public void writtenWithoutResponse() {
+                    told.add("written without response");
+                }
+
+                @Override
+                public void received(int bytes) {
+                    told.add("received");
+                }
+            }));
+        server.answerHandshake(KAFKA_4_3);
+        connection = opening.get(10, TimeUnit.SECONDS);
+
+        connection.sendWithoutResponse(ApiKey.PRODUCE, new ProduceRequestData().setAcks((short) 0)).get(10, TimeUnit.SECONDS);
+
+        assertThat(told).containsExactly("sent ApiVersions", "received", "sent Produce", "written without response");
     }
 
     @Test

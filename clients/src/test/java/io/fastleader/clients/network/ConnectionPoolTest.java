@@ -444,6 +444,18 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void aRequestWithoutResponseSentWhileConnectingIsWrittenOnceReadyAndNamesItsConnection() throws Exception {
+        FrameServer broker = broker();
+        CompletableFuture<BrokerConnection> written = pool.sendWithoutResponse(1, ApiKey.PRODUCE,
+                new ProduceRequestData().setAcks((short) 0));
+        broker.answerHandshake(EVERY_API);
+
+        assertThat(written.get(10, TimeUnit.SECONDS)).isSameAs(connector.opened.get(0));
+        assertThat(broker.read().api()).isEqualTo(ApiKey.PRODUCE);
+        assertThat(pool.isBusy(1)).as("nothing on the connection waits for an answer").isFalse();
+    }
+
+    @Test
     void versionsAreThoseOfTheNodesConnectionForOtherRequestsWithItsFinalizedFeatures() throws Exception {
         FrameServer broker = broker();
         CompletableFuture<NegotiatedVersions> versions = pool.versions(1);

@@ -120,6 +120,18 @@ class NetworkMetricsTest {
     }
 
     @Test
+    void testARequestWithoutResponseLeavesFlightOnceWrittenAndCountsNoResponse() {
+        ConnectionListener connection = network.connectionTo(1);
+        connection.sent(ApiKey.PRODUCE, 100);
+
+        connection.writtenWithoutResponse();
+
+        assertThat(network.requestsInFlight()).isZero();
+        assertThat(clientMetric("request-total")).isEqualTo(1.0);
+        assertThat(clientMetric("response-total")).isZero();
+    }
+
+    @Test
     void testAClosedConnectionTakesItsUnansweredRequestsOutOfFlight() {
         ConnectionListener broken = network.connectionTo(1);
         ConnectionListener healthy = network.connectionTo(2);

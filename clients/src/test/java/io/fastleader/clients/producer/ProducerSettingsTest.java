@@ -60,13 +60,33 @@ class ProducerSettingsTest {
     }
 
     @Test
-    void testAcksZeroIsRefusedUntilSupported() {
+    void testAcksZeroTurnsDefaultIdempotenceOff() {
         configs.put(ProducerConfig.ACKS_CONFIG, "0");
+
+        ProducerSettings settings = ProducerSettings.parse(configs, null, null);
+
+        assertThat(settings.acks()).isZero();
+        assertThat(settings.idempotent()).isFalse();
+    }
+
+    @Test
+    void testAcksZeroWithIdempotenceGivenIsRefusedWithKafkasMessage() {
+        configs.put(ProducerConfig.ACKS_CONFIG, "0");
+        configs.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
 
         assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("acks")
-                .hasMessageContaining("not support acks=0");
+                .hasMessage("Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.");
+    }
+
+    @Test
+    void testAcksZeroWithATransactionalIdIsRefusedWithKafkasMessage() {
+        configs.put(ProducerConfig.ACKS_CONFIG, "0");
+        configs.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Cannot set a transactional.id without also enabling idempotence.");
     }
 
     @Test

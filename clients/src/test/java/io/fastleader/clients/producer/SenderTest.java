@@ -175,6 +175,76 @@ class SenderTest {
     }
 
     @Test
+    void testWithAcksZeroABatchEndsOnceWrittenWithoutAnOffsetAndGoesOnce() throws Exception {
+        start(Map.of(ProducerConfig.ACKS_CONFIG, "0"), (node, index) -> null);
+
+        RecordMetadata written = append().get(10, TimeUnit.SECONDS);
+
+        assertThat(written.hasOffset()).isFalse();
+        assertThat(written.offset()).isEqualTo(-1);
+        assertThat(written.partition()).isZero();
+        assertThat(written.timestamp()).as("the record's own: no LogAppendTime comes back").isZero();
+        awaitProduceRequests(1);
+        awaitSenderIdleWith(() -> true, "nothing left to send");
+        assertThat(produced).containsExactly(
+                new Sent(0, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, 1));
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-send-total")).isEqualTo(1);
+        assertThat(count(ProducerMetrics.KAFKA_GROUP, "record-retry-total")).isZero();
+    }
+
+    @Test
+    void testWithAcksZeroAConnectionTheLeaderClosesRefreshesTheTopicAndLaterBatchesGoToTheNewLeader() throws Exception {
+        start(Map.of(ProducerConfig.ACKS_CONFIG, "0"), (node, index) -> {
+            if (node == 0) {
+                // Node 0 is no longer the leader: a broker refuses an acks=0 request by closing the connection.
+                leader = 1;
+                leaderEpoch = 6;
+                throw new IOException("not the leader");
+            }
+            return null;
+        });
+
+        // Written, so done: the client cannot know the broker refused it.
+        assertThat(append().get(10, TimeUnit.SECONDS).hasOffset()).isFalse();
+        awaitLeaderEpoch(6);
+        assertThat(append().get(10, TimeUnit.SECONDS).hasOffset()).isFalse();
+
+        awaitProduceRequests(2);
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 1);
+        assertThat(refreshes("leader-error")).isEqualTo(1);
+    }
+
+    @Test
+    void testWithAcksZeroABrokerThatClosedTheConnectionIsSentNothingUntilMetadataAnswers() throws Exception {
+        CompletableFuture<ApiMessage> refreshed = new CompletableFuture<>();
+        start(Map.of(ProducerConfig.ACKS_CONFIG, "0"), ScriptedBrokers.answeringLater(2, (node, api, request) -> {
+            if (api == ApiKey.METADATA) {
+                metadataRequests.incrementAndGet();
+                // The refresh the close asks for is answered when the test says.
+                return produced.isEmpty() ? CompletableFuture.completedFuture(brokers.metadataAnswer(TOPIC, TOPIC_ID, 0, 5))
+                        : refreshed;
+            }
+            record(node, (ProduceRequestData) request);
+            if (node == 0) {
+                throw new IOException("not the leader");
+            }
+            return null;
+        }));
+        append().get(10, TimeUnit.SECONDS);
+        spinUntil(() -> metadataRequests.get() == 2, "the refresh the close asks for");
+
+        Future<RecordMetadata> held = append();
+        awaitSenderIdleWith(() -> true, "the second batch held");
+        assertThat(produced).as("nothing more to the broker that closed the connection").hasSize(1);
+        refreshed.complete(brokers.metadataAnswer(TOPIC, TOPIC_ID, 1, 6));
+
+        assertThat(held.get(10, TimeUnit.SECONDS).hasOffset()).isFalse();
+        // Written is done for the client: the broker may read it a moment later.
+        awaitProduceRequests(2);
+        assertThat(produced).extracting(Sent::node).containsExactly(0, 1);
+    }
+
+    @Test
     void testALostSequenceBumpsTheEpochAndResequencesInOrder() throws Exception {
         startAnsweringLater();
         Future<RecordMetadata> first = sendEach(1).get(0);
@@ -783,6 +853,12 @@ class SenderTest {
         if (metadata.cache().leadership(PARTITION).leaderEpoch() < epoch) {
             assertThat(advanced.await(10, TimeUnit.SECONDS)).as("epoch %d learned from Metadata", epoch).isTrue();
         }
+    }
+
+    /** Metadata requests sent for {@code cause}, as the metric's tag names it. */
+    private double refreshes(String cause) {
+        return (double) metrics.metric(metrics.metricName("metadata-refreshes-total", MetadataMetrics.GROUP,
+                Map.of("cause", cause))).metricValue();
     }
 
     private double count(String group, String name) {

@@ -258,6 +258,66 @@ class ProducerParityTest {
         }
     }
 
+    /**
+     * {@code acks=0}: the broker answers nothing, so each record is acknowledged once its request is
+     * written, with no offset ({@code hasOffset()} false) and the record's own timestamp, and the
+     * send metrics count as KafkaProducer counts (no request latency: nothing is answered). The log
+     * is read once it holds every record: a flush returns before the broker has appended them.
+     */
+    @Test
+    void acksZeroRecordsArriveAndAreAcknowledgedAlikeWithoutOffsets() {
+        List<String> compared = List.of("record-send-total", "record-retry-total", "record-error-total", "requests-in-flight",
+                "request-latency-avg");
+        Map<String, List<Object>> metricsByTopic = new HashMap<>();
+        Map<Flavour, Outcome> outcomes = run("acks-zero", 3, Map.of(),
+                Map.of(ProducerConfig.ACKS_CONFIG, "0", ProducerConfig.LINGER_MS_CONFIG, 20), producer -> {
+                    List<Ack> callbacks = new ArrayList<>();
+                    List<Future<RecordMetadata>> futures = new ArrayList<>();
+                    for (int i = 0; i < 300; i++) {
+                        Header[] headers = {new RecordHeader("index", Integer.toString(i).getBytes(UTF_8))};
+                        futures.add(producer.send(new ProducerRecord<>(flavoured(producer, "acks-zero"), null, FIRST_TIMESTAMP + i,
+                                "key-" + (i % 37), "value-" + i, List.of(headers)), callbackOrder(callbacks, i)));
+                    }
+                    producer.flush();
+                    awaitLogSize(flavoured(producer, "acks-zero"), 300);
+                    metricsByTopic.put(flavoured(producer, "acks-zero"), compared.stream()
+                            .map(name -> producer.metrics().get(producer.metrics().keySet().stream()
+                                    .filter(metric -> metric.group().equals("producer-metrics") && metric.name().equals(name))
+                                    .findFirst().orElseThrow()).metricValue()).toList());
+                    return new Sent(callbacks, futures);
+                });
+
+        assertSameOutcomes(outcomes);
+        Outcome fastleader = outcomes.get(Flavour.FASTLEADER);
+        assertThat(fastleader.acks()).hasSize(300).allMatch(ack -> ack.error() == null && ack.offset() == -1);
+        assertThat(fastleader.acks()).extracting(Ack::timestamp)
+                .containsExactlyElementsOf(LongStream.range(0, 300).map(i -> FIRST_TIMESTAMP + i).boxed().toList());
+        assertThat(fastleader.log()).hasSize(300);
+        assertThat(metricsByTopic.get("acks-zero-fastleader")).as("%s", compared)
+                .isEqualTo(metricsByTopic.get("acks-zero-kafka"))
+                .containsExactly(300.0, 0.0, 0.0, 0.0, Double.NaN);
+    }
+
+    /** Kafka's own checks: idempotence and transactions need {@code acks=all}. */
+    @ParameterizedTest
+    @ValueSource(strings = {ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG})
+    void acksZeroWithIdempotenceOrTransactionsIsRefusedAlike(String key) {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.ACKS_CONFIG, "0");
+        config.put(key, key.equals(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG) ? "true" : "acks-zero-tx");
+        Map<Flavour, String> refusals = new HashMap<>();
+        for (Flavour flavour : Flavour.values()) {
+            try (Producer<String, String> producer = flavour.producer(config)) {
+                refusals.put(flavour, "constructed");
+            } catch (RuntimeException e) {
+                refusals.put(flavour, describe(e));
+            }
+        }
+
+        assertThat(refusals.get(Flavour.FASTLEADER)).isEqualTo(refusals.get(Flavour.KAFKA))
+                .startsWith("org.apache.kafka.common.config.ConfigException: ");
+    }
+
     @Test
     void aDeliveryTimeoutBelowLingerPlusRequestTimeoutIsRefusedAlike() {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
@@ -396,6 +456,17 @@ class ProducerParityTest {
         return acks.stream().map(ack -> ack.error() == null ? ack
                 : new Ack(ack.partition(), ack.offset(), ack.keySize(), ack.valueSize(), ack.timestamp(),
                         ack.error().replace(topic, name))).toList();
+    }
+
+    /** Waits until the topic's partitions hold {@code records} records in all. */
+    private static void awaitLogSize(String topic, int records) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cluster.clientConfig(), new StringDeserializer(),
+                new StringDeserializer())) {
+            List<TopicPartition> all = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).toList();
+            Await.until(topic + " holding " + records + " records", Duration.ofSeconds(60),
+                    () -> consumer.endOffsets(all).values().stream().mapToLong(Long::longValue).sum() >= records);
+        }
     }
 
     /** Every record of the topic as "partition@offset key=value timestamp headers", by partition, then offset. */
