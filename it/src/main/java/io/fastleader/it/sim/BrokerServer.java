@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One simulated broker's network side: a loopback listener, and a thread per client connection
- * (named {@code sim-broker-<id>-conn-<n>}) that reads one request frame at a time, has the
+ * (named {@code <cluster name>-broker-<id>-conn-<n>}) that reads one request frame at a time, has the
  * {@link RequestDispatcher} serve it and writes the answer before reading the next. Requests on
  * a connection are therefore served in the order sent, one after another, as a broker does; the
  * connections of all brokers meet only in {@link ClusterState}'s lock. A request the simulation
@@ -37,6 +37,7 @@ final class BrokerServer implements Closeable {
     private static final int MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 
     private final int brokerId;
+    private final String threadPrefix;
     private final RequestDispatcher dispatcher;
     private final ServerSocket listener;
     private final Thread acceptor;
@@ -45,12 +46,13 @@ final class BrokerServer implements Closeable {
     private volatile boolean closed;
     private int connectionCount;
 
-    BrokerServer(int brokerId, RequestDispatcher dispatcher) throws IOException {
+    BrokerServer(String clusterName, int brokerId, RequestDispatcher dispatcher) throws IOException {
         this.brokerId = brokerId;
+        this.threadPrefix = clusterName + "-broker-" + brokerId;
         this.dispatcher = dispatcher;
         this.listener = new ServerSocket();
         listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        this.acceptor = new Thread(this::accept, "sim-broker-" + brokerId + "-accept");
+        this.acceptor = new Thread(this::accept, threadPrefix + "-accept");
         acceptor.setDaemon(true);
     }
 
@@ -83,7 +85,8 @@ final class BrokerServer implements Closeable {
                     return;
                 }
                 connections.add(socket);
-                Thread thread = new Thread(() -> serve(socket), "sim-broker-" + brokerId + "-conn-" + connectionCount++);
+                connectionThreads.removeIf(t -> !t.isAlive());
+                Thread thread = new Thread(() -> serve(socket), threadPrefix + "-conn-" + connectionCount++);
                 thread.setDaemon(true);
                 connectionThreads.add(thread);
                 thread.start();

@@ -32,7 +32,7 @@ final class ClusterState {
     record PartitionView(int partition, int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr) {
     }
 
-    /** A topic at one moment, partitions in index order. */
+    /** A topic at one moment, partitions in index order; {@code partitions} is null for a topic that does not exist. */
     record TopicView(String name, Uuid topicId, List<PartitionView> partitions) {
     }
 

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.fastleader.protocol.ApiKey;
@@ -35,11 +36,15 @@ import org.apache.kafka.common.Uuid;
  */
 public final class SimulatedCluster implements AutoCloseable {
 
+    private static final AtomicInteger CLUSTERS = new AtomicInteger();
+
+    private final String name;
     private final ClusterState state;
     private final RequestDispatcher dispatcher;
     private final List<BrokerServer> servers;
 
-    private SimulatedCluster(ClusterState state, RequestDispatcher dispatcher, List<BrokerServer> servers) {
+    private SimulatedCluster(String name, ClusterState state, RequestDispatcher dispatcher, List<BrokerServer> servers) {
+        this.name = name;
         this.state = state;
         this.dispatcher = dispatcher;
         this.servers = servers;
@@ -86,12 +91,13 @@ public final class SimulatedCluster implements AutoCloseable {
 
         /** Starts every broker's listener; returns once each accepts connections. */
         public SimulatedCluster start() {
+            String name = "sim-" + CLUSTERS.incrementAndGet();
             ClusterState state = new ClusterState(clusterId, hints);
             RequestDispatcher dispatcher = new RequestDispatcher(state);
             List<BrokerServer> servers = new ArrayList<>();
             try {
                 for (int id = 0; id < brokers; id++) {
-                    BrokerServer server = new BrokerServer(id, dispatcher);
+                    BrokerServer server = new BrokerServer(name, id, dispatcher);
                     servers.add(server);
                     state.addBroker(new ClusterState.Endpoint(id, server.host(), server.port()));
                 }
@@ -100,8 +106,16 @@ public final class SimulatedCluster implements AutoCloseable {
                 throw new UncheckedIOException("could not open a simulated broker's listener", e);
             }
             servers.forEach(BrokerServer::start);
-            return new SimulatedCluster(state, dispatcher, List.copyOf(servers));
+            return new SimulatedCluster(name, state, dispatcher, List.copyOf(servers));
         }
+    }
+
+    /**
+     * This cluster's name in this JVM ({@code sim-1}, {@code sim-2}, ...): every thread it starts
+     * is named {@code <name>-broker-<id>-...}.
+     */
+    public String name() {
+        return name;
     }
 
     /** {@code host:port} of every broker, comma-separated, for {@code bootstrap.servers}. */

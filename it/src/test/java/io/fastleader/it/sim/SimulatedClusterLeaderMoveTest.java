@@ -46,7 +46,7 @@ class SimulatedClusterLeaderMoveTest {
             List<String> values = new ArrayList<>();
             List<RecordMetadata> acks = new ArrayList<>();
             long metadataBefore;
-            long metadataAfterFirstMove;
+            long metadataRequestsSinceFirstMove;
             double hintsAccepted = -1;
             try (Producer<String, String> producer = producer(client, cluster)) {
                 List<Future<RecordMetadata>> futures = new ArrayList<>();
@@ -61,7 +61,7 @@ class SimulatedClusterLeaderMoveTest {
                 assertThat(secondMove.values()).containsOnly(2);
                 send(producer, 2 * RECORDS / 3, RECORDS, futures, values);
                 producer.flush();
-                metadataAfterFirstMove = cluster.requestsServed(ApiKey.METADATA) - metadataBefore;
+                metadataRequestsSinceFirstMove = cluster.requestsServed(ApiKey.METADATA) - metadataBefore;
 
                 for (Future<RecordMetadata> future : futures) {
                     acks.add(future.get());
@@ -102,7 +102,7 @@ class SimulatedClusterLeaderMoveTest {
                 assertThat(hintsAccepted).as("no hint to accept").isZero();
             }
             if (!hints) {
-                assertThat(metadataAfterFirstMove).as("Metadata refreshes that found the new leaders").isPositive();
+                assertThat(metadataRequestsSinceFirstMove).as("Metadata refreshes that found the new leaders").isPositive();
             }
         }
     }

@@ -43,9 +43,11 @@ class SimulatedClusterTest {
             new java.net.Socket(hostPort[0], Integer.parseInt(hostPort[1])).close();
         }
         java.net.Socket idle = new java.net.Socket("127.0.0.1", Integer.parseInt(cluster.brokerAddress(0).split(":")[1]));
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+            .anyMatch(name -> name.startsWith(cluster.name() + "-broker-0-"));
         cluster.close();
         idle.close();
         assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
-            .noneMatch(name -> name.startsWith("sim-broker-"));
+            .noneMatch(name -> name.startsWith(cluster.name() + "-"));
     }
 }
