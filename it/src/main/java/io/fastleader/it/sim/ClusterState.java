@@ -208,8 +208,8 @@ final class ClusterState {
             return new AppendOutcome(ErrorCode.CORRUPT_MESSAGE, -1, -1, Optional.empty());
         }
         try {
-            long baseOffset = partition.log.append(records, partition.leaderEpoch);
-            return new AppendOutcome(ErrorCode.NONE, baseOffset, partition.log.highWatermark(), Optional.empty());
+            PartitionLog.AppendResult result = partition.log.append(records, partition.leaderEpoch);
+            return new AppendOutcome(result.error(), result.baseOffset(), partition.log.highWatermark(), Optional.empty());
         } catch (PartitionLog.InvalidBatchException e) {
             return new AppendOutcome(ErrorCode.CORRUPT_MESSAGE, -1, -1, Optional.empty());
         }

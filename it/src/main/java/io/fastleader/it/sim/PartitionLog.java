@@ -2,8 +2,11 @@ package io.fastleader.it.sim;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
+import io.fastleader.protocol.ErrorCode;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -12,7 +15,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * A simulated partition's log: the record batches produced to it, kept as the bytes the producer
  * sent, with the base offset and partition leader epoch fields rewritten as a broker does on
  * append (neither is covered by the batch's CRC, so the batch stays valid). Every replica is in
- * sync, so the high watermark is always the log end offset. Not thread-safe: {@link ClusterState}
+ * sync, so the high watermark is always the log end offset. Idempotent producers' sequences
+ * are checked as a broker checks them ({@link ProducerSequences}). Not thread-safe: {@link ClusterState}
  * guards it.
  */
 final class PartitionLog {
@@ -23,6 +27,9 @@ final class PartitionLog {
     private static final int PARTITION_LEADER_EPOCH = 12;
     private static final int MAGIC = 16;
     private static final int LAST_OFFSET_DELTA = 23;
+    private static final int PRODUCER_ID = 43;
+    private static final int PRODUCER_EPOCH = 51;
+    private static final int BASE_SEQUENCE = 53;
     /** Bytes of a v2 batch header up to and including the record count. */
     private static final int BATCH_HEADER_BYTES = 61;
     /** Bytes in front of the batch length field's coverage: base offset and the length itself. */
@@ -33,17 +40,52 @@ final class PartitionLog {
     }
 
     private final List<StoredBatch> batches = new ArrayList<>();
+    private final ProducerSequences producers = new ProducerSequences();
     private long logEndOffset;
 
     /**
-     * Appends every batch in {@code records}, assigning offsets from the log end.
+     * What an append came to: {@code error} NONE with the base offset of the first batch (for a
+     * duplicate, where it was first appended), or a refusal with nothing appended.
+     */
+    record AppendResult(ErrorCode error, long baseOffset) {
+    }
+
+    /**
+     * Appends every batch in {@code records}, assigning offsets from the log end, after checking
+     * the idempotent producers' sequences of every batch (see {@link ProducerSequences}): either
+     * every batch is appended or none. A request holding one batch already in the log is answered
+     * with that batch's offset and appends nothing.
      *
-     * @return the base offset of the first batch appended
      * @throws InvalidBatchException if the bytes are not whole magic-2 record batches; nothing is
      *                               appended then
      */
-    long append(ByteBuffer records, int leaderEpoch) {
+    AppendResult append(ByteBuffer records, int leaderEpoch) {
         List<byte[]> pieces = split(records);
+        Map<Long, ProducerSequences.Entry> staged = new HashMap<>();
+        long nextOffset = logEndOffset;
+        for (byte[] bytes : pieces) {
+            ByteBuffer batch = ByteBuffer.wrap(bytes);
+            long producerId = batch.getLong(PRODUCER_ID);
+            int lastOffsetDelta = batch.getInt(LAST_OFFSET_DELTA);
+            if (producerId >= 0) {
+                short epoch = batch.getShort(PRODUCER_EPOCH);
+                int first = batch.getInt(BASE_SEQUENCE);
+                int last = (int) ((first + (long) lastOffsetDelta) % ((long) Integer.MAX_VALUE + 1));
+                ProducerSequences.Entry entry = staged.computeIfAbsent(producerId, producers::copyOf);
+                ProducerSequences.Verdict verdict = entry.check(epoch, first, last);
+                if (verdict.isDuplicate()) {
+                    return pieces.size() == 1
+                        ? new AppendResult(ErrorCode.NONE, verdict.duplicateOf().firstOffset())
+                        : new AppendResult(ErrorCode.DUPLICATE_SEQUENCE_NUMBER, -1);
+                }
+                if (verdict.error() != ErrorCode.NONE) {
+                    return new AppendResult(verdict.error(), -1);
+                }
+                entry.appended(epoch, new ProducerSequences.BatchRange(first, last, nextOffset));
+            }
+            nextOffset += lastOffsetDelta + 1;
+        }
+        staged.forEach(producers::commit);
         long baseOffset = logEndOffset;
         for (byte[] bytes : pieces) {
             ByteBuffer batch = ByteBuffer.wrap(bytes);
@@ -54,7 +96,7 @@ final class PartitionLog {
             batches.add(new StoredBatch(logEndOffset, lastOffset, leaderEpoch, bytes));
             logEndOffset = lastOffset + 1;
         }
-        return baseOffset;
+        return new AppendResult(ErrorCode.NONE, baseOffset);
     }
 
     /** Cuts {@code records} into whole batches, checking each before anything is appended. */

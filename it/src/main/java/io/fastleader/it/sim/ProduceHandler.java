@@ -25,8 +25,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * this broker does not lead is refused with NOT_LEADER_OR_FOLLOWER; when the cluster gives hints
  * and the request is v10+, the refusal names the current leader and its epoch
  * ({@code CurrentLeader}) and the response carries that leader's endpoint ({@code NodeEndpoints}),
- * as a KIP-951 broker does. Record batches are checked only for framing and magic 2: no CRC,
- * sequence, size or timestamp checks.
+ * as a KIP-951 broker does. Record batches are checked for framing, magic 2 and idempotent
+ * producers' sequences (OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, a duplicate answered
+ * with its first offset); there are no CRC, size or timestamp checks.
  */
 final class ProduceHandler implements RequestHandler {
 

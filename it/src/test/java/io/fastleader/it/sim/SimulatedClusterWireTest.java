@@ -133,6 +133,30 @@ class SimulatedClusterWireTest {
     }
 
     @Test
+    void idempotentSequencesAreCheckedAcrossALeaderMove() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2)) {
+            cluster.createTopic(TOPIC, 1, 2);
+            TopicPartition tp = new TopicPartition(TOPIC, 0);
+            try (Wire leader = new Wire(cluster, 0)) {
+                assertThat(leader.idempotent(7, 1, "seq-ahead").errorCode())
+                    .as("a new producer starts at sequence 0").isEqualTo(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
+                assertThat(leader.idempotent(7, 0, "a", "b").baseOffset()).isZero();
+                assertThat(leader.idempotent(7, 2, "c").baseOffset()).isEqualTo(2);
+            }
+            cluster.moveLeader(tp, 1);
+            try (Wire leader = new Wire(cluster, 1)) {
+                assertThat(leader.idempotent(7, 4, "e").errorCode())
+                    .as("a gap after the move").isEqualTo(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
+                PartitionProduceResponse duplicate = leader.idempotent(7, 0, "a", "b");
+                assertThat(duplicate.errorCode()).isZero();
+                assertThat(duplicate.baseOffset()).as("a duplicate answered with its first offset").isZero();
+                assertThat(leader.idempotent(7, 3, "d").baseOffset()).isEqualTo(3);
+            }
+            assertThat(cluster.records(tp)).extracting(LoggedRecord::valueString).containsExactly("a", "b", "c", "d");
+        }
+    }
+
+    @Test
     void acksZeroIsAppendedAndNotAnswered() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
             cluster.createTopic(TOPIC, 1, 1);
@@ -203,6 +227,20 @@ class SimulatedClusterWireTest {
             PartitionProduceResponse answer = produceResponse(version, acks, values).responses().find(TOPIC).partitionResponses().get(0);
             assertThat(answer.errorCode()).isZero();
             return answer;
+        }
+
+        /** Produce v12, acks=-1, of one idempotent batch of producer {@code producerId} at epoch 0 from {@code baseSequence}. */
+        PartitionProduceResponse idempotent(long producerId, int baseSequence, String... values) throws IOException {
+            SimpleRecord[] records = new SimpleRecord[values.length];
+            for (int i = 0; i < values.length; i++) {
+                records[i] = new SimpleRecord(null, values[i].getBytes(StandardCharsets.UTF_8));
+            }
+            TopicProduceDataCollection topics = new TopicProduceDataCollection();
+            topics.add(new TopicProduceData().setName(TOPIC).setPartitionData(List.of(new PartitionProduceData().setIndex(0)
+                .setRecords(MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, baseSequence, records)))));
+            ProduceResponseData answer = (ProduceResponseData) call(ApiKey.PRODUCE, (short) 12,
+                new ProduceRequestData().setAcks((short) -1).setTimeoutMs(1000).setTopicData(topics));
+            return answer.responses().find(TOPIC).partitionResponses().get(0);
         }
 
         @Override
