@@ -1,12 +1,15 @@
 package io.fastleader.it.sim;
 
 import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * InitProducerId for idempotent producers (both clients' default): a fresh producer id at epoch 0
- * from any broker. Transactional ids are not simulated yet; sequence numbers are not checked.
+ * from any broker; each partition then checks its sequences ({@link ProducerSequences}). A
+ * request with a transactional id is a {@link RequestDispatcher.ProtocolViolation}, which closes
+ * the connection: transactions are not simulated yet.
  */
 final class InitProducerIdHandler implements RequestHandler {
 
@@ -18,6 +21,11 @@ final class InitProducerIdHandler implements RequestHandler {
 
     @Override
     public ApiMessage handle(RequestContext context, ApiMessage request) {
+        String transactionalId = ((InitProducerIdRequestData) request).transactionalId();
+        if (transactionalId != null) {
+            throw new RequestDispatcher.ProtocolViolation("InitProducerId for transactional id " + transactionalId
+                + ": transactions are not simulated yet");
+        }
         return new InitProducerIdResponseData()
             .setErrorCode(ErrorCode.NONE.code())
             .setProducerId(state.nextProducerId())

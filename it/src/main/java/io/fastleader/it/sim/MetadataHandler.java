@@ -16,7 +16,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * Metadata: every broker, and the topics asked for (all of them for a null list), each partition
+ * Metadata: every broker, and the topics asked for (all of them for a null list, or an empty one at v0), each partition
  * with its current leader, leader epoch (v7+), replicas and ISR (all replicas: nothing falls
  * behind in the simulation), topic ids from v10. Every broker answers from the same state, at
  * once: no broker's view lags. Unknown topics are answered UNKNOWN_TOPIC_OR_PARTITION; topics
@@ -42,7 +42,7 @@ final class MetadataHandler implements RequestHandler {
                 .setPort(endpoint.port()));
         }
         MetadataResponseTopicCollection topics = new MetadataResponseTopicCollection();
-        for (ClusterState.TopicView view : views(data)) {
+        for (ClusterState.TopicView view : views(data, version)) {
             MetadataResponseTopic topic = new MetadataResponseTopic().setName(view.name());
             if (version >= 10) {
                 topic.setTopicId(view.topicId());
@@ -74,8 +74,9 @@ final class MetadataHandler implements RequestHandler {
     }
 
     /** The topics asked for, by name or (v10+) by id; all of them when the list is null. */
-    private List<ClusterState.TopicView> views(MetadataRequestData data) {
-        if (data.topics() == null) {
+    private List<ClusterState.TopicView> views(MetadataRequestData data, short version) {
+        if (data.topics() == null || (data.topics().isEmpty() && version == 0)) {
+            // null asks for every topic; so does an empty list at v0, which has no null
             return state.topics(null);
         }
         List<ClusterState.TopicView> views = new ArrayList<>();
