@@ -77,9 +77,11 @@ class SimulatedClusterLeaderMoveTest {
                 sentPerPartition.computeIfAbsent(acks.get(i).partition(), k -> new ArrayList<>()).add(values.get(i));
             }
             assertThat(sentPerPartition).as("keys spread over every partition").hasSize(PARTITIONS);
+            Map<Integer, List<LoggedRecord>> logs = new HashMap<>();
             for (int p = 0; p < PARTITIONS; p++) {
                 TopicPartition tp = new TopicPartition(TOPIC, p);
                 List<LoggedRecord> log = cluster.records(tp);
+                logs.put(p, log);
                 List<String> sent = sentPerPartition.getOrDefault(p, List.of());
                 assertThat(log).extracting(LoggedRecord::valueString)
                     .as("partition %d holds every record sent to it, once, in send order", p)
@@ -92,7 +94,7 @@ class SimulatedClusterLeaderMoveTest {
             }
             for (int i = 0; i < RECORDS; i++) {
                 RecordMetadata ack = acks.get(i);
-                LoggedRecord logged = cluster.records(new TopicPartition(TOPIC, ack.partition())).get((int) ack.offset());
+                LoggedRecord logged = logs.get(ack.partition()).get((int) ack.offset());
                 assertThat(logged.valueString()).as("the record acknowledged at %s", ack).isEqualTo(values.get(i));
             }
             if (client.equals("fastleader") && hints) {
