@@ -1,0 +1,245 @@
+package io.fastleader.it.sim;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+import io.fastleader.protocol.ErrorCode;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * Everything a simulated cluster knows: its brokers' endpoints, its topics and their partitions
+ * (leader, leader epoch, replicas, ISR, log), whether refusals carry KIP-951 hints, and the next
+ * producer id. Every method holds the one monitor of this object, so each request's effect and
+ * each command (a topic created, a leader moved) happens whole, in one order that every
+ * connection sees; the handlers never touch the state otherwise.
+ */
+final class ClusterState {
+
+    /** Where a broker listens. */
+    record Endpoint(int brokerId, String host, int port) {
+    }
+
+    /** A partition's leadership and replicas at one moment, for Metadata answers and refusals. */
+    record PartitionView(int partition, int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr) {
+    }
+
+    /** A topic at one moment, partitions in index order; {@code partitions} is null for a topic that does not exist. */
+    record TopicView(String name, Uuid topicId, List<PartitionView> partitions) {
+    }
+
+    /**
+     * What one partition's Produce came to: {@code error} NONE with the base offset assigned, or a
+     * refusal; {@code leader} is the partition's current leadership when there is one to name.
+     */
+    record AppendOutcome(ErrorCode error, long baseOffset, long highWatermark, Optional<PartitionView> leader) {
+    }
+
+    private static final class Partition {
+        final int index;
+        final List<Integer> replicas;
+        int leader;
+        int leaderEpoch;
+        final PartitionLog log = new PartitionLog();
+
+        Partition(int index, List<Integer> replicas) {
+            this.index = index;
+            this.replicas = List.copyOf(replicas);
+            this.leader = replicas.get(0);
+        }
+
+        PartitionView view() {
+            return new PartitionView(index, leader, leaderEpoch, replicas, replicas);
+        }
+    }
+
+    private record Topic(String name, Uuid topicId, List<Partition> partitions) {
+        TopicView view() {
+            return new TopicView(name, topicId, partitions.stream().map(Partition::view).toList());
+        }
+    }
+
+    private final String clusterId;
+    private final SortedMap<Integer, Endpoint> brokers = new TreeMap<>();
+    private final Map<String, Topic> topics = new LinkedHashMap<>();
+    private boolean hints;
+    private long nextProducerId;
+    private int nextLeaderSlot;
+
+    ClusterState(String clusterId, boolean hints) {
+        this.clusterId = clusterId;
+        this.hints = hints;
+    }
+
+    String clusterId() {
+        return clusterId;
+    }
+
+    synchronized void addBroker(Endpoint endpoint) {
+        brokers.put(endpoint.brokerId(), endpoint);
+    }
+
+    synchronized List<Endpoint> brokers() {
+        return List.copyOf(brokers.values());
+    }
+
+    synchronized Optional<Endpoint> broker(int brokerId) {
+        return Optional.ofNullable(brokers.get(brokerId));
+    }
+
+    synchronized boolean hints() {
+        return hints;
+    }
+
+    synchronized void hints(boolean on) {
+        hints = on;
+    }
+
+    /**
+     * Creates a topic whose partition {@code p} is led by the broker after the one that led the
+     * previous partition created (round robin over the cluster, continuing across topics, as a
+     * broker's placement spreads leaders), replicas following in broker order, epoch 0.
+     */
+    synchronized Uuid createTopic(String name, int partitionCount, int replicationFactor) {
+        Objects.requireNonNull(name, "name");
+        if (topics.containsKey(name)) {
+            throw new IllegalArgumentException("topic " + name + " exists");
+        }
+        if (partitionCount < 1) {
+            throw new IllegalArgumentException("a topic needs a partition, not " + partitionCount);
+        }
+        List<Integer> ids = new ArrayList<>(brokers.keySet());
+        if (replicationFactor < 1 || replicationFactor > ids.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + ids.size() + " brokers");
+        }
+        List<Partition> partitions = new ArrayList<>();
+        for (int p = 0; p < partitionCount; p++) {
+            int first = nextLeaderSlot++ % ids.size();
+            List<Integer> replicas = new ArrayList<>();
+            for (int r = 0; r < replicationFactor; r++) {
+                replicas.add(ids.get((first + r) % ids.size()));
+            }
+            partitions.add(new Partition(p, replicas));
+        }
+        Uuid topicId = Uuid.randomUuid();
+        topics.put(name, new Topic(name, topicId, List.copyOf(partitions)));
+        return topicId;
+    }
+
+    /**
+     * Moves each partition's leadership to the broker named, bumping its leader epoch by one, all
+     * at once (no request is served between two of these moves). Checked whole before any move.
+     *
+     * @return each partition's new leader epoch
+     */
+    synchronized Map<TopicPartition, Integer> moveLeaders(Map<TopicPartition, Integer> newLeaders) {
+        Map<TopicPartition, Partition> checked = new LinkedHashMap<>();
+        newLeaders.forEach((tp, leader) -> {
+            Partition partition = partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp));
+            if (!partition.replicas.contains(leader)) {
+                throw new IllegalArgumentException("broker " + leader + " is not a replica of " + tp + " " + partition.replicas);
+            }
+            checked.put(tp, partition);
+        });
+        Map<TopicPartition, Integer> epochs = new LinkedHashMap<>();
+        checked.forEach((tp, partition) -> {
+            partition.leader = newLeaders.get(tp);
+            partition.leaderEpoch++;
+            epochs.put(tp, partition.leaderEpoch);
+        });
+        return epochs;
+    }
+
+    /** Each partition of {@code topic} mapped to the replica after its current leader. */
+    synchronized Map<TopicPartition, Integer> nextReplicas(String topic) {
+        Topic t = topic(topic);
+        Map<TopicPartition, Integer> next = new LinkedHashMap<>();
+        for (Partition p : t.partitions()) {
+            int at = p.replicas.indexOf(p.leader);
+            next.put(new TopicPartition(topic, p.index), p.replicas.get((at + 1) % p.replicas.size()));
+        }
+        return next;
+    }
+
+    /** The named topics that exist (all of them when {@code names} is null), and the names that do not. */
+    synchronized List<TopicView> topics(Collection<String> names) {
+        if (names == null) {
+            return topics.values().stream().map(Topic::view).toList();
+        }
+        List<TopicView> views = new ArrayList<>();
+        for (String name : names) {
+            Topic topic = topics.get(name);
+            views.add(topic == null ? new TopicView(name, Uuid.ZERO_UUID, null) : topic.view());
+        }
+        return views;
+    }
+
+    /** The topic with this id, if any. */
+    synchronized Optional<TopicView> topic(Uuid topicId) {
+        return topics.values().stream().filter(t -> t.topicId().equals(topicId)).findFirst().map(Topic::view);
+    }
+
+    synchronized PartitionView partitionView(TopicPartition tp) {
+        return partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp)).view();
+    }
+
+    /**
+     * A Produce of {@code records} to {@code tp} arriving at broker {@code brokerId}: appended
+     * under the current leader epoch if that broker leads the partition, refused otherwise.
+     */
+    synchronized AppendOutcome append(int brokerId, TopicPartition tp, ByteBuffer records) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return new AppendOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, Optional.empty());
+        }
+        Partition partition = found.get();
+        if (partition.leader != brokerId) {
+            return new AppendOutcome(ErrorCode.NOT_LEADER_OR_FOLLOWER, -1, -1, Optional.of(partition.view()));
+        }
+        if (records == null) {
+            return new AppendOutcome(ErrorCode.CORRUPT_MESSAGE, -1, -1, Optional.empty());
+        }
+        try {
+            PartitionLog.AppendResult result = partition.log.append(records, partition.leaderEpoch);
+            return new AppendOutcome(result.error(), result.baseOffset(), partition.log.highWatermark(), Optional.empty());
+        } catch (PartitionLog.InvalidBatchException e) {
+            return new AppendOutcome(ErrorCode.CORRUPT_MESSAGE, -1, -1, Optional.empty());
+        }
+    }
+
+    synchronized long nextProducerId() {
+        return nextProducerId++;
+    }
+
+    synchronized List<LoggedRecord> records(TopicPartition tp) {
+        return partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp)).log.records();
+    }
+
+    synchronized long highWatermark(TopicPartition tp) {
+        return partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp)).log.highWatermark();
+    }
+
+    private Topic topic(String name) {
+        Topic topic = topics.get(name);
+        if (topic == null) {
+            throw new IllegalArgumentException("no topic " + name);
+        }
+        return topic;
+    }
+
+    private Optional<Partition> partition(TopicPartition tp) {
+        Topic topic = topics.get(tp.topic());
+        if (topic == null || tp.partition() < 0 || tp.partition() >= topic.partitions().size()) {
+            return Optional.empty();
+        }
+        return Optional.of(topic.partitions().get(tp.partition()));
+    }
+}

@@ -1,0 +1,99 @@
+package io.fastleader.it.sim;
+
+import java.nio.ByteBuffer;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+
+/**
+ * Decodes a request frame (header and body, by the API key and version at its head), hands it to
+ * the handler of its API and encodes the answer. One dispatcher serves every broker of a cluster.
+ * An API the simulation does not serve, or a version outside message-schemas' window, is a
+ * {@link ProtocolViolation} and the connection is closed (a broker would answer
+ * UNSUPPORTED_VERSION; the clients never send what ApiVersions did not advertise), but for an
+ * ApiVersions request above the window, answered at v0 with UNSUPPORTED_VERSION and the
+ * versions served, as a broker does, so the client can retry at a version it shares.
+ */
+final class RequestDispatcher {
+
+    private final Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
+    private final ApiVersionsHandler apiVersions;
+    private final Map<ApiKey, LongAdder> served = new ConcurrentHashMap<>();
+
+    RequestDispatcher(ClusterState state) {
+        handlers.put(ApiKey.METADATA, new MetadataHandler(state));
+        handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
+        handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
+        apiVersions = new ApiVersionsHandler(java.util.EnumSet.of(ApiKey.API_VERSIONS, handlers.keySet().toArray(ApiKey[]::new)));
+        handlers.put(ApiKey.API_VERSIONS, apiVersions);
+    }
+
+    /**
+     * Serves one request frame (the bytes after its size prefix) that reached broker
+     * {@code brokerId}.
+     *
+     * @return the response frame, size prefix included, or {@code null} when none is due
+     * @throws ProtocolViolation if the request cannot be served; the connection must close
+     */
+    ByteBuffer dispatch(int brokerId, ByteBuffer frame) {
+        if (frame.remaining() < 8) {
+            throw new ProtocolViolation("a request frame of " + frame.remaining() + " bytes");
+        }
+        short apiId = frame.getShort(frame.position());
+        short version = frame.getShort(frame.position() + 2);
+        ApiKey api = ApiKey.forId(apiId).filter(handlers::containsKey)
+            .orElseThrow(() -> new ProtocolViolation("API key " + apiId + " is not simulated"));
+        ByteBufferAccessor in = new ByteBufferAccessor(frame.duplicate());
+        if (!api.isSupported(version)) {
+            if (api == ApiKey.API_VERSIONS && version > api.highestVersion()) {
+                RequestHeaderData header = new RequestHeaderData(in, (short) 2);
+                count(api);
+                return Framing.encodeResponse(api, (short) 0, header.correlationId(),
+                    apiVersions.response(ErrorCode.UNSUPPORTED_VERSION));
+            }
+            throw new ProtocolViolation(api.displayName() + " v" + version + " is outside the window v"
+                + api.lowestVersion() + "-v" + api.highestVersion());
+        }
+        RequestHeaderData header;
+        ApiMessage request = api.newRequest();
+        try {
+            header = new RequestHeaderData(in, api.requestHeaderVersion(version));
+            request.read(in, version);
+        } catch (RuntimeException e) {
+            throw new ProtocolViolation("malformed " + api.displayName() + " v" + version + " request: " + e.getMessage(), e);
+        }
+        count(api);
+        RequestContext context = new RequestContext(brokerId, api, version, header.correlationId(), header.clientId());
+        ApiMessage response = handlers.get(api).handle(context, request);
+        return response == null ? null : Framing.encodeResponse(api, version, header.correlationId(), response);
+    }
+
+    /** Requests of {@code api} served so far, by every broker. */
+    long served(ApiKey api) {
+        LongAdder count = served.get(api);
+        return count == null ? 0 : count.sum();
+    }
+
+    private void count(ApiKey api) {
+        served.computeIfAbsent(api, k -> new LongAdder()).increment();
+    }
+
+    /** A request the simulation cannot serve: the connection it came on is closed. */
+    static final class ProtocolViolation extends RuntimeException {
+        ProtocolViolation(String message) {
+            super(message);
+        }
+
+        ProtocolViolation(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package io.fastleader.it.sim;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import io.fastleader.protocol.ApiKey;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A simulated Kafka cluster in this JVM: brokers that real, unmodified clients reach over
+ * loopback sockets, partitions whose logs live in memory, and leaders that move when the test
+ * says so. No broker process, no replication, no disk: a leader move is one call, in
+ * microseconds.
+ *
+ * <pre>{@code
+ * try (SimulatedCluster cluster = SimulatedCluster.builder().brokers(3).start()) {
+ *     cluster.createTopic("orders", 6, 3);
+ *     // ... clients with bootstrap.servers = cluster.bootstrapServers() ...
+ *     cluster.moveLeaders(cluster.nextReplicas("orders"));   // every partition gets a new leader
+ *     cluster.records(new TopicPartition("orders", 0));      // what partition 0's log holds
+ * }
+ * }</pre>
+ *
+ * <p>Served: ApiVersions, Metadata, Produce and InitProducerId (see each handler's Javadoc and
+ * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
+ * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
+ * every command of this class happen under one lock ({@link ClusterState}), so each request sees
+ * a command either wholly or not at all, and a command returns only once no request can see the
+ * state before it. {@link #close()} stops every thread it started.
+ */
+public final class SimulatedCluster implements AutoCloseable {
+
+    private static final AtomicInteger CLUSTERS = new AtomicInteger();
+
+    private final String name;
+    private final ClusterState state;
+    private final RequestDispatcher dispatcher;
+    private final List<BrokerServer> servers;
+
+    private SimulatedCluster(String name, ClusterState state, RequestDispatcher dispatcher, List<BrokerServer> servers) {
+        this.name = name;
+        this.state = state;
+        this.dispatcher = dispatcher;
+        this.servers = servers;
+    }
+
+    /** A cluster of {@code brokers} brokers (ids 0 to brokers - 1), hints on. */
+    public static SimulatedCluster start(int brokers) {
+        return builder().brokers(brokers).start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of a simulated cluster. */
+    public static final class Builder {
+        private int brokers = 1;
+        private boolean hints = true;
+        private String clusterId = "simulated-cluster";
+
+        private Builder() {
+        }
+
+        /** Number of brokers, with ids 0 to {@code count - 1}; 1 unless set. */
+        public Builder brokers(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("a cluster needs a broker, not " + count);
+            }
+            this.brokers = count;
+            return this;
+        }
+
+        /** Whether refusals carry KIP-951 leader hints at start; on unless set. See {@link SimulatedCluster#hints(boolean)}. */
+        public Builder hints(boolean on) {
+            this.hints = on;
+            return this;
+        }
+
+        /** The cluster id Metadata answers with. */
+        public Builder clusterId(String id) {
+            this.clusterId = id;
+            return this;
+        }
+
+        /** Starts every broker's listener; returns once each accepts connections. */
+        public SimulatedCluster start() {
+            String name = "sim-" + CLUSTERS.incrementAndGet();
+            ClusterState state = new ClusterState(clusterId, hints);
+            RequestDispatcher dispatcher = new RequestDispatcher(state);
+            List<BrokerServer> servers = new ArrayList<>();
+            try {
+                for (int id = 0; id < brokers; id++) {
+                    BrokerServer server = new BrokerServer(name, id, dispatcher);
+                    servers.add(server);
+                    state.addBroker(new ClusterState.Endpoint(id, server.host(), server.port()));
+                }
+            } catch (IOException e) {
+                servers.forEach(BrokerServer::close);
+                throw new UncheckedIOException("could not open a simulated broker's listener", e);
+            }
+            servers.forEach(BrokerServer::start);
+            return new SimulatedCluster(name, state, dispatcher, List.copyOf(servers));
+        }
+    }
+
+    /**
+     * This cluster's name in this JVM ({@code sim-1}, {@code sim-2}, ...): every thread it starts
+     * is named {@code <name>-broker-<id>-...}.
+     */
+    public String name() {
+        return name;
+    }
+
+    /** {@code host:port} of every broker, comma-separated, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return state.brokers().stream().map(e -> e.host() + ":" + e.port()).collect(Collectors.joining(","));
+    }
+
+    /** {@code host:port} where broker {@code brokerId} listens. */
+    public String brokerAddress(int brokerId) {
+        ClusterState.Endpoint endpoint = state.broker(brokerId)
+            .orElseThrow(() -> new IllegalArgumentException("no broker " + brokerId));
+        return endpoint.host() + ":" + endpoint.port();
+    }
+
+    /** The brokers' ids, ascending. */
+    public List<Integer> brokerIds() {
+        return state.brokers().stream().map(ClusterState.Endpoint::brokerId).toList();
+    }
+
+    /**
+     * Creates a topic: partition leaders assigned round robin over the brokers (continuing from
+     * the last topic created), each partition's replicas the leader and the brokers after it,
+     * leader epoch 0, a random topic id. Visible to the next request served.
+     *
+     * @return the topic id
+     */
+    public Uuid createTopic(String name, int partitions, int replicationFactor) {
+        return state.createTopic(name, partitions, replicationFactor);
+    }
+
+    /**
+     * Moves a partition's leadership to {@code newLeaderId}, one of its replicas, and bumps its
+     * leader epoch. From the next request served, the old leader refuses Produce for it.
+     *
+     * @return the new leader epoch
+     */
+    public int moveLeader(TopicPartition partition, int newLeaderId) {
+        return state.moveLeaders(Map.of(partition, newLeaderId)).get(partition);
+    }
+
+    /**
+     * Moves many partitions' leaders at once: no request is served between two of these moves.
+     * Every target is checked first; an invalid one moves nothing.
+     *
+     * @return each partition's new leader epoch
+     */
+    public Map<TopicPartition, Integer> moveLeaders(Map<TopicPartition, Integer> newLeaders) {
+        return state.moveLeaders(newLeaders);
+    }
+
+    /** Each partition of {@code topic} mapped to the replica after its current leader: a rotation, for {@link #moveLeaders}. */
+    public Map<TopicPartition, Integer> nextReplicas(String topic) {
+        return state.nextReplicas(topic);
+    }
+
+    /**
+     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+ carry KIP-951's
+     * {@code CurrentLeader} and {@code NodeEndpoints}; off, a client must refresh Metadata to find
+     * the new leader, as with a pre-KIP-951 broker (the versions advertised stay the same).
+     */
+    public void hints(boolean on) {
+        state.hints(on);
+    }
+
+    public boolean hints() {
+        return state.hints();
+    }
+
+    /** The current leader of {@code partition}. */
+    public int leader(TopicPartition partition) {
+        return state.partitionView(partition).leader();
+    }
+
+    /** The current leader epoch of {@code partition}. */
+    public int leaderEpoch(TopicPartition partition) {
+        return state.partitionView(partition).leaderEpoch();
+    }
+
+    /** Every record in {@code partition}'s log, in offset order. */
+    public List<LoggedRecord> records(TopicPartition partition) {
+        return state.records(partition);
+    }
+
+    /** The high watermark of {@code partition}: its log end offset, as every replica is in sync. */
+    public long highWatermark(TopicPartition partition) {
+        return state.highWatermark(partition);
+    }
+
+    /** Requests of {@code api} served so far, by all brokers together. */
+    public long requestsServed(ApiKey api) {
+        return dispatcher.served(api);
+    }
+
+    /** Closes every listener and connection and waits for every thread this cluster started to end. */
+    @Override
+    public void close() {
+        servers.forEach(BrokerServer::close);
+    }
+}
