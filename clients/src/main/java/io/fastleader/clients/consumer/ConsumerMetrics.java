@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
@@ -141,23 +142,21 @@ public final class ConsumerMetrics {
 
     /** The application has taken or dropped all of one Fetch response: {@code bytes} in {@code records} records of {@code topic}. */
     void topicFetched(String topic, long bytes, int records) {
-        String prefix = "topic." + topic;
-        Sensor topicBytes = metrics.getSensor(prefix + ".bytes-fetched");
-        if (topicBytes == null) {
-            topicBytes = metrics.sensor(prefix + ".bytes-fetched");
+        topicSensor(topic, "bytes-fetched", this::bytesFetched).record(bytes);
+        topicSensor(topic, "records-fetched", this::recordsFetched).record(records);
+    }
+
+    /** The topic's sensor {@code name}, its metrics registered by {@code register} under each of the topic's tags at first use. */
+    private Sensor topicSensor(String topic, String name, BiConsumer<Sensor, Map<String, String>> register) {
+        String sensorName = "topic." + topic + "." + name;
+        Sensor sensor = metrics.getSensor(sensorName);
+        if (sensor == null) {
+            sensor = metrics.sensor(sensorName);
             for (Map<String, String> tags : topicTags(topic)) {
-                bytesFetched(topicBytes, tags);
+                register.accept(sensor, tags);
             }
         }
-        Sensor topicRecords = metrics.getSensor(prefix + ".records-fetched");
-        if (topicRecords == null) {
-            topicRecords = metrics.sensor(prefix + ".records-fetched");
-            for (Map<String, String> tags : topicTags(topic)) {
-                recordsFetched(topicRecords, tags);
-            }
-        }
-        topicBytes.record(bytes);
-        topicRecords.record(records);
+        return sensor;
     }
 
     /** The totals of one Fetch response once the application has taken or dropped all of it. */

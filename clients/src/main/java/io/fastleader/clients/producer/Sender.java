@@ -426,7 +426,7 @@ public final class Sender implements Runnable {
         }
         if (acks == 0) {
             pool.sendWithoutResponse(node, ApiKey.PRODUCE, request)
-                    .whenComplete((connection, error) -> onLoop(() -> written(node, batches, topicIds, nowMs, connection, error)));
+                    .whenComplete((connection, error) -> onLoop(() -> requestWritten(node, batches, topicIds, nowMs, connection, error)));
             return true;
         }
         CompletableFuture<ApiMessage> answer = transactions == null ? pool.send(node, ApiKey.PRODUCE, request)
@@ -440,8 +440,8 @@ public final class Sender implements Runnable {
      * with no offset, as the broker will not say where it put them, and no log append time; a
      * request that could not be written fails as an unanswered one does, and is retried.
      */
-    private void written(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
-                         BrokerConnection connection, Throwable error) {
+    private void requestWritten(int node, List<ProducerBatch> batches, Map<String, Uuid> topicIds, long sentAtMs,
+                                BrokerConnection connection, Throwable error) {
         if (error != null) {
             answered(node, batches, topicIds, sentAtMs, null, error);
             return;
@@ -512,8 +512,6 @@ public final class Sender implements Runnable {
                 if (!batch.isDone()) {
                     batch.timeline().answered(outcome, nowMs);
                 }
-            }
-            for (ProducerBatch batch : batches) {
                 metrics.produceMoves().refused(batch.topicPartition(), node, batch.lastSentLeaderEpoch(), false, nowMs);
             }
             requestFailed(batches, failure, nowMs);
