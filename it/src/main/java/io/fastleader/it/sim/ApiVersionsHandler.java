@@ -1,6 +1,8 @@
 package io.fastleader.it.sim;
 
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
@@ -23,8 +25,8 @@ final class ApiVersionsHandler implements RequestHandler {
     }
 
     @Override
-    public ApiMessage handle(RequestContext context, ApiMessage request) {
-        return response(ErrorCode.NONE);
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
+        return CompletableFuture.completedFuture(response(ErrorCode.NONE));
     }
 
     /** The answer, also sent at v0 with UNSUPPORTED_VERSION to a client asking above our window. */

@@ -15,7 +15,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,7 +109,7 @@ final class BrokerServer implements Closeable {
                 }
                 byte[] frame = new byte[size];
                 in.readFully(frame);
-                ByteBuffer response = dispatcher.dispatch(brokerId, ByteBuffer.wrap(frame));
+                ByteBuffer response = answer(dispatcher.dispatch(brokerId, ByteBuffer.wrap(frame)));
                 if (response != null) {
                     out.write(response.array(), response.arrayOffset() + response.position(), response.remaining());
                     out.flush();
@@ -117,12 +119,26 @@ final class BrokerServer implements Closeable {
             // the client or close() closed the connection
         } catch (RequestDispatcher.ProtocolViolation e) {
             LOG.warn("simulated broker {}: {}; closing the connection", brokerId, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (IOException | RuntimeException e) {
             if (!closed) {
                 LOG.warn("simulated broker {}: connection failed", brokerId, e);
             }
         } finally {
             connections.remove(socket);
+        }
+    }
+
+    /** Waits for a request's answer: the connection serves nothing else meanwhile. */
+    private static ByteBuffer answer(CompletionStage<ByteBuffer> pending) throws InterruptedException {
+        try {
+            return pending.toCompletableFuture().get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            throw new IllegalStateException(e.getCause());
         }
     }
 
@@ -135,6 +151,7 @@ final class BrokerServer implements Closeable {
         }
         closeQuietly(listener);
         connections.forEach(BrokerServer::closeQuietly);
+        threads.forEach(Thread::interrupt); // a connection waiting for an answer that will never come
         join(acceptor);
         threads.forEach(BrokerServer::join);
     }

@@ -1,5 +1,8 @@
 package io.fastleader.it.sim;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
 import io.fastleader.protocol.message.InitProducerIdResponseData;
@@ -20,15 +23,15 @@ final class InitProducerIdHandler implements RequestHandler {
     }
 
     @Override
-    public ApiMessage handle(RequestContext context, ApiMessage request) {
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
         String transactionalId = ((InitProducerIdRequestData) request).transactionalId();
         if (transactionalId != null) {
             throw new RequestDispatcher.ProtocolViolation("InitProducerId for transactional id " + transactionalId
                 + ": transactions are not simulated yet");
         }
-        return new InitProducerIdResponseData()
+        return CompletableFuture.completedFuture(new InitProducerIdResponseData()
             .setErrorCode(ErrorCode.NONE.code())
             .setProducerId(state.nextProducerId())
-            .setProducerEpoch((short) 0);
+            .setProducerEpoch((short) 0));
     }
 }

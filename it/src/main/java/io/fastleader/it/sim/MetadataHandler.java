@@ -2,6 +2,8 @@ package io.fastleader.it.sim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataRequestData;
@@ -31,7 +33,7 @@ final class MetadataHandler implements RequestHandler {
     }
 
     @Override
-    public ApiMessage handle(RequestContext context, ApiMessage request) {
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
         MetadataRequestData data = (MetadataRequestData) request;
         short version = context.version();
         MetadataResponseBrokerCollection brokers = new MetadataResponseBrokerCollection();
@@ -66,11 +68,11 @@ final class MetadataHandler implements RequestHandler {
             }
             topics.add(topic);
         }
-        return new MetadataResponseData()
+        return CompletableFuture.completedFuture(new MetadataResponseData()
             .setBrokers(brokers)
             .setClusterId(version >= 2 ? state.clusterId() : null)
             .setControllerId(0)
-            .setTopics(topics);
+            .setTopics(topics));
     }
 
     /** The topics asked for, by name or (v10+) by id; all of them when the list is null. */

@@ -3,6 +3,8 @@ package io.fastleader.it.sim;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceRequestData.PartitionProduceData;
@@ -41,7 +43,7 @@ final class ProduceHandler implements RequestHandler {
     }
 
     @Override
-    public ApiMessage handle(RequestContext context, ApiMessage request) {
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
         ProduceRequestData data = (ProduceRequestData) request;
         boolean hints = context.version() >= FIRST_HINTED_VERSION && state.hints();
         TopicProduceResponseCollection topics = new TopicProduceResponseCollection();
@@ -68,13 +70,13 @@ final class ProduceHandler implements RequestHandler {
             topics.add(new TopicProduceResponse().setName(topicData.name()).setPartitionResponses(partitions));
         }
         if (data.acks() == 0) {
-            return null;
+            return CompletableFuture.completedFuture(null);
         }
         ProduceResponseData response = new ProduceResponseData().setResponses(topics);
         if (hints) {
             response.setNodeEndpoints(endpoints);
         }
-        return response;
+        return CompletableFuture.completedFuture(response);
     }
 
     private void addEndpoint(NodeEndpointCollection endpoints, int brokerId) {

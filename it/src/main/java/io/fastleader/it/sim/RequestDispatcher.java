@@ -3,6 +3,8 @@ package io.fastleader.it.sim;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -28,7 +30,7 @@ final class RequestDispatcher {
     private final ApiVersionsHandler apiVersions;
     private final Map<ApiKey, LongAdder> served = new ConcurrentHashMap<>();
 
-    RequestDispatcher(ClusterState state) {
+    RequestDispatcher(ClusterState state, Scheduler scheduler) {
         handlers.put(ApiKey.METADATA, new MetadataHandler(state));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
@@ -40,10 +42,12 @@ final class RequestDispatcher {
      * Serves one request frame (the bytes after its size prefix) that reached broker
      * {@code brokerId}.
      *
-     * @return the response frame, size prefix included, or {@code null} when none is due
-     * @throws ProtocolViolation if the request cannot be served; the connection must close
+     * @return the response frame, size prefix included, or {@code null} when none is due; the
+     *         stage completes later for a request that waits (see {@link RequestHandler}), and
+     *         fails with a {@link ProtocolViolation} if the request cannot be served
+     * @throws ProtocolViolation if the request cannot be decoded; the connection must close
      */
-    ByteBuffer dispatch(int brokerId, ByteBuffer frame) {
+    CompletionStage<ByteBuffer> dispatch(int brokerId, ByteBuffer frame) {
         if (frame.remaining() < 8) {
             throw new ProtocolViolation("a request frame of " + frame.remaining() + " bytes");
         }
@@ -56,8 +60,8 @@ final class RequestDispatcher {
             if (api == ApiKey.API_VERSIONS && version > api.highestVersion()) {
                 RequestHeaderData header = new RequestHeaderData(in, (short) 2);
                 count(api);
-                return Framing.encodeResponse(api, (short) 0, header.correlationId(),
-                    apiVersions.response(ErrorCode.UNSUPPORTED_VERSION));
+                return CompletableFuture.completedFuture(Framing.encodeResponse(api, (short) 0, header.correlationId(),
+                    apiVersions.response(ErrorCode.UNSUPPORTED_VERSION)));
             }
             throw new ProtocolViolation(api.displayName() + " v" + version + " is outside the window v"
                 + api.lowestVersion() + "-v" + api.highestVersion());
@@ -72,8 +76,8 @@ final class RequestDispatcher {
         }
         count(api);
         RequestContext context = new RequestContext(brokerId, api, version, header.correlationId(), header.clientId());
-        ApiMessage response = handlers.get(api).handle(context, request);
-        return response == null ? null : Framing.encodeResponse(api, version, header.correlationId(), response);
+        return handlers.get(api).handle(context, request).thenApply(response ->
+            response == null ? null : Framing.encodeResponse(api, version, header.correlationId(), response));
     }
 
     /** Requests of {@code api} served so far, by every broker. */

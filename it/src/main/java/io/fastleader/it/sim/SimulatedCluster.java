@@ -42,9 +42,12 @@ public final class SimulatedCluster implements AutoCloseable {
     private final ClusterState state;
     private final RequestDispatcher dispatcher;
     private final List<BrokerServer> servers;
+    private final Scheduler scheduler;
 
-    private SimulatedCluster(String name, ClusterState state, RequestDispatcher dispatcher, List<BrokerServer> servers) {
+    private SimulatedCluster(String name, ClusterState state, RequestDispatcher dispatcher, List<BrokerServer> servers,
+                             Scheduler scheduler) {
         this.name = name;
+        this.scheduler = scheduler;
         this.state = state;
         this.dispatcher = dispatcher;
         this.servers = servers;
@@ -93,7 +96,8 @@ public final class SimulatedCluster implements AutoCloseable {
         public SimulatedCluster start() {
             String name = "sim-" + CLUSTERS.incrementAndGet();
             ClusterState state = new ClusterState(clusterId, hints);
-            RequestDispatcher dispatcher = new RequestDispatcher(state);
+            Scheduler scheduler = new Scheduler(name);
+            RequestDispatcher dispatcher = new RequestDispatcher(state, scheduler);
             List<BrokerServer> servers = new ArrayList<>();
             try {
                 for (int id = 0; id < brokers; id++) {
@@ -103,10 +107,11 @@ public final class SimulatedCluster implements AutoCloseable {
                 }
             } catch (IOException e) {
                 servers.forEach(BrokerServer::close);
+                scheduler.close();
                 throw new UncheckedIOException("could not open a simulated broker's listener", e);
             }
             servers.forEach(BrokerServer::start);
-            return new SimulatedCluster(name, state, dispatcher, List.copyOf(servers));
+            return new SimulatedCluster(name, state, dispatcher, List.copyOf(servers), scheduler);
         }
     }
 
@@ -213,5 +218,6 @@ public final class SimulatedCluster implements AutoCloseable {
     @Override
     public void close() {
         servers.forEach(BrokerServer::close);
+        scheduler.close();
     }
 }

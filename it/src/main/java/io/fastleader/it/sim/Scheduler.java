@@ -1,0 +1,39 @@
+package io.fastleader.it.sim;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A simulated cluster's one timer thread ({@code <cluster name>-timer}), for what happens later:
+ * a Fetch answered when its wait runs out. Tasks run one at a time, in the order of their due
+ * times. {@link #close()} cancels what is pending and waits for the thread to end.
+ */
+final class Scheduler implements AutoCloseable {
+
+    private final ScheduledExecutorService executor;
+
+    Scheduler(String clusterName) {
+        this.executor = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, clusterName + "-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Runs {@code task} once, {@code delayMs} from now. */
+    ScheduledFuture<?> schedule(Runnable task, long delayMs) {
+        return executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
