@@ -28,12 +28,21 @@ final class RequestDispatcher {
 
     private final Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
     private final ApiVersionsHandler apiVersions;
+    private final GroupCoordinator groups;
     private final Map<ApiKey, LongAdder> served = new ConcurrentHashMap<>();
 
     RequestDispatcher(ClusterState state, Scheduler scheduler) {
         handlers.put(ApiKey.METADATA, new MetadataHandler(state));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
+        groups = new GroupCoordinator(state, scheduler);
+        handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(state, groups));
+        handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(groups));
+        handlers.put(ApiKey.OFFSET_FETCH, new OffsetFetchHandler(groups));
+        handlers.put(ApiKey.JOIN_GROUP, new JoinGroupHandler(groups));
+        handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups));
+        handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups));
+        handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups));
         apiVersions = new ApiVersionsHandler(java.util.EnumSet.of(ApiKey.API_VERSIONS, handlers.keySet().toArray(ApiKey[]::new)));
         handlers.put(ApiKey.API_VERSIONS, apiVersions);
     }
@@ -78,6 +87,11 @@ final class RequestDispatcher {
         RequestContext context = new RequestContext(brokerId, api, version, header.correlationId(), header.clientId());
         return handlers.get(api).handle(context, request).thenApply(response ->
             response == null ? null : Framing.encodeResponse(api, version, header.correlationId(), response));
+    }
+
+    /** The cluster's group coordination, for {@link SimulatedCluster}'s group commands. */
+    GroupCoordinator groups() {
+        return groups;
     }
 
     /** Requests of {@code api} served so far, by every broker. */

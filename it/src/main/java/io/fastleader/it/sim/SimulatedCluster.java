@@ -5,10 +5,12 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.fastleader.protocol.ApiKey;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
@@ -207,6 +209,29 @@ public final class SimulatedCluster implements AutoCloseable {
     /** The high watermark of {@code partition}: its log end offset, as every replica is in sync. */
     public long highWatermark(TopicPartition partition) {
         return state.highWatermark(partition);
+    }
+
+    /**
+     * The broker coordinating {@code groupId}: the one its id hashes to (see
+     * {@code GroupCoordinator}), or where {@link #moveCoordinator} put it.
+     */
+    public int coordinator(String groupId) {
+        return dispatcher.groups().coordinatorOf(groupId);
+    }
+
+    /**
+     * Moves {@code groupId}'s coordinator to {@code brokerId}, as a move of its
+     * {@code __consumer_offsets} partition's leader would: from the next request served, the old
+     * coordinator answers the group's requests NOT_COORDINATOR, and requests waiting there (a
+     * JoinGroup, a SyncGroup) are answered so at once. Members and committed offsets stay.
+     */
+    public void moveCoordinator(String groupId, int brokerId) {
+        dispatcher.groups().moveCoordinator(groupId, brokerId);
+    }
+
+    /** The offset {@code groupId} committed for {@code partition}, with its leader epoch and metadata, if any. */
+    public Optional<OffsetAndMetadata> committed(String groupId, TopicPartition partition) {
+        return dispatcher.groups().committed(groupId, partition);
     }
 
     /** Requests of {@code api} served so far, by all brokers together. */

@@ -1,0 +1,208 @@
+package io.fastleader.it.sim;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.message.JoinGroupRequestData;
+import io.fastleader.protocol.message.JoinGroupResponseData;
+import io.fastleader.protocol.message.SyncGroupRequestData;
+import io.fastleader.protocol.message.SyncGroupResponseData;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The cluster's group coordination: which broker coordinates each group, the classic groups
+ * ({@link ClassicGroup}) and the committed offsets of every group. Each method takes the broker a
+ * request reached and answers NOT_COORDINATOR when that broker does not coordinate the group, so
+ * a {@link #moveCoordinator} is seen by a request either whole or not at all. Every method, and
+ * every timer task of a group, holds this object's monitor (ClusterState's lock is taken inside
+ * it, never the other way round).
+ *
+ * <p>Placement: a broker hashes the group id to a partition of {@code __consumer_offsets} (50 by
+ * default) and the leader of that partition coordinates the group. Here partition
+ * {@code (groupId.hashCode() & 0x7fffffff) % 50} is "led" by the broker at that index modulo the
+ * number of brokers, in id order, as round-robin placement of the offsets topic would put it,
+ * until {@link #moveCoordinator} pins the group elsewhere.
+ */
+final class GroupCoordinator {
+
+    /** {@code offsets.topic.num.partitions}' default. */
+    static final int OFFSETS_TOPIC_PARTITIONS = 50;
+
+    /** {@code offset.metadata.max.bytes}' default. */
+    static final int MAX_METADATA_CHARS = 4096;
+
+    /** What an OffsetFetch of one group came to: a group-level error, or the offsets asked for. */
+    record FetchedOffsets(ErrorCode error, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    }
+
+    private final ClusterState state;
+    private final Scheduler scheduler;
+    private final Map<String, Integer> movedCoordinators = new HashMap<>();
+    private final Map<String, ClassicGroup> classicGroups = new HashMap<>();
+    private final Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = new HashMap<>();
+
+    GroupCoordinator(ClusterState state, Scheduler scheduler) {
+        this.state = state;
+        this.scheduler = scheduler;
+    }
+
+    /** The broker coordinating {@code groupId}. */
+    synchronized int coordinatorOf(String groupId) {
+        Integer moved = movedCoordinators.get(groupId);
+        if (moved != null) {
+            return moved;
+        }
+        List<ClusterState.Endpoint> brokers = state.brokers();
+        int offsetsPartition = (groupId.hashCode() & 0x7fffffff) % OFFSETS_TOPIC_PARTITIONS;
+        return brokers.get(offsetsPartition % brokers.size()).brokerId();
+    }
+
+    /**
+     * Makes {@code brokerId} the coordinator of {@code groupId}, as when the leadership of its
+     * {@code __consumer_offsets} partition moves: the group's members and offsets stay as they
+     * are (the new coordinator has them from the log), and requests waiting at the old
+     * coordinator are answered NOT_COORDINATOR.
+     */
+    synchronized void moveCoordinator(String groupId, int brokerId) {
+        if (state.broker(brokerId).isEmpty()) {
+            throw new IllegalArgumentException("no broker " + brokerId);
+        }
+        movedCoordinators.put(groupId, brokerId);
+        ClassicGroup group = classicGroups.get(groupId);
+        if (group != null) {
+            group.resign();
+        }
+    }
+
+    synchronized CompletableFuture<JoinGroupResponseData> join(int brokerId, JoinGroupRequestData request, short version,
+                                                               String clientId) {
+        if (!coordinates(brokerId, request.groupId())) {
+            return CompletableFuture.completedFuture(ClassicGroup.joinError(ErrorCode.NOT_COORDINATOR, request.memberId()));
+        }
+        ClassicGroup group = classicGroups.get(request.groupId());
+        if (group == null) {
+            if (!request.memberId().isEmpty()) {
+                return CompletableFuture.completedFuture(ClassicGroup.joinError(ErrorCode.UNKNOWN_MEMBER_ID, request.memberId()));
+            }
+            group = classicGroup(request.groupId());
+        }
+        return group.join(request, version, clientId);
+    }
+
+    synchronized CompletableFuture<SyncGroupResponseData> sync(int brokerId, SyncGroupRequestData request) {
+        ErrorCode refusal = !coordinates(brokerId, request.groupId()) ? ErrorCode.NOT_COORDINATOR
+            : !classicGroups.containsKey(request.groupId()) ? ErrorCode.UNKNOWN_MEMBER_ID
+            : null;
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(new SyncGroupResponseData().setErrorCode(refusal.code()));
+        }
+        return classicGroups.get(request.groupId()).sync(request);
+    }
+
+    synchronized ErrorCode heartbeat(int brokerId, String groupId, String memberId, int generationId) {
+        return classic(brokerId, groupId, group -> group.heartbeat(memberId, generationId));
+    }
+
+    /** Each member's outcome, in the order named. */
+    synchronized List<ErrorCode> leave(int brokerId, String groupId, List<String> memberIds) {
+        return memberIds.stream().map(memberId -> classic(brokerId, groupId, group -> group.leave(memberId))).toList();
+    }
+
+    /**
+     * Stores {@code commits} if the group's checks let them in: a commit outside group management
+     * (generation -1, no member) to a group that does not exist creates it, empty, as a broker
+     * does; to a group that does not exist with a generation, ILLEGAL_GENERATION (before v9) or
+     * GROUP_ID_NOT_FOUND.
+     *
+     * @return the error of every partition, or NONE with each partition's own outcome in {@code outcomes}
+     */
+    synchronized ErrorCode commit(int brokerId, String groupId, int generationId, String memberId, short version,
+                                  Map<TopicPartition, OffsetAndMetadata> commits, Map<TopicPartition, ErrorCode> outcomes) {
+        if (!coordinates(brokerId, groupId)) {
+            return ErrorCode.NOT_COORDINATOR;
+        }
+        ClassicGroup group = classicGroups.get(groupId);
+        if (group == null) {
+            if (generationId >= 0) {
+                return version >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+            }
+            group = classicGroup(groupId);
+        }
+        ErrorCode refusal = group.validateOffsetCommit(memberId, generationId);
+        if (refusal != ErrorCode.NONE) {
+            return refusal;
+        }
+        Map<TopicPartition, OffsetAndMetadata> stored = offsets.computeIfAbsent(groupId, g -> new HashMap<>());
+        commits.forEach((tp, committed) -> {
+            if (committed.metadata().length() > MAX_METADATA_CHARS) {
+                outcomes.put(tp, ErrorCode.OFFSET_METADATA_TOO_LARGE);
+            } else {
+                stored.put(tp, committed);
+                outcomes.put(tp, ErrorCode.NONE);
+            }
+        });
+        return ErrorCode.NONE;
+    }
+
+    /**
+     * The offsets committed by {@code groupId} for {@code partitions}, or for every partition it
+     * committed (by topic and partition) when {@code partitions} is null; a partition without a
+     * commit is absent. A fetch naming a member ({@code memberId} not null, or an epoch, v9+) of a
+     * KIP-848 group is checked as a commit is.
+     */
+    synchronized FetchedOffsets fetch(int brokerId, String groupId, String memberId, int memberEpoch,
+                                      List<TopicPartition> partitions) {
+        if (!coordinates(brokerId, groupId)) {
+            return new FetchedOffsets(ErrorCode.NOT_COORDINATOR, Map.of());
+        }
+        Map<TopicPartition, OffsetAndMetadata> stored = offsets.getOrDefault(groupId, Map.of());
+        Map<TopicPartition, OffsetAndMetadata> found = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions != null ? partitions : stored.keySet().stream()
+                .sorted(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition)).toList()) {
+            OffsetAndMetadata committed = stored.get(tp);
+            if (committed != null) {
+                found.put(tp, committed);
+            }
+        }
+        return new FetchedOffsets(ErrorCode.NONE, found);
+    }
+
+    synchronized Optional<OffsetAndMetadata> committed(String groupId, TopicPartition partition) {
+        return Optional.ofNullable(offsets.getOrDefault(groupId, Map.of()).get(partition));
+    }
+
+    /** The classic group's generation, or empty if there is no such group. */
+    synchronized Optional<Integer> generation(String groupId) {
+        return Optional.ofNullable(classicGroups.get(groupId)).map(ClassicGroup::generationId);
+    }
+
+    /** The classic group's members, in the order they joined. */
+    synchronized List<String> members(String groupId) {
+        ClassicGroup group = classicGroups.get(groupId);
+        return group == null ? List.of() : group.memberIds();
+    }
+
+    private ErrorCode classic(int brokerId, String groupId, Function<ClassicGroup, ErrorCode> action) {
+        if (!coordinates(brokerId, groupId)) {
+            return ErrorCode.NOT_COORDINATOR;
+        }
+        ClassicGroup group = classicGroups.get(groupId);
+        return group == null ? ErrorCode.UNKNOWN_MEMBER_ID : action.apply(group);
+    }
+
+    private ClassicGroup classicGroup(String groupId) {
+        return classicGroups.computeIfAbsent(groupId, id -> new ClassicGroup(id, this, scheduler));
+    }
+
+    private boolean coordinates(int brokerId, String groupId) {
+        return coordinatorOf(groupId) == brokerId;
+    }
+}

@@ -1,0 +1,413 @@
+package io.fastleader.it.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.message.FindCoordinatorRequestData;
+import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.FindCoordinatorResponseData.Coordinator;
+import io.fastleader.protocol.message.HeartbeatRequestData;
+import io.fastleader.protocol.message.HeartbeatResponseData;
+import io.fastleader.protocol.message.JoinGroupRequestData;
+import io.fastleader.protocol.message.JoinGroupRequestData.JoinGroupRequestProtocol;
+import io.fastleader.protocol.message.JoinGroupRequestData.JoinGroupRequestProtocolCollection;
+import io.fastleader.protocol.message.JoinGroupResponseData;
+import io.fastleader.protocol.message.JoinGroupResponseData.JoinGroupResponseMember;
+import io.fastleader.protocol.message.LeaveGroupRequestData;
+import io.fastleader.protocol.message.LeaveGroupRequestData.MemberIdentity;
+import io.fastleader.protocol.message.LeaveGroupResponseData;
+import io.fastleader.protocol.message.LeaveGroupResponseData.MemberResponse;
+import io.fastleader.protocol.message.OffsetCommitRequestData;
+import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.fastleader.protocol.message.OffsetCommitResponseData;
+import io.fastleader.protocol.message.OffsetFetchRequestData;
+import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
+import io.fastleader.protocol.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import io.fastleader.protocol.message.OffsetFetchResponseData;
+import io.fastleader.protocol.message.OffsetFetchResponseData.OffsetFetchResponsePartition;
+import io.fastleader.protocol.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
+import io.fastleader.protocol.message.SyncGroupRequestData;
+import io.fastleader.protocol.message.SyncGroupRequestData.SyncGroupRequestAssignment;
+import io.fastleader.protocol.message.SyncGroupResponseData;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The simulated brokers' group coordination on the wire, through bare sockets: FindCoordinator,
+ * the classic protocol's JoinGroup, SyncGroup, Heartbeat and LeaveGroup, and OffsetCommit and
+ * OffsetFetch. A request that waits is sent on its own connection and its answer read later; what
+ * the answer holds shows that it waited (a join answered with a member that joined after it).
+ */
+class SimulatedClusterGroupWireTest {
+
+    private static final String GROUP = "wire-group";
+    private static final short JOIN_V9 = 9;
+    private static final int LONG_TIMEOUT_MS = 60_000;
+
+    @Test
+    void everyBrokerNamesTheSameCoordinator() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            int coordinator = cluster.coordinator(GROUP);
+            for (int broker : cluster.brokerIds()) {
+                try (Wire wire = new Wire(cluster, broker)) {
+                    FindCoordinatorResponseData v0 = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 0,
+                        new FindCoordinatorRequestData().setKey(GROUP));
+                    FindCoordinatorResponseData v3 = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 3,
+                        new FindCoordinatorRequestData().setKey(GROUP).setKeyType((byte) 0));
+                    for (FindCoordinatorResponseData answer : List.of(v0, v3)) {
+                        assertThat(answer.errorCode()).isZero();
+                        assertThat(answer.nodeId()).isEqualTo(coordinator);
+                        assertThat(answer.host() + ":" + answer.port()).isEqualTo(cluster.brokerAddress(coordinator));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void batchedFindCoordinatorAnswersEachKeyAndRefusesTransactions() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3); Wire wire = new Wire(cluster, 0)) {
+            List<String> groups = List.of("g-a", "g-b", "g-c", "g-d");
+            FindCoordinatorResponseData answer = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 6,
+                new FindCoordinatorRequestData().setKeyType((byte) 0).setCoordinatorKeys(groups));
+            assertThat(answer.coordinators()).extracting(Coordinator::key, Coordinator::nodeId, Coordinator::errorCode)
+                .containsExactly(groups.stream().map(g -> tuple(g, cluster.coordinator(g), (short) 0)).toArray(org.assertj.core.groups.Tuple[]::new));
+
+            FindCoordinatorResponseData transaction = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 4,
+                new FindCoordinatorRequestData().setKeyType((byte) 1).setCoordinatorKeys(List.of("txn")));
+            assertThat(transaction.coordinators()).singleElement().satisfies(c -> {
+                assertThat(c.errorCode()).isEqualTo(ErrorCode.COORDINATOR_NOT_AVAILABLE.code());
+                assertThat(c.errorMessage()).contains("not simulated");
+            });
+        }
+    }
+
+    @Test
+    void theOldCoordinatorAnswersNotCoordinatorAfterMoveCoordinator() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            int before = cluster.coordinator(GROUP);
+            int after = (before + 1) % 3;
+            TopicPartition tp = new TopicPartition("t", 0);
+            try (Wire old = new Wire(cluster, before); Wire moved = new Wire(cluster, after)) {
+                assertThat(old.commit((short) 9, -1, "", tp, 5)).isEqualTo(ErrorCode.NONE);
+                assertThat(moved.commit((short) 9, -1, "", tp, 6)).isEqualTo(ErrorCode.NOT_COORDINATOR);
+
+                cluster.moveCoordinator(GROUP, after);
+                assertThat(cluster.coordinator(GROUP)).isEqualTo(after);
+                assertThat(old.commit((short) 9, -1, "", tp, 7)).isEqualTo(ErrorCode.NOT_COORDINATOR);
+                assertThat(old.fetchV7(tp).errorCode()).isEqualTo(ErrorCode.NOT_COORDINATOR.code());
+                FindCoordinatorResponseData found = (FindCoordinatorResponseData) old.call(ApiKey.FIND_COORDINATOR, (short) 3,
+                    new FindCoordinatorRequestData().setKey(GROUP));
+                assertThat(found.nodeId()).isEqualTo(after);
+                assertThat(moved.commit((short) 9, -1, "", tp, 8)).isEqualTo(ErrorCode.NONE);
+            }
+            assertThat(cluster.committed(GROUP, tp)).map(OffsetAndMetadata::offset).contains(8L);
+        }
+    }
+
+    @Test
+    void aJoinWaitsForTheOtherKnownMemberAndTheSecondJoinCompletesIt() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            JoinGroupResponseData idA = a.join("", LONG_TIMEOUT_MS, "range");
+            JoinGroupResponseData idB = b.join("", LONG_TIMEOUT_MS, "range");
+            assertThat(List.of(idA.errorCode(), idB.errorCode())).containsOnly(ErrorCode.MEMBER_ID_REQUIRED.code());
+            assertThat(idA.memberId()).startsWith("wire-test-").isNotEqualTo(idB.memberId());
+
+            a.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(idA.memberId(), LONG_TIMEOUT_MS, "range"));
+            JoinGroupResponseData joinedB = b.join(idB.memberId(), LONG_TIMEOUT_MS, "range");
+            JoinGroupResponseData joinedA = (JoinGroupResponseData) a.receive(ApiKey.JOIN_GROUP, JOIN_V9);
+
+            assertThat(joinedA.errorCode()).isZero();
+            assertThat(joinedB.errorCode()).isZero();
+            assertThat(joinedA.generationId()).isEqualTo(1);
+            assertThat(joinedB.generationId()).isEqualTo(1);
+            assertThat(joinedA.protocolName()).isEqualTo("range");
+            // the two joins race to the broker: the first one served waits for the second, and its member leads
+            assertThat(joinedA.leader()).isIn(idA.memberId(), idB.memberId()).isEqualTo(joinedB.leader());
+            JoinGroupResponseData leader = joinedA.leader().equals(idA.memberId()) ? joinedA : joinedB;
+            JoinGroupResponseData follower = leader == joinedA ? joinedB : joinedA;
+            assertThat(leader.members()).as("the leader's answer names both members")
+                .extracting(JoinGroupResponseMember::memberId).containsExactly(leader.memberId(), follower.memberId());
+            assertThat(follower.members()).as("a follower is not told the members").isEmpty();
+        }
+    }
+
+    @Test
+    void theProtocolChosenIsOneEveryMemberSupports() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            String memberA = a.join("", LONG_TIMEOUT_MS, "cooperative-sticky", "range").memberId();
+            String memberB = b.join("", LONG_TIMEOUT_MS, "roundrobin", "range").memberId();
+            a.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberA, LONG_TIMEOUT_MS, "cooperative-sticky", "range"));
+            assertThat(b.join(memberB, LONG_TIMEOUT_MS, "roundrobin", "range").protocolName()).isEqualTo("range");
+            assertThat(((JoinGroupResponseData) a.receive(ApiKey.JOIN_GROUP, JOIN_V9)).protocolName()).isEqualTo("range");
+
+            try (Wire c = new Wire(cluster, 0)) {
+                assertThat(c.join("", LONG_TIMEOUT_MS, "roundrobin").errorCode())
+                    .isEqualTo(ErrorCode.INCONSISTENT_GROUP_PROTOCOL.code());
+            }
+        }
+    }
+
+    @Test
+    void syncHandsEachMemberTheLeadersAssignmentAndAFollowerWaitsForIt() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Pair pair = twoMemberGroup(a, b);
+            pair.follower().send(ApiKey.SYNC_GROUP, (short) 5, syncRequest(pair.followerId(), 1));
+            SyncGroupResponseData leader = (SyncGroupResponseData) pair.leader().call(ApiKey.SYNC_GROUP, (short) 5,
+                syncRequest(pair.leaderId(), 1).setAssignments(List.of(
+                    new SyncGroupRequestAssignment().setMemberId(pair.leaderId()).setAssignment(bytes("for-leader")),
+                    new SyncGroupRequestAssignment().setMemberId(pair.followerId()).setAssignment(bytes("for-follower")))));
+            SyncGroupResponseData follower = (SyncGroupResponseData) pair.follower().receive(ApiKey.SYNC_GROUP, (short) 5);
+
+            assertThat(leader.errorCode()).isZero();
+            assertThat(follower.errorCode()).isZero();
+            assertThat(new String(leader.assignment(), StandardCharsets.UTF_8)).isEqualTo("for-leader");
+            assertThat(new String(follower.assignment(), StandardCharsets.UTF_8)).as("sent before the leader's sync")
+                .isEqualTo("for-follower");
+            assertThat(follower.protocolName()).isEqualTo("range");
+            assertThat(pair.leader().heartbeat(pair.leaderId(), 1)).isEqualTo(ErrorCode.NONE);
+            assertThat(pair.follower().heartbeat(pair.followerId(), 1)).isEqualTo(ErrorCode.NONE);
+        }
+    }
+
+    @Test
+    void heartbeatSaysRebalanceInProgressWhenAThirdMemberJoins() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1);
+             Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0); Wire c = new Wire(cluster, 0)) {
+            Pair pair = stableTwoMemberGroup(a, b);
+            String memberC = c.join("", LONG_TIMEOUT_MS, "range").memberId();
+            c.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberC, LONG_TIMEOUT_MS, "range"));
+
+            assertThat(pair.leader().heartbeat(pair.leaderId(), 1)).isEqualTo(ErrorCode.REBALANCE_IN_PROGRESS);
+            assertThat(pair.follower().heartbeat(pair.followerId(), 1)).isEqualTo(ErrorCode.REBALANCE_IN_PROGRESS);
+
+            pair.leader().send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(pair.leaderId(), LONG_TIMEOUT_MS, "range"));
+            JoinGroupResponseData follower = pair.follower().join(pair.followerId(), LONG_TIMEOUT_MS, "range");
+            JoinGroupResponseData leader = (JoinGroupResponseData) pair.leader().receive(ApiKey.JOIN_GROUP, JOIN_V9);
+            JoinGroupResponseData third = (JoinGroupResponseData) c.receive(ApiKey.JOIN_GROUP, JOIN_V9);
+            assertThat(List.of(leader.generationId(), follower.generationId(), third.generationId())).containsOnly(2);
+            assertThat(third.leader()).as("the leader stays").isEqualTo(pair.leaderId());
+            assertThat(leader.members()).extracting(JoinGroupResponseMember::memberId)
+                .containsExactly(pair.leaderId(), pair.followerId(), memberC);
+            assertThat(pair.leader().heartbeat(pair.leaderId(), 1)).as("the old generation").isEqualTo(ErrorCode.ILLEGAL_GENERATION);
+            assertThat(pair.leader().heartbeat(pair.leaderId(), 2)).as("joined, not yet synced").isEqualTo(ErrorCode.NONE);
+        }
+    }
+
+    @Test
+    void aSilentMemberIsRemovedWhenItsSessionExpires() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            String memberA = a.join("", LONG_TIMEOUT_MS, "range").memberId();
+            assertThat(a.join(memberA, LONG_TIMEOUT_MS, "range").generationId()).isEqualTo(1);
+            a.call(ApiKey.SYNC_GROUP, (short) 5, syncRequest(memberA, 1));
+            String memberB = b.join("", 300, "range").memberId();
+            b.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberB, 300, "range"));
+            JoinGroupResponseData second = a.join(memberA, LONG_TIMEOUT_MS, "range");
+            assertThat(second.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(memberA, memberB);
+            assertThat(((JoinGroupResponseData) b.receive(ApiKey.JOIN_GROUP, JOIN_V9)).generationId()).isEqualTo(2);
+            a.call(ApiKey.SYNC_GROUP, (short) 5, syncRequest(memberA, 2));
+
+            // B falls silent: A's rejoin waits for it (the rebalance timeout is 60 s) until B's 300 ms session expires
+            long start = System.nanoTime();
+            JoinGroupResponseData third = a.join(memberA, LONG_TIMEOUT_MS, "range");
+            long waitedMs = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(third.errorCode()).isZero();
+            assertThat(third.generationId()).isEqualTo(3);
+            assertThat(third.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(memberA);
+            assertThat(waitedMs).isLessThan(LONG_TIMEOUT_MS / 2);
+            assertThat(b.heartbeat(memberB, 2)).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+        }
+    }
+
+    @Test
+    void leaveGroupAnswersEachMemberOfABatch() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Pair pair = stableTwoMemberGroup(a, b);
+            LeaveGroupResponseData answer = (LeaveGroupResponseData) pair.follower().call(ApiKey.LEAVE_GROUP, (short) 5,
+                new LeaveGroupRequestData().setGroupId(GROUP).setMembers(List.of(
+                    new MemberIdentity().setMemberId(pair.followerId()), new MemberIdentity().setMemberId("stranger"))));
+            assertThat(answer.errorCode()).isZero();
+            assertThat(answer.members()).extracting(MemberResponse::memberId, MemberResponse::errorCode)
+                .containsExactly(tuple(pair.followerId(), (short) 0), tuple("stranger", ErrorCode.UNKNOWN_MEMBER_ID.code()));
+
+            assertThat(pair.leader().heartbeat(pair.leaderId(), 1)).isEqualTo(ErrorCode.REBALANCE_IN_PROGRESS);
+            JoinGroupResponseData rejoined = pair.leader().join(pair.leaderId(), LONG_TIMEOUT_MS, "range");
+            assertThat(rejoined.generationId()).isEqualTo(2);
+            assertThat(rejoined.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(pair.leaderId());
+        }
+    }
+
+    @Test
+    void offsetsCommittedOutsideAGroupAreFetchedBackSingleAndBatched() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+            TopicPartition tp0 = new TopicPartition("t", 0);
+            TopicPartition tp1 = new TopicPartition("t", 1);
+            OffsetCommitResponseData committed = (OffsetCommitResponseData) wire.call(ApiKey.OFFSET_COMMIT, (short) 9,
+                new OffsetCommitRequestData().setGroupId(GROUP).setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(
+                    new OffsetCommitRequestTopic().setName("t").setPartitions(List.of(new OffsetCommitRequestPartition()
+                        .setPartitionIndex(0).setCommittedOffset(42).setCommittedLeaderEpoch(3).setCommittedMetadata("meta"))))));
+            assertThat(committed.topics().get(0).partitions().get(0).errorCode()).isZero();
+            assertThat(cluster.committed(GROUP, tp0)).contains(new OffsetAndMetadata(42, java.util.Optional.of(3), "meta"));
+
+            OffsetFetchResponseData single = wire.fetchV7(tp0, tp1);
+            assertThat(single.errorCode()).isZero();
+            assertThat(single.topics().get(0).partitions())
+                .extracting(OffsetFetchResponsePartition::partitionIndex, OffsetFetchResponsePartition::committedOffset,
+                    OffsetFetchResponsePartition::committedLeaderEpoch, OffsetFetchResponsePartition::metadata)
+                .containsExactly(tuple(0, 42L, 3, "meta"), tuple(1, -1L, -1, ""));
+
+            OffsetFetchResponseData batched = (OffsetFetchResponseData) wire.call(ApiKey.OFFSET_FETCH, (short) 9,
+                new OffsetFetchRequestData().setGroups(List.of(
+                    new OffsetFetchRequestGroup().setGroupId(GROUP).setTopics(null),
+                    new OffsetFetchRequestGroup().setGroupId("other").setTopics(List.of(
+                        new OffsetFetchRequestTopics().setName("t").setPartitionIndexes(List.of(0)))))));
+            assertThat(batched.groups()).hasSize(2);
+            assertThat(batched.groups().get(0).topics()).singleElement().satisfies(t -> assertThat(t.partitions())
+                .extracting(OffsetFetchResponsePartitions::partitionIndex, OffsetFetchResponsePartitions::committedOffset)
+                .containsExactly(tuple(0, 42L)));
+            assertThat(batched.groups().get(1).errorCode()).isZero();
+            assertThat(batched.groups().get(1).topics().get(0).partitions().get(0).committedOffset()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aCommitOfAnOldGenerationOrAStrangerIsRefused() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            TopicPartition tp = new TopicPartition("t", 0);
+            assertThat(a.commit((short) 8, 1, "nobody", tp, 1)).as("no such group, before v9").isEqualTo(ErrorCode.ILLEGAL_GENERATION);
+            assertThat(a.commit((short) 9, 1, "nobody", tp, 1)).as("no such group, v9").isEqualTo(ErrorCode.GROUP_ID_NOT_FOUND);
+
+            Pair pair = stableTwoMemberGroup(a, b);
+            assertThat(pair.leader().commit((short) 9, 1, pair.leaderId(), tp, 10)).isEqualTo(ErrorCode.NONE);
+            assertThat(pair.follower().commit((short) 9, 0, pair.followerId(), tp, 11)).isEqualTo(ErrorCode.ILLEGAL_GENERATION);
+            assertThat(b.commit((short) 9, 1, "stranger", tp, 12)).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+            assertThat(b.commit((short) 9, -1, "", tp, 13)).as("outside the group while it has members")
+                .isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+            assertThat(cluster.committed(GROUP, tp)).map(OffsetAndMetadata::offset).contains(10L);
+        }
+    }
+
+    /** Two members of the group, each with its connection; the leader first. */
+    private record Pair(Wire leader, String leaderId, Wire follower, String followerId) {
+    }
+
+    /** Two members joined at generation 1, not yet synced. */
+    private static Pair twoMemberGroup(Wire a, Wire b) throws IOException {
+        String memberA = a.join("", LONG_TIMEOUT_MS, "range").memberId();
+        String memberB = b.join("", LONG_TIMEOUT_MS, "range").memberId();
+        a.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberA, LONG_TIMEOUT_MS, "range"));
+        JoinGroupResponseData joinedB = b.join(memberB, LONG_TIMEOUT_MS, "range");
+        assertThat(joinedB.generationId()).isEqualTo(1);
+        assertThat(((JoinGroupResponseData) a.receive(ApiKey.JOIN_GROUP, JOIN_V9)).generationId()).isEqualTo(1);
+        return joinedB.leader().equals(memberA) ? new Pair(a, memberA, b, memberB) : new Pair(b, memberB, a, memberA);
+    }
+
+    /** Two members synced at generation 1. */
+    private static Pair stableTwoMemberGroup(Wire a, Wire b) throws IOException {
+        Pair pair = twoMemberGroup(a, b);
+        pair.follower().send(ApiKey.SYNC_GROUP, (short) 5, syncRequest(pair.followerId(), 1));
+        assertThat(((SyncGroupResponseData) pair.leader().call(ApiKey.SYNC_GROUP, (short) 5, syncRequest(pair.leaderId(), 1)))
+            .errorCode()).isZero();
+        assertThat(((SyncGroupResponseData) pair.follower().receive(ApiKey.SYNC_GROUP, (short) 5)).errorCode()).isZero();
+        return pair;
+    }
+
+    private static JoinGroupRequestData joinRequest(String memberId, int sessionTimeoutMs, String... protocols) {
+        JoinGroupRequestProtocolCollection supported = new JoinGroupRequestProtocolCollection();
+        for (String protocol : protocols) {
+            supported.add(new JoinGroupRequestProtocol().setName(protocol).setMetadata(bytes(protocol + "-metadata")));
+        }
+        return new JoinGroupRequestData().setGroupId(GROUP).setMemberId(memberId).setSessionTimeoutMs(sessionTimeoutMs)
+            .setRebalanceTimeoutMs(LONG_TIMEOUT_MS).setProtocolType("consumer").setProtocols(supported);
+    }
+
+    private static SyncGroupRequestData syncRequest(String memberId, int generation) {
+        return new SyncGroupRequestData().setGroupId(GROUP).setMemberId(memberId).setGenerationId(generation)
+            .setProtocolType("consumer").setProtocolName("range");
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** One connection to one simulated broker; a request may be sent and its answer read later. */
+    private static final class Wire implements AutoCloseable {
+        private final Socket socket;
+        private final DataInputStream in;
+        private final OutputStream out;
+        private int correlationId;
+
+        Wire(SimulatedCluster cluster, int brokerId) throws IOException {
+            String address = cluster.brokerAddress(brokerId);
+            socket = new Socket(address.substring(0, address.lastIndexOf(':')),
+                Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
+            in = new DataInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+        }
+
+        void send(ApiKey api, short version, ApiMessage request) throws IOException {
+            ByteBuffer frame = Framing.encodeRequest(api, version, ++correlationId, "wire-test", request);
+            out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
+            out.flush();
+        }
+
+        /** The next answer on the connection, which must answer the last request sent. */
+        ApiMessage receive(ApiKey api, short version) throws IOException {
+            byte[] frame = new byte[in.readInt()];
+            in.readFully(frame);
+            io.fastleader.protocol.ResponseFrame answer = Framing.decodeResponse(api, version, ByteBuffer.wrap(frame));
+            assertThat(answer.correlationId()).isEqualTo(correlationId);
+            return answer.body();
+        }
+
+        ApiMessage call(ApiKey api, short version, ApiMessage request) throws IOException {
+            send(api, version, request);
+            return receive(api, version);
+        }
+
+        JoinGroupResponseData join(String memberId, int sessionTimeoutMs, String... protocols) throws IOException {
+            return (JoinGroupResponseData) call(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberId, sessionTimeoutMs, protocols));
+        }
+
+        ErrorCode heartbeat(String memberId, int generation) throws IOException {
+            HeartbeatResponseData answer = (HeartbeatResponseData) call(ApiKey.HEARTBEAT, (short) 4,
+                new HeartbeatRequestData().setGroupId(GROUP).setMemberId(memberId).setGenerationId(generation));
+            return ErrorCode.forCode(answer.errorCode());
+        }
+
+        ErrorCode commit(short version, int generation, String memberId, TopicPartition tp, long offset) throws IOException {
+            OffsetCommitResponseData answer = (OffsetCommitResponseData) call(ApiKey.OFFSET_COMMIT, version, new OffsetCommitRequestData()
+                .setGroupId(GROUP).setGenerationIdOrMemberEpoch(generation).setMemberId(memberId).setTopics(List.of(
+                    new OffsetCommitRequestTopic().setName(tp.topic()).setPartitions(List.of(new OffsetCommitRequestPartition()
+                        .setPartitionIndex(tp.partition()).setCommittedOffset(offset))))));
+            return ErrorCode.forCode(answer.topics().get(0).partitions().get(0).errorCode());
+        }
+
+        OffsetFetchResponseData fetchV7(TopicPartition... partitions) throws IOException {
+            return (OffsetFetchResponseData) call(ApiKey.OFFSET_FETCH, (short) 7, new OffsetFetchRequestData().setGroupId(GROUP)
+                .setTopics(List.of(new OffsetFetchRequestTopic().setName(partitions[0].topic())
+                    .setPartitionIndexes(java.util.Arrays.stream(partitions).map(TopicPartition::partition).toList()))));
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+}
