@@ -121,6 +121,7 @@ final class ClassicGroup {
         update(member, request);
         member.awaitingJoin = answer;
         members.put(memberId, member);
+        lock.notifyAll(); // a membership change, for GroupCoordinator#awaitMembers
         if (members.size() == 1) {
             protocolType = request.protocolType();
         }
@@ -340,6 +341,7 @@ final class ClassicGroup {
 
     private void drop(Member member) {
         members.remove(member.memberId);
+        lock.notifyAll(); // a membership change, for GroupCoordinator#awaitMembers
         if (member.expiry != null) {
             member.expiry.cancel(false);
         }

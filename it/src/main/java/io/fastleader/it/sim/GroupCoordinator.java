@@ -1,5 +1,6 @@
 package io.fastleader.it.sim;
 
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -7,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.fastleader.protocol.ErrorCode;
@@ -179,15 +181,30 @@ final class GroupCoordinator {
         return Optional.ofNullable(offsets.getOrDefault(groupId, Map.of()).get(partition));
     }
 
-    /** The classic group's generation, or empty if there is no such group. */
-    synchronized Optional<Integer> generation(String groupId) {
-        return Optional.ofNullable(classicGroups.get(groupId)).map(ClassicGroup::generationId);
-    }
-
     /** The classic group's members, in the order they joined. */
     synchronized List<String> members(String groupId) {
         ClassicGroup group = classicGroups.get(groupId);
         return group == null ? List.of() : group.memberIds();
+    }
+
+    /**
+     * Waits until the classic group has {@code count} members (joined, not merely given an id),
+     * for a test to see a join that is itself still waiting.
+     *
+     * @return the members, in the order they joined
+     * @throws IllegalStateException if the group has another number of members after {@code timeout}
+     */
+    synchronized List<String> awaitMembers(String groupId, int count, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (members(groupId).size() != count) {
+            long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (remainingMs <= 0) {
+                throw new IllegalStateException("group " + groupId + " has members " + members(groupId) + ", not " + count
+                    + ", after " + timeout);
+            }
+            wait(remainingMs);
+        }
+        return members(groupId);
     }
 
     private ErrorCode classic(int brokerId, String groupId, Function<ClassicGroup, ErrorCode> action) {

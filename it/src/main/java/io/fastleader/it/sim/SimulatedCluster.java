@@ -2,6 +2,7 @@ package io.fastleader.it.sim;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -232,6 +233,22 @@ public final class SimulatedCluster implements AutoCloseable {
     /** The offset {@code groupId} committed for {@code partition}, with its leader epoch and metadata, if any. */
     public Optional<OffsetAndMetadata> committed(String groupId, TopicPartition partition) {
         return dispatcher.groups().committed(groupId, partition);
+    }
+
+    /** The members of classic group {@code groupId}, in the order they joined; empty if there is no such group. */
+    public List<String> groupMembers(String groupId) {
+        return dispatcher.groups().members(groupId);
+    }
+
+    /**
+     * Waits until classic group {@code groupId} has {@code count} members (a member counts once
+     * its JoinGroup with its member id is served, while that JoinGroup may still be waiting).
+     *
+     * @return the members, in the order they joined
+     * @throws IllegalStateException if it has another number of members after {@code timeout}
+     */
+    public List<String> awaitGroupMembers(String groupId, int count, Duration timeout) throws InterruptedException {
+        return dispatcher.groups().awaitMembers(groupId, count, timeout);
     }
 
     /** Requests of {@code api} served so far, by all brokers together. */
