@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 import io.fastleader.protocol.message.JoinGroupRequestData;
 import io.fastleader.protocol.message.JoinGroupResponseData;
 import io.fastleader.protocol.message.SyncGroupRequestData;
@@ -49,6 +51,7 @@ final class GroupCoordinator {
     private final Scheduler scheduler;
     private final Map<String, Integer> movedCoordinators = new HashMap<>();
     private final Map<String, ClassicGroup> classicGroups = new HashMap<>();
+    private final Map<String, ConsumerGroup> consumerGroups = new HashMap<>();
     private final Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = new HashMap<>();
 
     GroupCoordinator(ClusterState state, Scheduler scheduler) {
@@ -89,6 +92,15 @@ final class GroupCoordinator {
         if (!coordinates(brokerId, request.groupId())) {
             return CompletableFuture.completedFuture(ClassicGroup.joinError(ErrorCode.NOT_COORDINATOR, request.memberId()));
         }
+        ConsumerGroup consumerGroup = consumerGroups.get(request.groupId());
+        if (consumerGroup != null) {
+            if (!consumerGroup.isEmpty()) {
+                // a broker would take classic members into a consumer group (KIP-848's migration); not simulated
+                return CompletableFuture.completedFuture(
+                    ClassicGroup.joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, request.memberId()));
+            }
+            consumerGroups.remove(request.groupId());
+        }
         ClassicGroup group = classicGroups.get(request.groupId());
         if (group == null) {
             if (!request.memberId().isEmpty()) {
@@ -119,6 +131,33 @@ final class GroupCoordinator {
     }
 
     /**
+     * A ConsumerGroupHeartbeat (KIP-848): see {@link ConsumerGroup#heartbeat}. A classic group of
+     * the same id is replaced while it is empty (its offsets stay), and refused
+     * (GROUP_ID_NOT_FOUND) while it has members.
+     */
+    synchronized ConsumerGroupHeartbeatResponseData consumerGroupHeartbeat(int brokerId, ConsumerGroupHeartbeatRequestData request,
+                                                                         short version) {
+        String groupId = request.groupId();
+        if (!coordinates(brokerId, groupId)) {
+            return ConsumerGroup.error(ErrorCode.NOT_COORDINATOR, "broker " + brokerId + " does not coordinate group " + groupId);
+        }
+        ConsumerGroup group = consumerGroups.get(groupId);
+        if (group == null) {
+            if (request.memberEpoch() != 0) {
+                return ConsumerGroup.error(ErrorCode.UNKNOWN_MEMBER_ID, "group " + groupId + " has no member " + request.memberId());
+            }
+            ClassicGroup classic = classicGroups.get(groupId);
+            if (classic != null && classic.state() != ClassicGroup.State.EMPTY) {
+                return ConsumerGroup.error(ErrorCode.GROUP_ID_NOT_FOUND, "group " + groupId + " is a classic group with members");
+            }
+            classicGroups.remove(groupId);
+            group = new ConsumerGroup(groupId, this, scheduler, state);
+            consumerGroups.put(groupId, group);
+        }
+        return group.heartbeat(request, version);
+    }
+
+    /**
      * Stores {@code commits} if the group's checks let them in: a commit outside group management
      * (generation -1, no member) to a group that does not exist creates it, empty, as a broker
      * does; to a group that does not exist with a generation, ILLEGAL_GENERATION (before v9) or
@@ -131,14 +170,20 @@ final class GroupCoordinator {
         if (!coordinates(brokerId, groupId)) {
             return ErrorCode.NOT_COORDINATOR;
         }
-        ClassicGroup group = classicGroups.get(groupId);
-        if (group == null) {
-            if (generationId >= 0) {
-                return version >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+        ErrorCode refusal;
+        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            refusal = consumerGroup.validateOffsetRequest(memberId, generationId, version, false);
+        } else {
+            ClassicGroup group = classicGroups.get(groupId);
+            if (group == null) {
+                if (generationId >= 0) {
+                    return version >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+                }
+                group = classicGroup(groupId);
             }
-            group = classicGroup(groupId);
+            refusal = group.validateOffsetCommit(memberId, generationId);
         }
-        ErrorCode refusal = group.validateOffsetCommit(memberId, generationId);
         if (refusal != ErrorCode.NONE) {
             return refusal;
         }
@@ -165,6 +210,13 @@ final class GroupCoordinator {
         if (!coordinates(brokerId, groupId)) {
             return new FetchedOffsets(ErrorCode.NOT_COORDINATOR, Map.of());
         }
+        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            ErrorCode refusal = consumerGroup.validateOffsetRequest(memberId, memberEpoch, (short) -1, true);
+            if (refusal != ErrorCode.NONE) {
+                return new FetchedOffsets(refusal, Map.of());
+            }
+        }
         Map<TopicPartition, OffsetAndMetadata> stored = offsets.getOrDefault(groupId, Map.of());
         Map<TopicPartition, OffsetAndMetadata> found = new LinkedHashMap<>();
         for (TopicPartition tp : partitions != null ? partitions : stored.keySet().stream()
@@ -181,14 +233,18 @@ final class GroupCoordinator {
         return Optional.ofNullable(offsets.getOrDefault(groupId, Map.of()).get(partition));
     }
 
-    /** The classic group's members, in the order they joined. */
+    /** The group's members: a classic group's in the order they joined, a consumer group's in member-id order. */
     synchronized List<String> members(String groupId) {
         ClassicGroup group = classicGroups.get(groupId);
-        return group == null ? List.of() : group.memberIds();
+        if (group != null) {
+            return group.memberIds();
+        }
+        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
+        return consumerGroup == null ? List.of() : consumerGroup.memberIds();
     }
 
     /**
-     * Waits until the classic group has {@code count} members (joined, not merely given an id),
+     * Waits until the group has {@code count} members (joined, not merely given an id),
      * for a test to see a join that is itself still waiting.
      *
      * @return the members, in the order they joined

@@ -43,6 +43,7 @@ final class RequestDispatcher {
         handlers.put(ApiKey.SYNC_GROUP, new SyncGroupHandler(groups));
         handlers.put(ApiKey.HEARTBEAT, new HeartbeatHandler(groups));
         handlers.put(ApiKey.LEAVE_GROUP, new LeaveGroupHandler(groups));
+        handlers.put(ApiKey.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(groups));
         apiVersions = new ApiVersionsHandler(java.util.EnumSet.of(ApiKey.API_VERSIONS, handlers.keySet().toArray(ApiKey[]::new)));
         handlers.put(ApiKey.API_VERSIONS, apiVersions);
     }

@@ -15,6 +15,8 @@ import java.util.List;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
+import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData.Coordinator;
@@ -45,13 +47,14 @@ import io.fastleader.protocol.message.SyncGroupRequestData.SyncGroupRequestAssig
 import io.fastleader.protocol.message.SyncGroupResponseData;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.junit.jupiter.api.Test;
 
 /**
  * The simulated brokers' group coordination on the wire, through bare sockets: FindCoordinator,
- * the classic protocol's JoinGroup, SyncGroup, Heartbeat and LeaveGroup, and OffsetCommit and
- * OffsetFetch. A request that waits is sent on its own connection and its answer read later; what
+ * the classic protocol's JoinGroup, SyncGroup, Heartbeat and LeaveGroup, KIP-848's
+ * ConsumerGroupHeartbeat, and OffsetCommit and OffsetFetch. A request that waits is sent on its own connection and its answer read later; what
  * the answer holds shows that it waited (a join answered with a member that joined after it).
  */
 class SimulatedClusterGroupWireTest {
@@ -304,6 +307,148 @@ class SimulatedClusterGroupWireTest {
         }
     }
 
+    @Test
+    void aConsumerGroupMemberJoinsAtEpochOneWithEveryPartition() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0)) {
+            Uuid topic = cluster.createTopic("t", 4, 1);
+            ConsumerGroupHeartbeatResponseData joined = a.consumerHeartbeat(join("a"));
+            assertThat(joined.errorCode()).isZero();
+            assertThat(joined.memberId()).isEqualTo("a");
+            assertThat(joined.memberEpoch()).isEqualTo(1);
+            assertThat(joined.heartbeatIntervalMs()).isPositive();
+            assertThat(partitions(joined, topic)).containsExactly(0, 1, 2, 3);
+
+            ConsumerGroupHeartbeatResponseData steady = a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1, 2, 3)));
+            assertThat(steady.memberEpoch()).isEqualTo(1);
+            assertThat(steady.assignment()).as("unchanged, so not sent").isNull();
+            assertThat(cluster.groupMembers(GROUP)).containsExactly("a");
+        }
+    }
+
+    @Test
+    void aPartitionGoesToItsNewOwnerOnlyOnceTheOldOwnerNoLongerHoldsIt() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Uuid topic = cluster.createTopic("t", 4, 1);
+            a.consumerHeartbeat(join("a"));
+
+            ConsumerGroupHeartbeatResponseData bJoined = b.consumerHeartbeat(join("b"));
+            assertThat(bJoined.memberEpoch()).as("the new group epoch").isEqualTo(2);
+            assertThat(partitions(bJoined, topic)).as("its target partitions are still a's").isEmpty();
+
+            ConsumerGroupHeartbeatResponseData revoke = a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1, 2, 3)));
+            assertThat(revoke.memberEpoch()).as("a keeps its epoch until it revokes").isEqualTo(1);
+            assertThat(partitions(revoke, topic)).containsExactly(0, 2);
+
+            ConsumerGroupHeartbeatResponseData bWaits = b.consumerHeartbeat(heartbeat("b", 2, owned(topic)));
+            assertThat(bWaits.assignment()).as("a still holds 1 and 3").isNull();
+
+            ConsumerGroupHeartbeatResponseData revoked = a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 2)));
+            assertThat(revoked.memberEpoch()).isEqualTo(2);
+            assertThat(revoked.assignment()).isNull();
+
+            ConsumerGroupHeartbeatResponseData bGets = b.consumerHeartbeat(heartbeat("b", 2, owned(topic)));
+            assertThat(bGets.memberEpoch()).isEqualTo(2);
+            assertThat(partitions(bGets, topic)).containsExactly(1, 3);
+        }
+    }
+
+    @Test
+    void aMemberLeavingWithEpochMinusOneHandsItsPartitionsOn() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Uuid topic = cluster.createTopic("t", 2, 1);
+            b.consumerHeartbeat(join("b"));
+            a.consumerHeartbeat(join("a"));
+            b.consumerHeartbeat(heartbeat("b", 1, owned(topic, 0, 1)));
+            b.consumerHeartbeat(heartbeat("b", 1, owned(topic, 1)));
+            assertThat(partitions(a.consumerHeartbeat(heartbeat("a", 2, owned(topic))), topic)).containsExactly(0);
+
+            ConsumerGroupHeartbeatResponseData left = b.consumerHeartbeat(heartbeat("b", -1, null));
+            assertThat(left.errorCode()).isZero();
+            assertThat(left.memberEpoch()).isEqualTo(-1);
+            ConsumerGroupHeartbeatResponseData all = a.consumerHeartbeat(heartbeat("a", 2, owned(topic, 0)));
+            assertThat(all.memberEpoch()).isEqualTo(3);
+            assertThat(partitions(all, topic)).containsExactly(0, 1);
+            assertThat(cluster.groupMembers(GROUP)).containsExactly("a");
+        }
+    }
+
+    @Test
+    void aHeartbeatAtAnotherEpochIsFencedAndAnUnknownMemberIsRefused() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Uuid topic = cluster.createTopic("t", 2, 1);
+            a.consumerHeartbeat(join("a"));
+            b.consumerHeartbeat(join("b"));
+            a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1)));
+            assertThat(a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0))).memberEpoch()).isEqualTo(2);
+
+            assertThat(a.consumerHeartbeat(heartbeat("a", 3, owned(topic, 0))).errorCode())
+                .as("ahead of the coordinator").isEqualTo(ErrorCode.FENCED_MEMBER_EPOCH.code());
+            assertThat(a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1))).errorCode())
+                .as("the previous epoch, holding a partition no longer its own").isEqualTo(ErrorCode.FENCED_MEMBER_EPOCH.code());
+            ConsumerGroupHeartbeatResponseData lostAnswer = a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0)));
+            assertThat(lostAnswer.errorCode()).as("the previous epoch, holding only its own").isZero();
+            assertThat(lostAnswer.memberEpoch()).isEqualTo(2);
+            assertThat(a.consumerHeartbeat(heartbeat("stranger", 2, owned(topic))).errorCode())
+                .isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID.code());
+
+            ConsumerGroupHeartbeatResponseData rejoined = a.consumerHeartbeat(join("a"));
+            assertThat(rejoined.errorCode()).as("a fenced member rejoins at epoch 0").isZero();
+            assertThat(rejoined.memberEpoch()).isEqualTo(2);
+            assertThat(partitions(rejoined, topic)).containsExactly(0);
+        }
+    }
+
+    @Test
+    void aConsumerGroupMembersCommitAndFetchAreCheckedAgainstItsEpoch() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0)) {
+            cluster.createTopic("t", 1, 1);
+            TopicPartition tp = new TopicPartition("t", 0);
+            assertThat(a.consumerHeartbeat(join("a")).memberEpoch()).isEqualTo(1);
+
+            assertThat(a.commit((short) 9, 1, "a", tp, 5)).isEqualTo(ErrorCode.NONE);
+            assertThat(a.commit((short) 9, 0, "a", tp, 6)).isEqualTo(ErrorCode.STALE_MEMBER_EPOCH);
+            assertThat(a.commit((short) 9, 1, "stranger", tp, 7)).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+            assertThat(a.commit((short) 9, -1, "", tp, 8)).as("outside the group while it has members")
+                .isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+            assertThat(a.commit((short) 8, 1, "a", tp, 9)).as("a KIP-848 member commits at v9+")
+                .isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
+
+            OffsetFetchResponseData stale = (OffsetFetchResponseData) a.call(ApiKey.OFFSET_FETCH, (short) 9,
+                new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup().setGroupId(GROUP)
+                    .setMemberId("a").setMemberEpoch(0).setTopics(null))));
+            assertThat(stale.groups().get(0).errorCode()).isEqualTo(ErrorCode.STALE_MEMBER_EPOCH.code());
+            OffsetFetchResponseData current = (OffsetFetchResponseData) a.call(ApiKey.OFFSET_FETCH, (short) 9,
+                new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup().setGroupId(GROUP)
+                    .setMemberId("a").setMemberEpoch(1).setTopics(null))));
+            assertThat(current.groups().get(0).topics().get(0).partitions().get(0).committedOffset()).isEqualTo(5);
+        }
+    }
+
+    /** A v1 join: member id chosen by the member, epoch 0, subscribed to topic "t". */
+    private static ConsumerGroupHeartbeatRequestData join(String memberId) {
+        return new ConsumerGroupHeartbeatRequestData().setGroupId(GROUP).setMemberId(memberId).setMemberEpoch(0)
+            .setRebalanceTimeoutMs(LONG_TIMEOUT_MS).setSubscribedTopicNames(List.of("t")).setTopicPartitions(List.of());
+    }
+
+    /** A heartbeat that changes nothing but reports the partitions held (null: unchanged). */
+    private static ConsumerGroupHeartbeatRequestData heartbeat(String memberId, int epoch,
+                                                               List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
+        return new ConsumerGroupHeartbeatRequestData().setGroupId(GROUP).setMemberId(memberId).setMemberEpoch(epoch)
+            .setTopicPartitions(owned);
+    }
+
+    private static List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned(Uuid topic, Integer... partitions) {
+        return List.of(new ConsumerGroupHeartbeatRequestData.TopicPartitions().setTopicId(topic).setPartitions(List.of(partitions)));
+    }
+
+    /** The partitions of {@code topic} the answer assigns; fails if it carries no assignment. */
+    private static List<Integer> partitions(ConsumerGroupHeartbeatResponseData answer, Uuid topic) {
+        assertThat(answer.errorCode()).isZero();
+        assertThat(answer.assignment()).as("an assignment").isNotNull();
+        return answer.assignment().topicPartitions().stream().filter(t -> t.topicId().equals(topic))
+            .flatMap(t -> t.partitions().stream()).toList();
+    }
+
     /** Two members of the group, each with its connection; the leader first. */
     private record Pair(Wire leader, String leaderId, Wire follower, String followerId) {
     }
@@ -380,6 +525,10 @@ class SimulatedClusterGroupWireTest {
         ApiMessage call(ApiKey api, short version, ApiMessage request) throws IOException {
             send(api, version, request);
             return receive(api, version);
+        }
+
+        ConsumerGroupHeartbeatResponseData consumerHeartbeat(ConsumerGroupHeartbeatRequestData request) throws IOException {
+            return (ConsumerGroupHeartbeatResponseData) call(ApiKey.CONSUMER_GROUP_HEARTBEAT, (short) 1, request);
         }
 
         JoinGroupResponseData join(String memberId, int sessionTimeoutMs, String... protocols) throws IOException {

@@ -49,7 +49,7 @@ class SimulatedClusterWireTest {
             assertThat(answer.errorCode()).isZero();
             List<ApiKey> served = List.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.INIT_PRODUCER_ID,
                 ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT, ApiKey.OFFSET_FETCH,
-                ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP);
+                ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP, ApiKey.CONSUMER_GROUP_HEARTBEAT);
             for (ApiKey api : served) {
                 assertThat(answer.apiKeys().find(api.id())).as(api.displayName()).isNotNull()
                     .satisfies(v -> {
