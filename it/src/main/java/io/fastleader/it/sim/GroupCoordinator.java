@@ -23,7 +23,10 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The cluster's group coordination: which broker coordinates each group, the classic groups
- * ({@link ClassicGroup}) and the committed offsets of every group. Each method takes the broker a
+ * ({@link ClassicGroup}), the KIP-848 consumer groups ({@link ConsumerGroup}) and the committed
+ * offsets of every group. A group id names one kind of group at a time: an empty group of one
+ * kind gives way to a member of the other, a group with members refuses it (a broker would
+ * migrate the members, KIP-848's online upgrade; not simulated). Each method takes the broker a
  * request reached and answers NOT_COORDINATOR when that broker does not coordinate the group, so
  * a {@link #moveCoordinator} is seen by a request either whole or not at all. Every method, and
  * every timer task of a group, holds this object's monitor (ClusterState's lock is taken inside
@@ -247,7 +250,7 @@ final class GroupCoordinator {
      * Waits until the group has {@code count} members (joined, not merely given an id),
      * for a test to see a join that is itself still waiting.
      *
-     * @return the members, in the order they joined
+     * @return the members, as {@link #members} lists them
      * @throws IllegalStateException if the group has another number of members after {@code timeout}
      */
     synchronized List<String> awaitMembers(String groupId, int count, Duration timeout) throws InterruptedException {

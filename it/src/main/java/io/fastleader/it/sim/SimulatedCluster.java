@@ -30,8 +30,10 @@ import org.apache.kafka.common.Uuid;
  * }
  * }</pre>
  *
- * <p>Served: ApiVersions, Metadata, Produce and InitProducerId (see each handler's Javadoc and
- * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
+ * <p>Served: ApiVersions, Metadata, Produce and InitProducerId; FindCoordinator, OffsetCommit,
+ * OffsetFetch, the classic group protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and
+ * KIP-848's ConsumerGroupHeartbeat, coordinated by {@code GroupCoordinator} under a lock of its
+ * own (see each handler's Javadoc and {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
  * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
  * every command of this class happen under one lock ({@link ClusterState}), so each request sees
  * a command either wholly or not at all, and a command returns only once no request can see the
@@ -235,16 +237,20 @@ public final class SimulatedCluster implements AutoCloseable {
         return dispatcher.groups().committed(groupId, partition);
     }
 
-    /** The members of classic group {@code groupId}, in the order they joined; empty if there is no such group. */
+    /**
+     * The members of group {@code groupId}: a classic group's in the order they joined, a
+     * KIP-848 group's in member-id order; empty if there is no such group.
+     */
     public List<String> groupMembers(String groupId) {
         return dispatcher.groups().members(groupId);
     }
 
     /**
-     * Waits until classic group {@code groupId} has {@code count} members (a member counts once
-     * its JoinGroup with its member id is served, while that JoinGroup may still be waiting).
+     * Waits until group {@code groupId} has {@code count} members: a classic member counts once
+     * its JoinGroup with its member id is served, while that JoinGroup may still be waiting; a
+     * KIP-848 member from its first heartbeat until it leaves or is removed.
      *
-     * @return the members, in the order they joined
+     * @return the members, as {@link #groupMembers} lists them
      * @throws IllegalStateException if it has another number of members after {@code timeout}
      */
     public List<String> awaitGroupMembers(String groupId, int count, Duration timeout) throws InterruptedException {

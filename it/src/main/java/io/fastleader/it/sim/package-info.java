@@ -4,6 +4,8 @@
  * command. The network side ({@code BrokerServer}: a thread per connection), the decoding and
  * routing ({@code RequestDispatcher}), one handler per RPC and the state they share under one
  * lock ({@code ClusterState}, {@code PartitionLog}, {@code ProducerSequences}) are each a class of
- * their own; {@code it/README.md} says what is simulated and where it differs from a broker.
+ * their own; so is group coordination, under a lock of its own ({@code GroupCoordinator}, with
+ * {@code ClassicGroup} and {@code ConsumerGroup} for the two group protocols). {@code it/README.md}
+ * says what is simulated and where it differs from a broker.
  */
 package io.fastleader.it.sim;
