@@ -168,7 +168,7 @@ class SimulatedClusterGroupWireTest {
     }
 
     @Test
-    void syncHandsEachMemberTheLeadersAssignmentAndAFollowerWaitsForIt() throws IOException {
+    void syncHandsEachMemberTheLeadersAssignment() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
             Pair pair = twoMemberGroup(a, b);
             pair.follower().send(ApiKey.SYNC_GROUP, (short) 5, syncRequest(pair.followerId(), 1));
@@ -236,6 +236,51 @@ class SimulatedClusterGroupWireTest {
             assertThat(third.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(memberA);
             assertThat(waitedMs).isLessThan(LONG_TIMEOUT_MS / 2);
             assertThat(b.heartbeat(memberB, 2)).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+        }
+    }
+
+    @Test
+    void aMemberThatDoesNotJoinAgainWithinTheRebalanceTimeoutIsExpelled() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Pair pair = stableTwoMemberGroup(a, b, 1_000);
+            // the leader joins again; the follower stays away, and its session (60 s) does not run out
+            long start = System.nanoTime();
+            JoinGroupResponseData rejoined = (JoinGroupResponseData) pair.leader().call(ApiKey.JOIN_GROUP, JOIN_V9,
+                joinRequest(pair.leaderId(), LONG_TIMEOUT_MS, "range").setRebalanceTimeoutMs(1_000));
+            assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(LONG_TIMEOUT_MS / 2);
+            assertThat(rejoined.generationId()).isEqualTo(2);
+            assertThat(rejoined.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(pair.leaderId());
+            assertThat(pair.follower().heartbeat(pair.followerId(), 1)).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+        }
+    }
+
+    @Test
+    void aJoinWaitingAtTheOldCoordinatorIsAnsweredNotCoordinatorAndCompletesAtTheNewOne() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2)) {
+            int before = cluster.coordinator(GROUP);
+            int after = 1 - before;
+            try (Wire a = new Wire(cluster, before); Wire b = new Wire(cluster, before)) {
+                String memberA = a.join("", LONG_TIMEOUT_MS, "range").memberId();
+                assertThat(a.join(memberA, LONG_TIMEOUT_MS, "range").generationId()).isEqualTo(1);
+                a.call(ApiKey.SYNC_GROUP, (short) 5, syncRequest(memberA, 1));
+                String memberB = b.join("", LONG_TIMEOUT_MS, "range").memberId();
+                b.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberB, LONG_TIMEOUT_MS, "range"));
+                cluster.awaitGroupMembers(GROUP, 2, Duration.ofSeconds(10));
+
+                cluster.moveCoordinator(GROUP, after);
+                JoinGroupResponseData refused = (JoinGroupResponseData) b.receive(ApiKey.JOIN_GROUP, JOIN_V9);
+                assertThat(refused.errorCode()).isEqualTo(ErrorCode.NOT_COORDINATOR.code());
+            }
+            try (Wire a = new Wire(cluster, after); Wire b = new Wire(cluster, after)) {
+                String memberA = cluster.groupMembers(GROUP).get(0);
+                String memberB = cluster.groupMembers(GROUP).get(1);
+                assertThat(a.heartbeat(memberA, 1)).as("the members moved with the group").isEqualTo(ErrorCode.REBALANCE_IN_PROGRESS);
+                b.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberB, LONG_TIMEOUT_MS, "range"));
+                JoinGroupResponseData joinedA = a.join(memberA, LONG_TIMEOUT_MS, "range");
+                JoinGroupResponseData joinedB = (JoinGroupResponseData) b.receive(ApiKey.JOIN_GROUP, JOIN_V9);
+                assertThat(List.of(joinedA.generationId(), joinedB.generationId())).containsOnly(2);
+                assertThat(joinedA.members()).extracting(JoinGroupResponseMember::memberId).containsExactly(memberA, memberB);
+            }
         }
     }
 
@@ -373,6 +418,24 @@ class SimulatedClusterGroupWireTest {
     }
 
     @Test
+    void aMemberThatDoesNotRevokeWithinItsRebalanceTimeoutIsRemoved() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Uuid topic = cluster.createTopic("t", 2, 1);
+            a.consumerHeartbeat(join("a").setRebalanceTimeoutMs(300));
+            b.consumerHeartbeat(join("b"));
+            assertThat(partitions(a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1))), topic)).containsExactly(0);
+
+            // a never acknowledges giving up partition 1
+            assertThat(cluster.awaitGroupMembers(GROUP, 1, Duration.ofSeconds(10))).containsExactly("b");
+            ConsumerGroupHeartbeatResponseData all = b.consumerHeartbeat(heartbeat("b", 2, owned(topic)));
+            assertThat(all.memberEpoch()).isEqualTo(3);
+            assertThat(partitions(all, topic)).containsExactly(0, 1);
+            assertThat(a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0))).errorCode())
+                .isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID.code());
+        }
+    }
+
+    @Test
     void aHeartbeatAtAnotherEpochIsFencedAndAnUnknownMemberIsRefused() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
             Uuid topic = cluster.createTopic("t", 2, 1);
@@ -455,10 +518,16 @@ class SimulatedClusterGroupWireTest {
 
     /** Two members joined at generation 1, not yet synced. */
     private static Pair twoMemberGroup(Wire a, Wire b) throws IOException {
+        return twoMemberGroup(a, b, LONG_TIMEOUT_MS);
+    }
+
+    /** Two members, each with this rebalance timeout, joined at generation 1, not yet synced. */
+    private static Pair twoMemberGroup(Wire a, Wire b, int rebalanceTimeoutMs) throws IOException {
         String memberA = a.join("", LONG_TIMEOUT_MS, "range").memberId();
         String memberB = b.join("", LONG_TIMEOUT_MS, "range").memberId();
-        a.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberA, LONG_TIMEOUT_MS, "range"));
-        JoinGroupResponseData joinedB = b.join(memberB, LONG_TIMEOUT_MS, "range");
+        a.send(ApiKey.JOIN_GROUP, JOIN_V9, joinRequest(memberA, LONG_TIMEOUT_MS, "range").setRebalanceTimeoutMs(rebalanceTimeoutMs));
+        JoinGroupResponseData joinedB = (JoinGroupResponseData) b.call(ApiKey.JOIN_GROUP, JOIN_V9,
+            joinRequest(memberB, LONG_TIMEOUT_MS, "range").setRebalanceTimeoutMs(rebalanceTimeoutMs));
         assertThat(joinedB.generationId()).isEqualTo(1);
         assertThat(((JoinGroupResponseData) a.receive(ApiKey.JOIN_GROUP, JOIN_V9)).generationId()).isEqualTo(1);
         return joinedB.leader().equals(memberA) ? new Pair(a, memberA, b, memberB) : new Pair(b, memberB, a, memberA);
@@ -466,7 +535,12 @@ class SimulatedClusterGroupWireTest {
 
     /** Two members synced at generation 1. */
     private static Pair stableTwoMemberGroup(Wire a, Wire b) throws IOException {
-        Pair pair = twoMemberGroup(a, b);
+        return stableTwoMemberGroup(a, b, LONG_TIMEOUT_MS);
+    }
+
+    /** Two members, each with this rebalance timeout, synced at generation 1. */
+    private static Pair stableTwoMemberGroup(Wire a, Wire b, int rebalanceTimeoutMs) throws IOException {
+        Pair pair = twoMemberGroup(a, b, rebalanceTimeoutMs);
         pair.follower().send(ApiKey.SYNC_GROUP, (short) 5, syncRequest(pair.followerId(), 1));
         assertThat(((SyncGroupResponseData) pair.leader().call(ApiKey.SYNC_GROUP, (short) 5, syncRequest(pair.leaderId(), 1)))
             .errorCode()).isZero();
