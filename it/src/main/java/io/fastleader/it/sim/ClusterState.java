@@ -45,7 +45,7 @@ final class ClusterState {
 
     private static final class Partition {
         final int index;
-        final List<Integer> replicas;
+        List<Integer> replicas;
         int leader;
         int leaderEpoch;
         final PartitionLog log = new PartitionLog();
@@ -70,6 +70,8 @@ final class ClusterState {
     private final String clusterId;
     private final SortedMap<Integer, Endpoint> brokers = new TreeMap<>();
     private final Map<String, Topic> topics = new LinkedHashMap<>();
+    /** Each topic's own settings, as given at creation; a topic without any has no entry. */
+    private final Map<String, Map<String, String>> topicConfigs = new LinkedHashMap<>();
     private boolean hints;
     private long nextProducerId;
     private int nextLeaderSlot;
@@ -116,21 +118,38 @@ final class ClusterState {
         if (partitionCount < 1) {
             throw new IllegalArgumentException("a topic needs a partition, not " + partitionCount);
         }
-        List<Integer> ids = new ArrayList<>(brokers.keySet());
-        if (replicationFactor < 1 || replicationFactor > ids.size()) {
-            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + ids.size() + " brokers");
+        if (replicationFactor < 1 || replicationFactor > brokers.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + brokers.size() + " brokers");
         }
-        List<Partition> partitions = new ArrayList<>();
+        return createTopic(name, placement(partitionCount, replicationFactor), Map.of());
+    }
+
+    /** Replica lists for a new topic's partitions: leaders round robin, followers the brokers after each. */
+    private List<List<Integer>> placement(int partitionCount, int replicationFactor) {
+        List<Integer> ids = new ArrayList<>(brokers.keySet());
+        List<List<Integer>> assignment = new ArrayList<>();
         for (int p = 0; p < partitionCount; p++) {
             int first = nextLeaderSlot++ % ids.size();
             List<Integer> replicas = new ArrayList<>();
             for (int r = 0; r < replicationFactor; r++) {
                 replicas.add(ids.get((first + r) % ids.size()));
             }
-            partitions.add(new Partition(p, replicas));
+            assignment.add(replicas);
+        }
+        return assignment;
+    }
+
+    /** Creates a topic whose partition {@code p} has {@code assignment.get(p)} as replicas, led by the first, epoch 0. */
+    private Uuid createTopic(String name, List<List<Integer>> assignment, Map<String, String> configs) {
+        List<Partition> partitions = new ArrayList<>();
+        for (int p = 0; p < assignment.size(); p++) {
+            partitions.add(new Partition(p, assignment.get(p)));
         }
         Uuid topicId = Uuid.randomUuid();
         topics.put(name, new Topic(name, topicId, List.copyOf(partitions)));
+        if (!configs.isEmpty()) {
+            topicConfigs.put(name, Map.copyOf(configs));
+        }
         return topicId;
     }
 
@@ -225,6 +244,166 @@ final class ClusterState {
 
     synchronized long highWatermark(TopicPartition tp) {
         return partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp)).log.highWatermark();
+    }
+
+    /** What an admin command came to for one topic or partition: NONE, or an error and why. */
+    record CommandOutcome(ErrorCode error, String message) {
+        static final CommandOutcome DONE = new CommandOutcome(ErrorCode.NONE, null);
+
+        boolean done() {
+            return error == ErrorCode.NONE;
+        }
+    }
+
+    /** A topic created (or that would be): its id ({@link Uuid#ZERO_UUID} when only validated) and replica lists. */
+    record CreatedTopic(CommandOutcome outcome, Uuid topicId, List<List<Integer>> assignment) {
+    }
+
+    /**
+     * Creates a topic from {@code assignment} (partition {@code p}'s replicas, preferred leader
+     * first) or, when that is empty, placed as {@link #createTopic(String, int, int)} places it.
+     * Refused with TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR when there are fewer brokers
+     * than replicas, or INVALID_REPLICA_ASSIGNMENT naming a broker that does not exist. With
+     * {@code validateOnly}, checks the same and creates nothing.
+     */
+    synchronized CreatedTopic createTopic(String name, int partitionCount, int replicationFactor,
+                                          List<List<Integer>> assignment, Map<String, String> configs, boolean validateOnly) {
+        if (topics.containsKey(name)) {
+            return refusedCreation(ErrorCode.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
+        }
+        if (assignment.isEmpty() && replicationFactor > brokers.size()) {
+            return refusedCreation(ErrorCode.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition " + replicationFactor
+                + " time(s): only " + brokers.size() + " broker(s) are registered.");
+        }
+        for (List<Integer> replicas : assignment) {
+            Optional<Integer> unknown = replicas.stream().filter(id -> !brokers.containsKey(id)).findFirst();
+            if (unknown.isPresent()) {
+                return refusedCreation(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker "
+                    + unknown.get() + ", but no such broker is registered.");
+            }
+        }
+        if (validateOnly) {
+            return new CreatedTopic(CommandOutcome.DONE, Uuid.ZERO_UUID, assignment);
+        }
+        List<List<Integer>> replicas = assignment.isEmpty() ? placement(partitionCount, replicationFactor) : assignment;
+        return new CreatedTopic(CommandOutcome.DONE, createTopic(name, replicas, configs), replicas);
+    }
+
+    private static CreatedTopic refusedCreation(ErrorCode error, String message) {
+        return new CreatedTopic(new CommandOutcome(error, message), Uuid.ZERO_UUID, List.of());
+    }
+
+    /**
+     * Deletes the topic with this name, its log and settings; the id it had is never used again,
+     * and a topic created later under the same name starts over at epoch 0, as on a broker.
+     *
+     * @return the deleted topic's id, or empty if there was no such topic
+     */
+    synchronized Optional<Uuid> deleteTopic(String name) {
+        Topic topic = topics.remove(name);
+        topicConfigs.remove(name);
+        return Optional.ofNullable(topic).map(Topic::topicId);
+    }
+
+    /** Deletes the topic with this id, as {@link #deleteTopic(String)}; returns its name, or empty if there was none. */
+    synchronized Optional<String> deleteTopic(Uuid topicId) {
+        Optional<String> name = topics.values().stream().filter(t -> t.topicId().equals(topicId)).map(Topic::name).findFirst();
+        name.ifPresent(this::deleteTopic);
+        return name;
+    }
+
+    /** The topic's own settings (none for a topic created without any), or empty if there is no such topic. */
+    synchronized Optional<Map<String, String>> topicConfigs(String name) {
+        return topics.containsKey(name) ? Optional.of(topicConfigs.getOrDefault(name, Map.of())) : Optional.empty();
+    }
+
+    /**
+     * Reassigns partitions, all at once (no request is served between two of them), each
+     * completing at once: its replicas become the target and the ISR follows. A leader that stays
+     * a replica keeps leading at the same epoch; one that does not gives way to the target's first
+     * replica at epoch + 1. A null target cancels a reassignment in progress, of which there never
+     * is one: NO_REASSIGNMENT_IN_PROGRESS, as a broker answers. Refused with
+     * UNKNOWN_TOPIC_OR_PARTITION, with INVALID_REPLICA_ASSIGNMENT for an empty target, a repeated
+     * broker or one that does not exist, and with INVALID_REPLICATION_FACTOR for a change of
+     * replica count when {@code allowReplicationFactorChange} is off; a refused partition does
+     * not stop the others.
+     *
+     * @return each partition's outcome, in the order given
+     */
+    synchronized Map<TopicPartition, CommandOutcome> reassign(Map<TopicPartition, List<Integer>> targets,
+                                                              boolean allowReplicationFactorChange) {
+        Map<TopicPartition, CommandOutcome> outcomes = new LinkedHashMap<>();
+        targets.forEach((tp, target) -> outcomes.put(tp, reassign(tp, target, allowReplicationFactorChange)));
+        return outcomes;
+    }
+
+    private CommandOutcome reassign(TopicPartition tp, List<Integer> target, boolean allowReplicationFactorChange) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return new CommandOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition " + tp + ".");
+        }
+        if (target == null) {
+            return new CommandOutcome(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, "No ongoing reassignment for " + tp + ".");
+        }
+        Partition partition = found.get();
+        if (target.isEmpty() || target.stream().distinct().count() != target.size()) {
+            return new CommandOutcome(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The target replicas " + target
+                + " are empty or name a broker twice.");
+        }
+        Optional<Integer> unknown = target.stream().filter(id -> !brokers.containsKey(id)).findFirst();
+        if (unknown.isPresent()) {
+            return new CommandOutcome(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The target replicas " + target
+                + " include broker " + unknown.get() + ", but no such broker is registered.");
+        }
+        if (!allowReplicationFactorChange && target.size() != partition.replicas.size()) {
+            return new CommandOutcome(ErrorCode.INVALID_REPLICATION_FACTOR, "The replication factor of " + tp + " would change from "
+                + partition.replicas.size() + " to " + target.size() + ", which the request does not allow.");
+        }
+        partition.replicas = List.copyOf(target);
+        if (!target.contains(partition.leader)) {
+            partition.leader = target.get(0);
+            partition.leaderEpoch++;
+        }
+        return CommandOutcome.DONE;
+    }
+
+    /**
+     * Preferred-leader elections, all at once: each partition's first replica becomes its leader
+     * at epoch + 1, or the partition is answered ELECTION_NOT_NEEDED if it already leads.
+     *
+     * @return each partition's outcome, in the order given
+     */
+    synchronized Map<TopicPartition, CommandOutcome> electPreferredLeaders(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, CommandOutcome> outcomes = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            Optional<Partition> found = partition(tp);
+            if (found.isEmpty()) {
+                outcomes.put(tp, new CommandOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition " + tp + "."));
+                continue;
+            }
+            Partition partition = found.get();
+            int preferred = partition.replicas.get(0);
+            if (partition.leader == preferred) {
+                outcomes.put(tp, new CommandOutcome(ErrorCode.ELECTION_NOT_NEEDED, "Leader election not needed for " + tp + "."));
+                continue;
+            }
+            partition.leader = preferred;
+            partition.leaderEpoch++;
+            outcomes.put(tp, CommandOutcome.DONE);
+        }
+        return outcomes;
+    }
+
+    /** Every partition of every topic. */
+    synchronized List<TopicPartition> partitions() {
+        List<TopicPartition> all = new ArrayList<>();
+        topics.values().forEach(t -> t.partitions().forEach(p -> all.add(new TopicPartition(t.name(), p.index))));
+        return all;
+    }
+
+    /** The id the next broker added gets: one above the highest so far. */
+    synchronized int nextBrokerId() {
+        return brokers.isEmpty() ? 0 : brokers.lastKey() + 1;
     }
 
     private Topic topic(String name) {

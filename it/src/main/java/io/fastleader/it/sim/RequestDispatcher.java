@@ -34,6 +34,12 @@ final class RequestDispatcher {
         handlers.put(ApiKey.METADATA, new MetadataHandler(state));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(state));
+        handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(state));
+        handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(state));
+        handlers.put(ApiKey.ALTER_PARTITION_REASSIGNMENTS, new AlterPartitionReassignmentsHandler(state));
+        handlers.put(ApiKey.LIST_PARTITION_REASSIGNMENTS, new ListPartitionReassignmentsHandler());
+        handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(state));
         apiVersions = new ApiVersionsHandler(java.util.EnumSet.of(ApiKey.API_VERSIONS, handlers.keySet().toArray(ApiKey[]::new)));
         handlers.put(ApiKey.API_VERSIONS, apiVersions);
     }

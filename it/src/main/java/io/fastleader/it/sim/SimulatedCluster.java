@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
@@ -27,7 +28,9 @@ import org.apache.kafka.common.Uuid;
  * }
  * }</pre>
  *
- * <p>Served: ApiVersions, Metadata, Produce and InitProducerId (see each handler's Javadoc and
+ * <p>Served: ApiVersions, Metadata, Produce, InitProducerId, and for kafka-clients' {@code Admin}
+ * CreateTopics, DeleteTopics, DescribeConfigs, AlterPartitionReassignments,
+ * ListPartitionReassignments and ElectLeaders (see each handler's Javadoc and
  * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
  * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
  * every command of this class happen under one lock ({@link ClusterState}), so each request sees
@@ -41,6 +44,7 @@ public final class SimulatedCluster implements AutoCloseable {
     private final String name;
     private final ClusterState state;
     private final RequestDispatcher dispatcher;
+    /** Every broker's server; {@link #addBroker()} adds to it while clients run. */
     private final List<BrokerServer> servers;
     private final Scheduler scheduler;
 
@@ -111,7 +115,7 @@ public final class SimulatedCluster implements AutoCloseable {
                 throw new UncheckedIOException("could not open a simulated broker's listener", e);
             }
             servers.forEach(BrokerServer::start);
-            return new SimulatedCluster(name, state, dispatcher, List.copyOf(servers), scheduler);
+            return new SimulatedCluster(name, state, dispatcher, new CopyOnWriteArrayList<>(servers), scheduler);
         }
     }
 
@@ -207,6 +211,26 @@ public final class SimulatedCluster implements AutoCloseable {
     /** The high watermark of {@code partition}: its log end offset, as every replica is in sync. */
     public long highWatermark(TopicPartition partition) {
         return state.highWatermark(partition);
+    }
+
+    /**
+     * Adds a broker, with the id after the highest so far and a listener of its own, and returns
+     * its id once it accepts connections. It leads and replicates nothing until a reassignment, a
+     * move or a topic created later puts a partition there; every Metadata answer lists it from
+     * now on.
+     */
+    public synchronized int addBroker() {
+        int id = state.nextBrokerId();
+        BrokerServer server;
+        try {
+            server = new BrokerServer(name, id, dispatcher);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not open a simulated broker's listener", e);
+        }
+        servers.add(server);
+        state.addBroker(new ClusterState.Endpoint(id, server.host(), server.port()));
+        server.start();
+        return id;
     }
 
     /** Requests of {@code api} served so far, by all brokers together. */
