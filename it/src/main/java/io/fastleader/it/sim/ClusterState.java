@@ -16,11 +16,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Everything a simulated cluster knows: its brokers' endpoints, its topics and their partitions
- * (leader, leader epoch, replicas, ISR, log), whether refusals carry KIP-951 hints, and the next
- * producer id. Every method holds the one monitor of this object, so each request's effect and
- * each command (a topic created, a leader moved) happens whole, in one order that every
- * connection sees; the handlers never touch the state otherwise.
+ * Everything a simulated cluster knows: its brokers' endpoints, its topics (with their own
+ * settings) and their partitions (leader, leader epoch, replicas, ISR, log), whether refusals
+ * carry KIP-951 hints, and the next producer id. Every method holds the one monitor of this
+ * object, so each request's effect and each command (a topic created, a leader moved) happens
+ * whole, in one order that every connection sees; the handlers never touch the state otherwise.
  */
 final class ClusterState {
 

@@ -247,6 +247,17 @@ class SimulatedClusterAdminTest {
     }
 
     @Test
+    void aMoveOntoABrokerThatAReassignmentRemovedIsRefused() throws Exception {
+        admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(0, 1))))).all().get();
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(2, 1))))).all().get();
+
+        assertThatThrownBy(() -> cluster.moveLeader(tp, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(cluster.leader(tp)).isEqualTo(2);
+        assertThat(cluster.leaderEpoch(tp)).isEqualTo(1);
+    }
+
+    @Test
     void aReassignmentOntoABrokerThatDoesNotExistIsRefused() throws Exception {
         admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(0, 1))))).all().get();
         TopicPartition tp = new TopicPartition(TOPIC, 0);
