@@ -45,9 +45,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 final class CreateTopicsHandler implements RequestHandler {
 
     /** Kafka's {@code num.partitions} default, for a request that leaves the count to the broker. */
-    static final int DEFAULT_PARTITIONS = 1;
+    private static final int DEFAULT_PARTITIONS = 1;
     /** Kafka's {@code default.replication.factor} default. */
-    static final int DEFAULT_REPLICATION_FACTOR = 1;
+    private static final int DEFAULT_REPLICATION_FACTOR = 1;
 
     private final ClusterState state;
 
