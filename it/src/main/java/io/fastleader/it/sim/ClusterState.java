@@ -320,8 +320,10 @@ final class ClusterState {
     /**
      * Reassigns partitions, all at once (no request is served between two of them), each
      * completing at once: its replicas become the target and the ISR follows. A leader that stays
-     * a replica keeps leading at the same epoch; one that does not gives way to the target's first
-     * replica at epoch + 1. A null target cancels a reassignment in progress, of which there never
+     * a replica keeps leading; one that does not gives way to the target's first replica. The
+     * epoch grows by one when the target leaves out a current replica (the leader or another), as
+     * Kafka's controller bumps it to fence the replica removed, and stays when replicas are only
+     * added or reordered. A null target cancels a reassignment in progress, of which there never
      * is one: NO_REASSIGNMENT_IN_PROGRESS, as a broker answers. Refused with
      * UNKNOWN_TOPIC_OR_PARTITION, with INVALID_REPLICA_ASSIGNMENT for an empty target, a repeated
      * broker or one that does not exist, and with INVALID_REPLICATION_FACTOR for a change of
@@ -359,9 +361,13 @@ final class ClusterState {
             return new CommandOutcome(ErrorCode.INVALID_REPLICATION_FACTOR, "The replication factor of " + tp + " would change from "
                 + partition.replicas.size() + " to " + target.size() + ", which the request does not allow.");
         }
+        boolean removesAReplica = !target.containsAll(partition.replicas);
         partition.replicas = List.copyOf(target);
         if (!target.contains(partition.leader)) {
             partition.leader = target.get(0);
+        }
+        if (removesAReplica) {
+            // Kafka's controller bumps the epoch whenever a replica leaves, so that it is fenced.
             partition.leaderEpoch++;
         }
         return CommandOutcome.DONE;

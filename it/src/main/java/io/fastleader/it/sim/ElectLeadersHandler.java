@@ -27,7 +27,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * left, and in the simulation every replica always is, so every partition is answered
  * ELECTION_NOT_NEEDED, as a broker answers a partition that has a leader. Partitions that do not
  * exist are UNKNOWN_TOPIC_OR_PARTITION. A null list asks for every partition, and the answer then
- * leaves out those that needed no election.
+ * leaves out those that needed no election, as Kafka 4.3's controller does.
  */
 final class ElectLeadersHandler implements RequestHandler {
 

@@ -234,7 +234,20 @@ class SimulatedClusterAdminTest {
     }
 
     @Test
-    void aReassignmentKeepingTheLeaderKeepsItsEpoch() throws Exception {
+    void aReassignmentRemovingAFollowerKeepsTheLeaderAndBumpsItsEpoch() throws Exception {
+        admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(0, 1, 2))))).all().get();
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+
+        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(0, 1))))).all().get();
+
+        TopicPartitionInfo partition = describe(TOPIC).partitions().get(0);
+        assertThat(replicaIds(partition)).containsExactly(0, 1);
+        assertThat(partition.leader().id()).isZero();
+        assertThat(cluster.leaderEpoch(tp)).isEqualTo(1);
+    }
+
+    @Test
+    void aReassignmentAddingAndReorderingReplicasKeepsTheLeaderAndItsEpoch() throws Exception {
         admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(0, 1))))).all().get();
         TopicPartition tp = new TopicPartition(TOPIC, 0);
 
