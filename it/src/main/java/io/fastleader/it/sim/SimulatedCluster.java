@@ -27,7 +27,8 @@ import org.apache.kafka.common.Uuid;
  * }
  * }</pre>
  *
- * <p>Served: ApiVersions, Metadata, Produce and InitProducerId (see each handler's Javadoc and
+ * <p>Served: ApiVersions, Metadata, Produce, InitProducerId, Fetch, ListOffsets and
+ * OffsetForLeaderEpoch (see each handler's Javadoc and
  * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
  * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
  * every command of this class happen under one lock ({@link ClusterState}), so each request sees
@@ -177,7 +178,8 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
-     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+ carry KIP-951's
+     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+, and NOT_LEADER_OR_FOLLOWER and
+     * FENCED_LEADER_EPOCH refusals of Fetch v16+, carry KIP-951's
      * {@code CurrentLeader} and {@code NodeEndpoints}; off, a client must refresh Metadata to find
      * the new leader, as with a pre-KIP-951 broker (the versions advertised stay the same).
      */
@@ -212,6 +214,11 @@ public final class SimulatedCluster implements AutoCloseable {
     /** Requests of {@code api} served so far, by all brokers together. */
     public long requestsServed(ApiKey api) {
         return dispatcher.served(api);
+    }
+
+    /** Fetches waiting for records or for their {@code MaxWaitMs} now, for tests of the simulation. */
+    int fetchesWaiting() {
+        return dispatcher.fetchesWaiting();
     }
 
     /** Closes every listener and connection and waits for every thread this cluster started to end. */

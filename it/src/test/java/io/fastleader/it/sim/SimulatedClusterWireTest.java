@@ -47,14 +47,15 @@ class SimulatedClusterWireTest {
             ApiVersionsResponseData answer = (ApiVersionsResponseData) wire.call(ApiKey.API_VERSIONS, (short) 4,
                 new ApiVersionsRequestData().setClientSoftwareName("wire-test").setClientSoftwareVersion("1"));
             assertThat(answer.errorCode()).isZero();
-            for (ApiKey api : List.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.INIT_PRODUCER_ID)) {
+            for (ApiKey api : List.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.INIT_PRODUCER_ID,
+                    ApiKey.FETCH, ApiKey.LIST_OFFSETS, ApiKey.OFFSET_FOR_LEADER_EPOCH)) {
                 assertThat(answer.apiKeys().find(api.id())).as(api.displayName()).isNotNull()
                     .satisfies(v -> {
                         assertThat(v.minVersion()).isEqualTo(api.lowestVersion());
                         assertThat(v.maxVersion()).isEqualTo(api.highestVersion());
                     });
             }
-            assertThat(answer.apiKeys()).hasSize(4);
+            assertThat(answer.apiKeys()).hasSize(7);
         }
     }
 
