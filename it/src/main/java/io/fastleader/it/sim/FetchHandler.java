@@ -90,8 +90,8 @@ final class FetchHandler implements RequestHandler {
         final FetchRequestData request;
         final Set<TopicPartition> partitions = new LinkedHashSet<>();
         final CompletableFuture<ApiMessage> answer = new CompletableFuture<>();
-        /** Set while a recheck is scheduled, so a burst of appends schedules one. */
-        final AtomicBoolean recheckScheduled = new AtomicBoolean();
+        /** Set by the one read that answers: the first read to find enough, or the wait running out. */
+        final AtomicBoolean answered = new AtomicBoolean();
         volatile ScheduledFuture<?> timeout;
 
         WaitingFetch(RequestContext context, FetchRequestData request) {
@@ -105,8 +105,7 @@ final class FetchHandler implements RequestHandler {
 
         @Override
         public void recheck() {
-            recheckScheduled.set(false);
-            if (answer.isDone()) {
+            if (answered.get()) {
                 return;
             }
             Read read = read(context, request);
@@ -116,18 +115,20 @@ final class FetchHandler implements RequestHandler {
         }
 
         void expire() {
-            if (!answer.isDone()) {
+            if (!answered.get()) {
                 answer(read(context, request));
             }
         }
 
         void answer(Read read) {
-            if (answer.complete(read.response())) {
+            if (answered.compareAndSet(false, true)) {
+                // out of the registry before the answer leaves, so no one who has read it still sees it waiting
                 waiters.remove(partitions, this);
                 ScheduledFuture<?> pending = timeout;
                 if (pending != null) {
                     pending.cancel(false);
                 }
+                answer.complete(read.response());
             }
         }
     }
