@@ -307,18 +307,16 @@ final class ClusterState {
             return ListOffsetsOutcome.refused(refusal);
         }
         PartitionLog log = partition.log;
-        Optional<PartitionLog.TimestampedOffset> record;
         if (timestamp == EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
             return new ListOffsetsOutcome(ErrorCode.NONE, -1, 0, log.firstLeaderEpoch());
-        } else if (timestamp == LATEST_TIMESTAMP) {
+        }
+        if (timestamp == LATEST_TIMESTAMP) {
             return new ListOffsetsOutcome(ErrorCode.NONE, -1, log.highWatermark(), partition.leaderEpoch);
-        } else if (timestamp == MAX_TIMESTAMP) {
-            record = log.maxTimestamp();
-        } else if (timestamp >= 0) {
-            record = log.firstAtOrAfter(timestamp);
-        } else {
+        }
+        if (timestamp != MAX_TIMESTAMP && timestamp < 0) {
             throw new IllegalArgumentException("ListOffsets for timestamp " + timestamp + " is not simulated");
         }
+        Optional<PartitionLog.TimestampedOffset> record = timestamp == MAX_TIMESTAMP ? log.maxTimestamp() : log.firstAtOrAfter(timestamp);
         return record.map(r -> new ListOffsetsOutcome(ErrorCode.NONE, r.timestamp(), r.offset(), r.leaderEpoch()))
             .orElse(ListOffsetsOutcome.NOTHING);
     }

@@ -81,7 +81,7 @@ final class FetchHandler implements RequestHandler {
         } else {
             fetch.timeout = scheduler.schedule(fetch::expire, data.maxWaitMs());
         }
-        return fetch.answer;
+        return fetch.response;
     }
 
     /** A Fetch not answered yet: answered on a change that gives it enough, or when its wait runs out. */
@@ -89,7 +89,7 @@ final class FetchHandler implements RequestHandler {
         final RequestContext context;
         final FetchRequestData request;
         final Set<TopicPartition> partitions = new LinkedHashSet<>();
-        final CompletableFuture<ApiMessage> answer = new CompletableFuture<>();
+        final CompletableFuture<ApiMessage> response = new CompletableFuture<>();
         /** Set by the one read that answers: the first read to find enough, or the wait running out. */
         final AtomicBoolean answered = new AtomicBoolean();
         volatile ScheduledFuture<?> timeout;
@@ -128,7 +128,7 @@ final class FetchHandler implements RequestHandler {
                 if (pending != null) {
                     pending.cancel(false);
                 }
-                answer.complete(read.response());
+                response.complete(read.response());
             }
         }
     }

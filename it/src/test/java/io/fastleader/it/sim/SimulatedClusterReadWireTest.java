@@ -86,14 +86,16 @@ class SimulatedClusterReadWireTest {
     }
 
     @Test
-    void fetchAnswersTopicsByNameBeforeVersion13() throws IOException {
+    void fetchAnswersTopicsByNameBeforeVersion13DownToVersion4() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
             cluster.createTopic(TOPIC, 1, 1);
             wire.produce(0, "a");
-            FetchResponseData answer = wire.fetch((short) 12, new FetchRequestData().setMaxWaitMs(0).setMinBytes(1)
-                .setTopics(List.of(new FetchTopic().setTopic(TOPIC).setPartitions(List.of(partition(0, 0, 0, 1 << 20))))));
-            assertThat(answer.responses().get(0).topic()).isEqualTo(TOPIC);
-            assertThat(values(only(answer))).containsExactly("a");
+            for (short version : new short[] {4, 12}) {
+                FetchResponseData answer = wire.fetch(version, new FetchRequestData().setMaxWaitMs(0).setMinBytes(1)
+                    .setTopics(List.of(new FetchTopic().setTopic(TOPIC).setPartitions(List.of(partition(0, -1, 0, 1 << 20))))));
+                assertThat(answer.responses().get(0).topic()).as("v%d", version).isEqualTo(TOPIC);
+                assertThat(values(only(answer))).as("v%d", version).containsExactly("a");
+            }
         }
     }
 
