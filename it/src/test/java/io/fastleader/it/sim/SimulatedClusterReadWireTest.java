@@ -69,7 +69,9 @@ class SimulatedClusterReadWireTest {
             wire.produce(0, "a", "b");
             wire.produce(0, "c");
             wire.produce(0, "d", "e");
-            FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 1, 1 << 20)));
+            // SessionEpoch 0 asks for a session, as KafkaConsumer does: SessionId 0 says the broker keeps none
+            FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 1, 1 << 20))
+                .setSessionEpoch(0));
             assertThat(answer.errorCode()).isZero();
             assertThat(answer.sessionId()).as("no fetch session created").isZero();
             PartitionData partition = only(answer);
@@ -82,6 +84,19 @@ class SimulatedClusterReadWireTest {
             assertThat(batches(partition)).extracting(RecordBatch::baseOffset).containsExactly(0L, 2L, 3L);
             assertThat(batches(partition)).extracting(RecordBatch::partitionLeaderEpoch).containsOnly(0);
             assertThat(values(partition)).containsExactly("a", "b", "c", "d", "e");
+        }
+    }
+
+    @Test
+    void aReadCommittedFetchListsNoAbortedTransactionsAndReadsToTheHighWatermark() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+            Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
+            wire.produce(0, "a", "b");
+            PartitionData partition = only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20))
+                .setIsolationLevel((byte) 1)));
+            assertThat(partition.abortedTransactions()).isEmpty();
+            assertThat(partition.lastStableOffset()).isEqualTo(2);
+            assertThat(values(partition)).containsExactly("a", "b");
         }
     }
 
