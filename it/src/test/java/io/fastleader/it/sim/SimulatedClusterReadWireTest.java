@@ -2,6 +2,7 @@ package io.fastleader.it.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -70,7 +71,7 @@ class SimulatedClusterReadWireTest {
             wire.produce(0, "c");
             wire.produce(0, "d", "e");
             // SessionEpoch 0 asks for a session, as KafkaConsumer does: SessionId 0 says the broker keeps none
-            FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 1, 1 << 20))
+            FetchResponseData answer = wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 1)
                 .setSessionEpoch(0));
             assertThat(answer.errorCode()).isZero();
             assertThat(answer.sessionId()).as("no fetch session created").isZero();
@@ -92,7 +93,7 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
             wire.produce(0, "a", "b");
-            PartitionData partition = only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20))
+            PartitionData partition = only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0)
                 .setIsolationLevel((byte) 1)));
             assertThat(partition.abortedTransactions()).isEmpty();
             assertThat(partition.lastStableOffset()).isEqualTo(2);
@@ -137,7 +138,8 @@ class SimulatedClusterReadWireTest {
             wire.produce(0, "p0-a");
             wire.produce(0, "p0-b");
             wire.produce(1, "p1-a");
-            int batchBytes = only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1)))).records().sizeInBytes();
+            // partition 0 holds two batches of one size
+            int batchBytes = only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0))).records().sizeInBytes() / 2;
             FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, batchBytes + batchBytes / 2, topicId,
                 partition(0, 0, 0, 1 << 20), partition(1, 0, 0, 1 << 20)));
             List<PartitionData> partitions = answer.responses().get(0).partitions();
@@ -158,8 +160,8 @@ class SimulatedClusterReadWireTest {
             assertThat(answer.responses()).flatExtracting(FetchResponseData.FetchableTopicResponse::partitions)
                 .extracting(PartitionData::errorCode, PartitionData::highWatermark)
                 .as("an unknown topic, then an unknown partition, answered at once").containsExactly(
-                    org.assertj.core.groups.Tuple.tuple(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code(), -1L),
-                    org.assertj.core.groups.Tuple.tuple(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code(), -1L));
+                    tuple(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code(), -1L),
+                    tuple(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code(), -1L));
         }
     }
 
@@ -168,7 +170,7 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
             cluster.createTopic(TOPIC, 1, 1);
             Uuid absent = Uuid.randomUuid();
-            FetchResponseData answer = wire.fetch(FETCH_V18, request(1000, 1, Integer.MAX_VALUE, absent, partition(0, -1, 0, 1 << 20)));
+            FetchResponseData answer = wire.fetch(FETCH_V18, fetchOfPartition0(absent, -1, 0).setMaxWaitMs(1000));
             assertThat(answer.responses().get(0).topicId()).isEqualTo(absent);
             assertThat(only(answer).errorCode()).isEqualTo(ErrorCode.UNKNOWN_TOPIC_ID.code());
         }
@@ -183,11 +185,11 @@ class SimulatedClusterReadWireTest {
             cluster.moveLeader(tp, 0);
             cluster.moveLeader(tp, 1);
             assertThat(cluster.leaderEpoch(tp)).isEqualTo(3);
-            assertThat(only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 2, 0, 1 << 20)))).errorCode())
+            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 2, 0))).errorCode())
                 .isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
-            assertThat(only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 4, 0, 1 << 20)))).errorCode())
+            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 4, 0))).errorCode())
                 .isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
-            assertThat(only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, -1, 0, 1 << 20)))).errorCode())
+            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, -1, 0))).errorCode())
                 .as("-1: not checked").isZero();
         }
     }
@@ -197,9 +199,9 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire follower = new Wire(cluster, 1)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 0);
-            assertThat(only(follower.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 1, 0, 1 << 20)))).errorCode())
+            assertThat(only(follower.fetch(FETCH_V18, fetchOfPartition0(topicId, 1, 0))).errorCode())
                 .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
-            assertThat(only(follower.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)))).errorCode())
+            assertThat(only(follower.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0))).errorCode())
                 .as("an old epoch is fenced first").isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
         }
     }
@@ -208,7 +210,7 @@ class SimulatedClusterReadWireTest {
     void aBrokerOutsideTheReplicasRefusesNotLeaderOrFollowerBeforeTheEpochCheck() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire outsider = new Wire(cluster, 1)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            assertThat(only(outsider.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 5, 0, 1 << 20)))).errorCode())
+            assertThat(only(outsider.fetch(FETCH_V18, fetchOfPartition0(topicId, 5, 0))).errorCode())
                 .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
         }
     }
@@ -219,11 +221,11 @@ class SimulatedClusterReadWireTest {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
             wire.produce(0, "a", "b");
             for (long offset : new long[] {3, -1}) {
-                PartitionData refused = only(wire.fetch(FETCH_V18, request(1000, 1, Integer.MAX_VALUE, topicId, partition(0, 0, offset, 1 << 20))));
+                PartitionData refused = only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, offset).setMaxWaitMs(1000)));
                 assertThat(refused.errorCode()).as("offset %d", offset).isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE.code());
                 assertThat(refused.highWatermark()).isEqualTo(-1);
             }
-            assertThat(only(wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 2, 1 << 20)))).errorCode())
+            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 2))).errorCode())
                 .as("the log end").isZero();
         }
     }
@@ -232,7 +234,7 @@ class SimulatedClusterReadWireTest {
     void aFetchNamingASessionIsFetchSessionIdNotFound() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20))
+            FetchResponseData answer = wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0)
                 .setSessionId(42).setSessionEpoch(1));
             assertThat(answer.errorCode()).isEqualTo(ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code());
             assertThat(answer.responses()).isEmpty();
@@ -246,14 +248,14 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(3); Wire oldLeader = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 3);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 2);
-            FetchResponseData notLeader = oldLeader.fetch((short) 16, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 1, 0, 1 << 20)));
+            FetchResponseData notLeader = oldLeader.fetch((short) 16, fetchOfPartition0(topicId, 1, 0));
             assertThat(only(notLeader).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(only(notLeader).currentLeader().leaderId()).isEqualTo(2);
             assertThat(only(notLeader).currentLeader().leaderEpoch()).isEqualTo(1);
             assertThat(notLeader.nodeEndpoints()).hasSize(1);
             assertThat(notLeader.nodeEndpoints().find(2).port()).isEqualTo(port(cluster.brokerAddress(2)));
 
-            FetchResponseData fenced = oldLeader.fetch((short) 16, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)));
+            FetchResponseData fenced = oldLeader.fetch((short) 16, fetchOfPartition0(topicId, 0, 0));
             assertThat(only(fenced).errorCode()).isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
             assertThat(only(fenced).currentLeader().leaderId()).isEqualTo(2);
             assertThat(fenced.nodeEndpoints().find(2)).isNotNull();
@@ -264,7 +266,7 @@ class SimulatedClusterReadWireTest {
     void otherRefusalsCarryNoHint() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire leader = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
-            FetchResponseData unknownEpoch = leader.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 3, 0, 1 << 20)));
+            FetchResponseData unknownEpoch = leader.fetch(FETCH_V18, fetchOfPartition0(topicId, 3, 0));
             assertThat(only(unknownEpoch).errorCode()).isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
             assertThat(only(unknownEpoch).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(unknownEpoch.nodeEndpoints()).isEmpty();
@@ -276,7 +278,7 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire oldLeader = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
-            FetchResponseData answer = oldLeader.fetch((short) 15, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 1, 0, 1 << 20)));
+            FetchResponseData answer = oldLeader.fetch((short) 15, fetchOfPartition0(topicId, 1, 0));
             assertThat(only(answer).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(only(answer).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(answer.nodeEndpoints()).isEmpty();
@@ -289,7 +291,7 @@ class SimulatedClusterReadWireTest {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
             cluster.hints(false);
-            FetchResponseData answer = oldLeader.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId, partition(0, 1, 0, 1 << 20)));
+            FetchResponseData answer = oldLeader.fetch(FETCH_V18, fetchOfPartition0(topicId, 1, 0));
             assertThat(only(answer).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(only(answer).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(answer.nodeEndpoints()).isEmpty();
@@ -300,9 +302,11 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void aWaitingFetchIsAnsweredWithTheRecordAppendedThroughAnotherConnection() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire consumer = new Wire(cluster, 0); Wire producer = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1);
+             Wire consumer = new Wire(cluster, 0);
+             Wire producer = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            consumer.send(ApiKey.FETCH, FETCH_V18, request(60_000, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)));
+            consumer.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(60_000));
             awaitWaitingFetches(cluster, 1);
             ProduceResponseData produced = producer.produce(0, "late");
             assertThat(produced.responses().find(TOPIC).partitionResponses().get(0).errorCode())
@@ -319,7 +323,7 @@ class SimulatedClusterReadWireTest {
     void aWaitingFetchIsAnsweredEmptyWhenItsMaxWaitRunsOut() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            wire.send(ApiKey.FETCH, FETCH_V18, request(50, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)));
+            wire.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(50));
             awaitWaitingFetches(cluster, 1);
             FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18);
             assertThat(only(answer).errorCode()).isZero();
@@ -345,7 +349,7 @@ class SimulatedClusterReadWireTest {
     void aWaitingFetchIsAnsweredWhenItsPartitionsLeaderMoves() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire wire = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
-            wire.send(ApiKey.FETCH, FETCH_V18, request(60_000, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)));
+            wire.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(60_000));
             awaitWaitingFetches(cluster, 1);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
             FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18);
@@ -361,7 +365,7 @@ class SimulatedClusterReadWireTest {
         SimulatedCluster cluster = SimulatedCluster.start(1);
         try (Wire wire = new Wire(cluster, 0)) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            wire.send(ApiKey.FETCH, FETCH_V18, request(600_000, 1, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)));
+            wire.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(600_000));
             awaitWaitingFetches(cluster, 1);
             cluster.close();
             try {
@@ -421,9 +425,12 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire follower = new Wire(cluster, 1)) {
             cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 0);
-            assertThat(follower.listOffset(1, ClusterState.LATEST_TIMESTAMP).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
-            assertThat(follower.listOffset(0, ClusterState.LATEST_TIMESTAMP).errorCode()).isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
-            assertThat(follower.listOffset(2, ClusterState.LATEST_TIMESTAMP).errorCode()).isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
+            assertThat(follower.listOffset(1, ClusterState.LATEST_TIMESTAMP).errorCode())
+                .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
+            assertThat(follower.listOffset(0, ClusterState.LATEST_TIMESTAMP).errorCode())
+                .isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
+            assertThat(follower.listOffset(2, ClusterState.LATEST_TIMESTAMP).errorCode())
+                .isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
             ListOffsetsResponseData debugged = (ListOffsetsResponseData) follower.call(ApiKey.LIST_OFFSETS, LIST_OFFSETS_V11,
                 listOffsets(-2, 1, ClusterState.LATEST_TIMESTAMP));
             assertThat(debugged.topics().get(0).partitions().get(0).errorCode()).isZero();
@@ -450,10 +457,10 @@ class SimulatedClusterReadWireTest {
                 assertThat(List.of(leader.epochEnd(2, 0), leader.epochEnd(2, 1), leader.epochEnd(2, 2), leader.epochEnd(2, 3)))
                     .extracting(EpochEndOffset::errorCode, EpochEndOffset::leaderEpoch, EpochEndOffset::endOffset)
                     .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple((short) 0, 0, 2L),
-                        org.assertj.core.groups.Tuple.tuple((short) 0, 1, 5L),
-                        org.assertj.core.groups.Tuple.tuple((short) 0, 2, 6L),
-                        org.assertj.core.groups.Tuple.tuple((short) 0, -1, -1L));
+                        tuple((short) 0, 0, 2L),
+                        tuple((short) 0, 1, 5L),
+                        tuple((short) 0, 2, 6L),
+                        tuple((short) 0, -1, -1L));
             }
             assertThat(cluster.records(tp)).extracting(LoggedRecord::leaderEpoch).containsExactly(0, 0, 1, 1, 1, 2);
         }
@@ -491,6 +498,11 @@ class SimulatedClusterReadWireTest {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** A Fetch of partition 0 from {@code fetchOffset}, answered at once (MaxWaitMs 0), MinBytes 1, limits far away. */
+    private static FetchRequestData fetchOfPartition0(Uuid topicId, int currentLeaderEpoch, long fetchOffset) {
+        return request(0, 1, Integer.MAX_VALUE, topicId, partition(0, currentLeaderEpoch, fetchOffset, 1 << 20));
+    }
 
     private static FetchRequestData request(int maxWaitMs, int minBytes, int maxBytes, Uuid topicId, FetchPartition... partitions) {
         return new FetchRequestData().setMaxWaitMs(maxWaitMs).setMinBytes(minBytes).setMaxBytes(maxBytes)
