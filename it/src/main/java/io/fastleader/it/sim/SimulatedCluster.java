@@ -28,12 +28,12 @@ import org.apache.kafka.common.Uuid;
  * }</pre>
  *
  * <p>Served: ApiVersions, Metadata, Produce, InitProducerId, Fetch, ListOffsets and
- * OffsetForLeaderEpoch (see each handler's Javadoc and
- * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
- * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
- * every command of this class happen under one lock ({@link ClusterState}), so each request sees
- * a command either wholly or not at all, and a command returns only once no request can see the
- * state before it. {@link #close()} stops every thread it started.
+ * OffsetForLeaderEpoch (see each handler's Javadoc and {@code it/README.md} for what is simulated
+ * and what is not). Each broker has a listener on a loopback port and a thread per connection
+ * ({@link BrokerServer}); every request's effect and every command of this class happen under one
+ * lock ({@link ClusterState}), so each request sees a command either wholly or not at all, and a
+ * command returns only once no request can see the state before it. {@link #close()} stops every
+ * thread it started.
  */
 public final class SimulatedCluster implements AutoCloseable {
 
@@ -179,9 +179,9 @@ public final class SimulatedCluster implements AutoCloseable {
 
     /**
      * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+, and NOT_LEADER_OR_FOLLOWER and
-     * FENCED_LEADER_EPOCH refusals of Fetch v16+, carry KIP-951's
-     * {@code CurrentLeader} and {@code NodeEndpoints}; off, a client must refresh Metadata to find
-     * the new leader, as with a pre-KIP-951 broker (the versions advertised stay the same).
+     * FENCED_LEADER_EPOCH refusals of Fetch v16+, carry KIP-951's {@code CurrentLeader} and
+     * {@code NodeEndpoints}; off, a client must refresh Metadata to find the new leader, as with a
+     * pre-KIP-951 broker (the versions advertised stay the same).
      */
     public void hints(boolean on) {
         state.hints(on);
