@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 import io.fastleader.protocol.ErrorCode;
 import org.apache.kafka.common.TopicPartition;
@@ -43,6 +44,38 @@ final class ClusterState {
     record AppendOutcome(ErrorCode error, long baseOffset, long highWatermark, Optional<PartitionView> leader) {
     }
 
+    /**
+     * What one partition's Fetch came to: {@code error} NONE with the high watermark and the
+     * batches read (possibly none), or a refusal with nothing read; {@code leader} is the
+     * partition's current leadership when the refusal is one that names it.
+     */
+    record FetchOutcome(ErrorCode error, long highWatermark, ByteBuffer records, Optional<PartitionView> leader) {
+        static FetchOutcome refused(ErrorCode error, Optional<PartitionView> leader) {
+            return new FetchOutcome(error, -1, ByteBuffer.allocate(0), leader);
+        }
+    }
+
+    /** What one partition's ListOffsets came to: {@code error} NONE with what was found (-1s for nothing), or a refusal. */
+    record ListOffsetsOutcome(ErrorCode error, long timestamp, long offset, int leaderEpoch) {
+        static final ListOffsetsOutcome NOTHING = new ListOffsetsOutcome(ErrorCode.NONE, -1, -1, -1);
+
+        static ListOffsetsOutcome refused(ErrorCode error) {
+            return new ListOffsetsOutcome(error, -1, -1, -1);
+        }
+    }
+
+    /** What one partition's OffsetForLeaderEpoch came to: {@code error} NONE with the epoch's end, or a refusal. */
+    record EpochEndOutcome(ErrorCode error, PartitionLog.EpochEnd end) {
+    }
+
+    /** ListOffsets' codes for the first offset and for the high watermark. */
+    static final long EARLIEST_TIMESTAMP = -2;
+    static final long LATEST_TIMESTAMP = -1;
+    /** ListOffsets' code for the record with the largest timestamp (KIP-734). */
+    static final long MAX_TIMESTAMP = -3;
+    /** ListOffsets' code for the first offset on local storage (KIP-405): the first offset, nothing being tiered. */
+    static final long EARLIEST_LOCAL_TIMESTAMP = -4;
+
     private static final class Partition {
         final int index;
         List<Integer> replicas;
@@ -54,6 +87,7 @@ final class ClusterState {
             this.index = index;
             this.replicas = List.copyOf(replicas);
             this.leader = replicas.get(0);
+            log.startLeaderEpoch(leaderEpoch);
         }
 
         PartitionView view() {
@@ -73,6 +107,7 @@ final class ClusterState {
     /** Each topic's own settings, as given at creation; a topic without any has no entry. */
     private final Map<String, Map<String, String>> topicConfigs = new LinkedHashMap<>();
     private boolean hints;
+    private Consumer<TopicPartition> partitionChanges = tp -> { };
     private long nextProducerId;
     private int nextLeaderSlot;
 
@@ -103,6 +138,14 @@ final class ClusterState {
 
     synchronized void hints(boolean on) {
         hints = on;
+    }
+
+    /**
+     * Tells {@code listener}, under this lock, of each partition appended to and each partition
+     * given a new leader, so a waiting Fetch can be answered; the listener must not block.
+     */
+    synchronized void onPartitionChange(Consumer<TopicPartition> listener) {
+        partitionChanges = listener;
     }
 
     /**
@@ -172,7 +215,9 @@ final class ClusterState {
         checked.forEach((tp, partition) -> {
             partition.leader = newLeaders.get(tp);
             partition.leaderEpoch++;
+            partition.log.startLeaderEpoch(partition.leaderEpoch);
             epochs.put(tp, partition.leaderEpoch);
+            partitionChanges.accept(tp);
         });
         return epochs;
     }
@@ -228,10 +273,111 @@ final class ClusterState {
         }
         try {
             PartitionLog.AppendResult result = partition.log.append(records, partition.leaderEpoch);
+            if (result.error() == ErrorCode.NONE) {
+                partitionChanges.accept(tp);
+            }
             return new AppendOutcome(result.error(), result.baseOffset(), partition.log.highWatermark(), Optional.empty());
         } catch (PartitionLog.InvalidBatchException e) {
             return new AppendOutcome(ErrorCode.CORRUPT_MESSAGE, -1, -1, Optional.empty());
         }
+    }
+
+    /**
+     * A Fetch of {@code tp} from {@code fetchOffset} arriving at broker {@code brokerId}: refused as
+     * {@link #readRefusal} says, or with OFFSET_OUT_OF_RANGE outside [0, log end]; otherwise the
+     * batches from the one holding the offset, within {@code maxBytes} (see {@link PartitionLog#read}).
+     */
+    synchronized FetchOutcome fetch(int brokerId, TopicPartition tp, int currentLeaderEpoch, long fetchOffset, int maxBytes,
+                                    boolean firstBatchAnyway) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return FetchOutcome.refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, Optional.empty());
+        }
+        Partition partition = found.get();
+        ErrorCode refusal = readRefusal(partition, brokerId, currentLeaderEpoch, true);
+        if (refusal != ErrorCode.NONE) {
+            boolean namesLeader = refusal == ErrorCode.NOT_LEADER_OR_FOLLOWER || refusal == ErrorCode.FENCED_LEADER_EPOCH;
+            return FetchOutcome.refused(refusal, namesLeader ? Optional.of(partition.view()) : Optional.empty());
+        }
+        if (fetchOffset < 0 || fetchOffset > partition.log.logEndOffset()) {
+            return FetchOutcome.refused(ErrorCode.OFFSET_OUT_OF_RANGE, Optional.empty());
+        }
+        return new FetchOutcome(ErrorCode.NONE, partition.log.highWatermark(),
+            partition.log.read(fetchOffset, maxBytes, firstBatchAnyway), Optional.empty());
+    }
+
+    /**
+     * A ListOffsets of {@code tp} for {@code timestamp} arriving at broker {@code brokerId}, refused
+     * as {@link #readRefusal} says (followers answer too unless {@code leaderOnly}): the first
+     * offset (0) with the log's first epoch, the high watermark with the current epoch, the record
+     * with the largest timestamp, or the first record at or after a timestamp, with its batch's epoch.
+     *
+     * @throws IllegalArgumentException for another negative timestamp (tiered storage's codes): not simulated
+     */
+    synchronized ListOffsetsOutcome listOffset(int brokerId, TopicPartition tp, int currentLeaderEpoch, boolean leaderOnly,
+                                               long timestamp) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return ListOffsetsOutcome.refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        Partition partition = found.get();
+        ErrorCode refusal = readRefusal(partition, brokerId, currentLeaderEpoch, leaderOnly);
+        if (refusal != ErrorCode.NONE) {
+            return ListOffsetsOutcome.refused(refusal);
+        }
+        PartitionLog log = partition.log;
+        if (timestamp == EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
+            return new ListOffsetsOutcome(ErrorCode.NONE, -1, 0, log.firstLeaderEpoch());
+        }
+        if (timestamp == LATEST_TIMESTAMP) {
+            return new ListOffsetsOutcome(ErrorCode.NONE, -1, log.highWatermark(), partition.leaderEpoch);
+        }
+        if (timestamp != MAX_TIMESTAMP && timestamp < 0) {
+            throw new IllegalArgumentException("ListOffsets for timestamp " + timestamp + " is not simulated");
+        }
+        Optional<PartitionLog.TimestampedOffset> record = timestamp == MAX_TIMESTAMP ? log.maxTimestamp() : log.firstAtOrAfter(timestamp);
+        return record.map(r -> new ListOffsetsOutcome(ErrorCode.NONE, r.timestamp(), r.offset(), r.leaderEpoch()))
+            .orElse(ListOffsetsOutcome.NOTHING);
+    }
+
+    /**
+     * An OffsetForLeaderEpoch of {@code tp} for {@code leaderEpoch} arriving at broker
+     * {@code brokerId}: refused as {@link #readRefusal} says, or answered as
+     * {@link PartitionLog#endOf} says.
+     */
+    synchronized EpochEndOutcome epochEnd(int brokerId, TopicPartition tp, int currentLeaderEpoch, int leaderEpoch) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return new EpochEndOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, PartitionLog.EpochEnd.UNDEFINED);
+        }
+        ErrorCode refusal = readRefusal(found.get(), brokerId, currentLeaderEpoch, true);
+        if (refusal != ErrorCode.NONE) {
+            return new EpochEndOutcome(refusal, PartitionLog.EpochEnd.UNDEFINED);
+        }
+        return new EpochEndOutcome(ErrorCode.NONE, found.get().log.endOf(leaderEpoch));
+    }
+
+    /**
+     * A broker's refusals of a read, in a broker's order: a broker that is not a replica does not
+     * host the partition (NOT_LEADER_OR_FOLLOWER before any epoch check); then the reader's
+     * {@code currentLeaderEpoch} older than the partition's (FENCED_LEADER_EPOCH) or newer
+     * (UNKNOWN_LEADER_EPOCH), -1 skipping the check; then a follower asked for what only the
+     * leader serves (NOT_LEADER_OR_FOLLOWER).
+     */
+    private static ErrorCode readRefusal(Partition partition, int brokerId, int currentLeaderEpoch, boolean leaderOnly) {
+        if (!partition.replicas.contains(brokerId)) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        if (currentLeaderEpoch != -1 && currentLeaderEpoch < partition.leaderEpoch) {
+            return ErrorCode.FENCED_LEADER_EPOCH;
+        }
+        if (currentLeaderEpoch != -1 && currentLeaderEpoch > partition.leaderEpoch) {
+            return ErrorCode.UNKNOWN_LEADER_EPOCH;
+        }
+        if (leaderOnly && partition.leader != brokerId) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        return ErrorCode.NONE;
     }
 
     synchronized long nextProducerId() {

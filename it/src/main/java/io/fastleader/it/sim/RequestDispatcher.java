@@ -28,12 +28,18 @@ final class RequestDispatcher {
 
     private final Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
     private final ApiVersionsHandler apiVersions;
+    private final FetchWaiters fetchWaiters;
     private final Map<ApiKey, LongAdder> served = new ConcurrentHashMap<>();
 
     RequestDispatcher(ClusterState state, Scheduler scheduler) {
         handlers.put(ApiKey.METADATA, new MetadataHandler(state));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
+        fetchWaiters = new FetchWaiters(scheduler);
+        state.onPartitionChange(fetchWaiters::changed);
+        handlers.put(ApiKey.FETCH, new FetchHandler(state, scheduler, fetchWaiters));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(state));
+        handlers.put(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(state));
         handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(state));
         handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(state));
         handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(state));
@@ -90,6 +96,11 @@ final class RequestDispatcher {
     long served(ApiKey api) {
         LongAdder count = served.get(api);
         return count == null ? 0 : count.sum();
+    }
+
+    /** Fetches waiting for records now, by every broker. */
+    int fetchesWaiting() {
+        return fetchWaiters.waiting();
     }
 
     private void count(ApiKey api) {

@@ -28,7 +28,8 @@ import org.apache.kafka.common.Uuid;
  * }
  * }</pre>
  *
- * <p>Served: ApiVersions, Metadata, Produce, InitProducerId, and for kafka-clients' {@code Admin}
+ * <p>Served: ApiVersions, Metadata, Produce, InitProducerId, Fetch, ListOffsets,
+ * OffsetForLeaderEpoch, and for kafka-clients' {@code Admin}
  * CreateTopics, DeleteTopics, DescribeConfigs, AlterPartitionReassignments,
  * ListPartitionReassignments and ElectLeaders (see each handler's Javadoc and
  * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
@@ -181,9 +182,10 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
-     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+ carry KIP-951's
-     * {@code CurrentLeader} and {@code NodeEndpoints}; off, a client must refresh Metadata to find
-     * the new leader, as with a pre-KIP-951 broker (the versions advertised stay the same).
+     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+, and NOT_LEADER_OR_FOLLOWER and
+     * FENCED_LEADER_EPOCH refusals of Fetch v16+, carry KIP-951's {@code CurrentLeader} and
+     * {@code NodeEndpoints}; off, a client must refresh Metadata to find the new leader, as with a
+     * pre-KIP-951 broker (the versions advertised stay the same).
      */
     public void hints(boolean on) {
         state.hints(on);
@@ -236,6 +238,11 @@ public final class SimulatedCluster implements AutoCloseable {
     /** Requests of {@code api} served so far, by all brokers together. */
     public long requestsServed(ApiKey api) {
         return dispatcher.served(api);
+    }
+
+    /** Fetches waiting for records or for their {@code MaxWaitMs} now, for tests of the simulation. */
+    int fetchesWaiting() {
+        return dispatcher.fetchesWaiting();
     }
 
     /** Closes every listener and connection and waits for every thread this cluster started to end. */

@@ -49,7 +49,8 @@ class SimulatedClusterWireTest {
             assertThat(answer.errorCode()).isZero();
             List<ApiKey> served = List.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.INIT_PRODUCER_ID,
                 ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.DESCRIBE_CONFIGS, ApiKey.ALTER_PARTITION_REASSIGNMENTS,
-                ApiKey.LIST_PARTITION_REASSIGNMENTS, ApiKey.ELECT_LEADERS);
+                ApiKey.LIST_PARTITION_REASSIGNMENTS, ApiKey.ELECT_LEADERS, ApiKey.FETCH, ApiKey.LIST_OFFSETS,
+                ApiKey.OFFSET_FOR_LEADER_EPOCH);
             for (ApiKey api : served) {
                 assertThat(answer.apiKeys().find(api.id())).as(api.displayName()).isNotNull()
                     .satisfies(v -> {
