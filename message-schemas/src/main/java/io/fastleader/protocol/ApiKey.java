@@ -11,10 +11,20 @@ import io.fastleader.protocol.message.AddOffsetsToTxnRequestData;
 import io.fastleader.protocol.message.AddOffsetsToTxnResponseData;
 import io.fastleader.protocol.message.AddPartitionsToTxnRequestData;
 import io.fastleader.protocol.message.AddPartitionsToTxnResponseData;
+import io.fastleader.protocol.message.AlterPartitionReassignmentsRequestData;
+import io.fastleader.protocol.message.AlterPartitionReassignmentsResponseData;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
+import io.fastleader.protocol.message.CreateTopicsRequestData;
+import io.fastleader.protocol.message.CreateTopicsResponseData;
+import io.fastleader.protocol.message.DeleteTopicsRequestData;
+import io.fastleader.protocol.message.DeleteTopicsResponseData;
+import io.fastleader.protocol.message.DescribeConfigsRequestData;
+import io.fastleader.protocol.message.DescribeConfigsResponseData;
+import io.fastleader.protocol.message.ElectLeadersRequestData;
+import io.fastleader.protocol.message.ElectLeadersResponseData;
 import io.fastleader.protocol.message.EndTxnRequestData;
 import io.fastleader.protocol.message.EndTxnResponseData;
 import io.fastleader.protocol.message.FetchRequestData;
@@ -31,6 +41,8 @@ import io.fastleader.protocol.message.LeaveGroupRequestData;
 import io.fastleader.protocol.message.LeaveGroupResponseData;
 import io.fastleader.protocol.message.ListOffsetsRequestData;
 import io.fastleader.protocol.message.ListOffsetsResponseData;
+import io.fastleader.protocol.message.ListPartitionReassignmentsRequestData;
+import io.fastleader.protocol.message.ListPartitionReassignmentsResponseData;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.OffsetCommitRequestData;
@@ -79,7 +91,15 @@ public enum ApiKey {
     END_TXN(3, EndTxnRequestData::new, EndTxnResponseData::new),
     TXN_OFFSET_COMMIT(3, TxnOffsetCommitRequestData::new, TxnOffsetCommitResponseData::new),
     SASL_AUTHENTICATE(2, SaslAuthenticateRequestData::new, SaslAuthenticateResponseData::new),
-    CONSUMER_GROUP_HEARTBEAT(0, ConsumerGroupHeartbeatRequestData::new, ConsumerGroupHeartbeatResponseData::new);
+    CONSUMER_GROUP_HEARTBEAT(0, ConsumerGroupHeartbeatRequestData::new, ConsumerGroupHeartbeatResponseData::new),
+    // Admin APIs: fastleader's clients never send them; the it module's simulated cluster serves
+    // them to kafka-clients' Admin.
+    CREATE_TOPICS(5, CreateTopicsRequestData::new, CreateTopicsResponseData::new),
+    DELETE_TOPICS(4, DeleteTopicsRequestData::new, DeleteTopicsResponseData::new),
+    DESCRIBE_CONFIGS(4, DescribeConfigsRequestData::new, DescribeConfigsResponseData::new),
+    ELECT_LEADERS(2, ElectLeadersRequestData::new, ElectLeadersResponseData::new),
+    ALTER_PARTITION_REASSIGNMENTS(0, AlterPartitionReassignmentsRequestData::new, AlterPartitionReassignmentsResponseData::new),
+    LIST_PARTITION_REASSIGNMENTS(0, ListPartitionReassignmentsRequestData::new, ListPartitionReassignmentsResponseData::new);
 
     /** {@link #firstFlexibleVersion()} of an API that has no flexible version. */
     public static final short NEVER_FLEXIBLE = Short.MAX_VALUE;

@@ -49,7 +49,9 @@ class KafkaClientsOracleTest {
         "OffsetForLeaderEpoch", "FindCoordinator", "OffsetCommit", "OffsetFetch",
         "SaslHandshake", "SaslAuthenticate", "ConsumerGroupHeartbeat",
         "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
-        "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit");
+        "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit",
+        "CreateTopics", "DeleteTopics", "DescribeConfigs", "AlterPartitionReassignments",
+        "ListPartitionReassignments", "ElectLeaders");
 
     /** Kafka's consumer protocol payloads: not RPCs, but the bytes a consumer group's JoinGroup and SyncGroup carry. */
     private static final List<String> CONSUMER_PROTOCOL_PAYLOADS = List.of("ConsumerProtocolSubscription", "ConsumerProtocolAssignment");

@@ -209,7 +209,8 @@ final class RandomMessageFiller {
     }
 
     private static Method setter(Object target, String fieldName) {
-        String name = "set" + fieldName;
+        // Kafka's generator capitalizes the setter's name: CreateTopics' timeoutMs field is set by setTimeoutMs.
+        String name = "set" + Character.toUpperCase(fieldName.charAt(0)) + fieldName.substring(1);
         for (Method m : target.getClass().getMethods()) {
             if (m.getName().equals(name) && m.getParameterCount() == 1) {
                 return m;

@@ -27,7 +27,10 @@ enum ConnectionLane {
      */
     REBALANCE(false),
 
-    /** Every other request. */
+    /**
+     * Every other request, including the admin APIs {@link ApiKey} lists for the simulated cluster
+     * (fastleader's clients never send them).
+     */
     OTHER(true);
 
     private final boolean connectedAheadOfNeed;

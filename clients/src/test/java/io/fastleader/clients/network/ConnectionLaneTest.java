@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import io.fastleader.protocol.ApiKey;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,13 @@ class ConnectionLaneTest {
     void onlyJoinGroupAndSyncGroupTakeTheRebalanceLane() {
         assertThat(Arrays.stream(ApiKey.values()).filter(api -> ConnectionLane.of(api) == ConnectionLane.REBALANCE))
             .containsExactlyInAnyOrder(ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP);
+    }
+
+    @Test
+    void adminApisTakeTheOrdinaryLane() {
+        assertThat(Stream.of(ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.DESCRIBE_CONFIGS, ApiKey.ELECT_LEADERS,
+                ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.LIST_PARTITION_REASSIGNMENTS).map(ConnectionLane::of))
+            .containsOnly(ConnectionLane.OTHER);
     }
 
     @Test

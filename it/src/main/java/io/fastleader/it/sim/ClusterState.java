@@ -10,17 +10,18 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 import io.fastleader.protocol.ErrorCode;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Everything a simulated cluster knows: its brokers' endpoints, its topics and their partitions
- * (leader, leader epoch, replicas, ISR, log), whether refusals carry KIP-951 hints, and the next
- * producer id. Every method holds the one monitor of this object, so each request's effect and
- * each command (a topic created, a leader moved) happens whole, in one order that every
- * connection sees; the handlers never touch the state otherwise.
+ * Everything a simulated cluster knows: its brokers' endpoints, its topics (with their own
+ * settings) and their partitions (leader, leader epoch, replicas, ISR, log), whether refusals
+ * carry KIP-951 hints, and the next producer id. Every method holds the one monitor of this
+ * object, so each request's effect and each command (a topic created, a leader moved) happens
+ * whole, in one order that every connection sees; the handlers never touch the state otherwise.
  */
 final class ClusterState {
 
@@ -43,9 +44,41 @@ final class ClusterState {
     record AppendOutcome(ErrorCode error, long baseOffset, long highWatermark, Optional<PartitionView> leader) {
     }
 
+    /**
+     * What one partition's Fetch came to: {@code error} NONE with the high watermark and the
+     * batches read (possibly none), or a refusal with nothing read; {@code leader} is the
+     * partition's current leadership when the refusal is one that names it.
+     */
+    record FetchOutcome(ErrorCode error, long highWatermark, ByteBuffer records, Optional<PartitionView> leader) {
+        static FetchOutcome refused(ErrorCode error, Optional<PartitionView> leader) {
+            return new FetchOutcome(error, -1, ByteBuffer.allocate(0), leader);
+        }
+    }
+
+    /** What one partition's ListOffsets came to: {@code error} NONE with what was found (-1s for nothing), or a refusal. */
+    record ListOffsetsOutcome(ErrorCode error, long timestamp, long offset, int leaderEpoch) {
+        static final ListOffsetsOutcome NOTHING = new ListOffsetsOutcome(ErrorCode.NONE, -1, -1, -1);
+
+        static ListOffsetsOutcome refused(ErrorCode error) {
+            return new ListOffsetsOutcome(error, -1, -1, -1);
+        }
+    }
+
+    /** What one partition's OffsetForLeaderEpoch came to: {@code error} NONE with the epoch's end, or a refusal. */
+    record EpochEndOutcome(ErrorCode error, PartitionLog.EpochEnd end) {
+    }
+
+    /** ListOffsets' codes for the first offset and for the high watermark. */
+    static final long EARLIEST_TIMESTAMP = -2;
+    static final long LATEST_TIMESTAMP = -1;
+    /** ListOffsets' code for the record with the largest timestamp (KIP-734). */
+    static final long MAX_TIMESTAMP = -3;
+    /** ListOffsets' code for the first offset on local storage (KIP-405): the first offset, nothing being tiered. */
+    static final long EARLIEST_LOCAL_TIMESTAMP = -4;
+
     private static final class Partition {
         final int index;
-        final List<Integer> replicas;
+        List<Integer> replicas;
         int leader;
         int leaderEpoch;
         final PartitionLog log = new PartitionLog();
@@ -54,6 +87,7 @@ final class ClusterState {
             this.index = index;
             this.replicas = List.copyOf(replicas);
             this.leader = replicas.get(0);
+            log.startLeaderEpoch(leaderEpoch);
         }
 
         PartitionView view() {
@@ -70,7 +104,10 @@ final class ClusterState {
     private final String clusterId;
     private final SortedMap<Integer, Endpoint> brokers = new TreeMap<>();
     private final Map<String, Topic> topics = new LinkedHashMap<>();
+    /** Each topic's own settings, as given at creation; a topic without any has no entry. */
+    private final Map<String, Map<String, String>> topicConfigs = new LinkedHashMap<>();
     private boolean hints;
+    private Consumer<TopicPartition> partitionChanges = tp -> { };
     private long nextProducerId;
     private int nextLeaderSlot;
 
@@ -104,6 +141,14 @@ final class ClusterState {
     }
 
     /**
+     * Tells {@code listener}, under this lock, of each partition appended to and each partition
+     * given a new leader, so a waiting Fetch can be answered; the listener must not block.
+     */
+    synchronized void onPartitionChange(Consumer<TopicPartition> listener) {
+        partitionChanges = listener;
+    }
+
+    /**
      * Creates a topic whose partition {@code p} is led by the broker after the one that led the
      * previous partition created (round robin over the cluster, continuing across topics, as a
      * broker's placement spreads leaders), replicas following in broker order, epoch 0.
@@ -116,21 +161,38 @@ final class ClusterState {
         if (partitionCount < 1) {
             throw new IllegalArgumentException("a topic needs a partition, not " + partitionCount);
         }
-        List<Integer> ids = new ArrayList<>(brokers.keySet());
-        if (replicationFactor < 1 || replicationFactor > ids.size()) {
-            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + ids.size() + " brokers");
+        if (replicationFactor < 1 || replicationFactor > brokers.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + brokers.size() + " brokers");
         }
-        List<Partition> partitions = new ArrayList<>();
+        return createTopic(name, placement(partitionCount, replicationFactor), Map.of());
+    }
+
+    /** Replica lists for a new topic's partitions: leaders round robin, followers the brokers after each. */
+    private List<List<Integer>> placement(int partitionCount, int replicationFactor) {
+        List<Integer> ids = new ArrayList<>(brokers.keySet());
+        List<List<Integer>> assignment = new ArrayList<>();
         for (int p = 0; p < partitionCount; p++) {
             int first = nextLeaderSlot++ % ids.size();
             List<Integer> replicas = new ArrayList<>();
             for (int r = 0; r < replicationFactor; r++) {
                 replicas.add(ids.get((first + r) % ids.size()));
             }
-            partitions.add(new Partition(p, replicas));
+            assignment.add(replicas);
+        }
+        return assignment;
+    }
+
+    /** Creates a topic whose partition {@code p} has {@code assignment.get(p)} as replicas, led by the first, epoch 0. */
+    private Uuid createTopic(String name, List<List<Integer>> assignment, Map<String, String> configs) {
+        List<Partition> partitions = new ArrayList<>();
+        for (int p = 0; p < assignment.size(); p++) {
+            partitions.add(new Partition(p, assignment.get(p)));
         }
         Uuid topicId = Uuid.randomUuid();
         topics.put(name, new Topic(name, topicId, List.copyOf(partitions)));
+        if (!configs.isEmpty()) {
+            topicConfigs.put(name, Map.copyOf(configs));
+        }
         return topicId;
     }
 
@@ -153,7 +215,9 @@ final class ClusterState {
         checked.forEach((tp, partition) -> {
             partition.leader = newLeaders.get(tp);
             partition.leaderEpoch++;
+            partition.log.startLeaderEpoch(partition.leaderEpoch);
             epochs.put(tp, partition.leaderEpoch);
+            partitionChanges.accept(tp);
         });
         return epochs;
     }
@@ -209,10 +273,111 @@ final class ClusterState {
         }
         try {
             PartitionLog.AppendResult result = partition.log.append(records, partition.leaderEpoch);
+            if (result.error() == ErrorCode.NONE) {
+                partitionChanges.accept(tp);
+            }
             return new AppendOutcome(result.error(), result.baseOffset(), partition.log.highWatermark(), Optional.empty());
         } catch (PartitionLog.InvalidBatchException e) {
             return new AppendOutcome(ErrorCode.CORRUPT_MESSAGE, -1, -1, Optional.empty());
         }
+    }
+
+    /**
+     * A Fetch of {@code tp} from {@code fetchOffset} arriving at broker {@code brokerId}: refused as
+     * {@link #readRefusal} says, or with OFFSET_OUT_OF_RANGE outside [0, log end]; otherwise the
+     * batches from the one holding the offset, within {@code maxBytes} (see {@link PartitionLog#read}).
+     */
+    synchronized FetchOutcome fetch(int brokerId, TopicPartition tp, int currentLeaderEpoch, long fetchOffset, int maxBytes,
+                                    boolean firstBatchAnyway) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return FetchOutcome.refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, Optional.empty());
+        }
+        Partition partition = found.get();
+        ErrorCode refusal = readRefusal(partition, brokerId, currentLeaderEpoch, true);
+        if (refusal != ErrorCode.NONE) {
+            boolean namesLeader = refusal == ErrorCode.NOT_LEADER_OR_FOLLOWER || refusal == ErrorCode.FENCED_LEADER_EPOCH;
+            return FetchOutcome.refused(refusal, namesLeader ? Optional.of(partition.view()) : Optional.empty());
+        }
+        if (fetchOffset < 0 || fetchOffset > partition.log.logEndOffset()) {
+            return FetchOutcome.refused(ErrorCode.OFFSET_OUT_OF_RANGE, Optional.empty());
+        }
+        return new FetchOutcome(ErrorCode.NONE, partition.log.highWatermark(),
+            partition.log.read(fetchOffset, maxBytes, firstBatchAnyway), Optional.empty());
+    }
+
+    /**
+     * A ListOffsets of {@code tp} for {@code timestamp} arriving at broker {@code brokerId}, refused
+     * as {@link #readRefusal} says (followers answer too unless {@code leaderOnly}): the first
+     * offset (0) with the log's first epoch, the high watermark with the current epoch, the record
+     * with the largest timestamp, or the first record at or after a timestamp, with its batch's epoch.
+     *
+     * @throws IllegalArgumentException for another negative timestamp (tiered storage's codes): not simulated
+     */
+    synchronized ListOffsetsOutcome listOffset(int brokerId, TopicPartition tp, int currentLeaderEpoch, boolean leaderOnly,
+                                               long timestamp) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return ListOffsetsOutcome.refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        Partition partition = found.get();
+        ErrorCode refusal = readRefusal(partition, brokerId, currentLeaderEpoch, leaderOnly);
+        if (refusal != ErrorCode.NONE) {
+            return ListOffsetsOutcome.refused(refusal);
+        }
+        PartitionLog log = partition.log;
+        if (timestamp == EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
+            return new ListOffsetsOutcome(ErrorCode.NONE, -1, 0, log.firstLeaderEpoch());
+        }
+        if (timestamp == LATEST_TIMESTAMP) {
+            return new ListOffsetsOutcome(ErrorCode.NONE, -1, log.highWatermark(), partition.leaderEpoch);
+        }
+        if (timestamp != MAX_TIMESTAMP && timestamp < 0) {
+            throw new IllegalArgumentException("ListOffsets for timestamp " + timestamp + " is not simulated");
+        }
+        Optional<PartitionLog.TimestampedOffset> record = timestamp == MAX_TIMESTAMP ? log.maxTimestamp() : log.firstAtOrAfter(timestamp);
+        return record.map(r -> new ListOffsetsOutcome(ErrorCode.NONE, r.timestamp(), r.offset(), r.leaderEpoch()))
+            .orElse(ListOffsetsOutcome.NOTHING);
+    }
+
+    /**
+     * An OffsetForLeaderEpoch of {@code tp} for {@code leaderEpoch} arriving at broker
+     * {@code brokerId}: refused as {@link #readRefusal} says, or answered as
+     * {@link PartitionLog#endOf} says.
+     */
+    synchronized EpochEndOutcome epochEnd(int brokerId, TopicPartition tp, int currentLeaderEpoch, int leaderEpoch) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return new EpochEndOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, PartitionLog.EpochEnd.UNDEFINED);
+        }
+        ErrorCode refusal = readRefusal(found.get(), brokerId, currentLeaderEpoch, true);
+        if (refusal != ErrorCode.NONE) {
+            return new EpochEndOutcome(refusal, PartitionLog.EpochEnd.UNDEFINED);
+        }
+        return new EpochEndOutcome(ErrorCode.NONE, found.get().log.endOf(leaderEpoch));
+    }
+
+    /**
+     * A broker's refusals of a read, in a broker's order: a broker that is not a replica does not
+     * host the partition (NOT_LEADER_OR_FOLLOWER before any epoch check); then the reader's
+     * {@code currentLeaderEpoch} older than the partition's (FENCED_LEADER_EPOCH) or newer
+     * (UNKNOWN_LEADER_EPOCH), -1 skipping the check; then a follower asked for what only the
+     * leader serves (NOT_LEADER_OR_FOLLOWER).
+     */
+    private static ErrorCode readRefusal(Partition partition, int brokerId, int currentLeaderEpoch, boolean leaderOnly) {
+        if (!partition.replicas.contains(brokerId)) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        if (currentLeaderEpoch != -1 && currentLeaderEpoch < partition.leaderEpoch) {
+            return ErrorCode.FENCED_LEADER_EPOCH;
+        }
+        if (currentLeaderEpoch != -1 && currentLeaderEpoch > partition.leaderEpoch) {
+            return ErrorCode.UNKNOWN_LEADER_EPOCH;
+        }
+        if (leaderOnly && partition.leader != brokerId) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        return ErrorCode.NONE;
     }
 
     synchronized long nextProducerId() {
@@ -225,6 +390,172 @@ final class ClusterState {
 
     synchronized long highWatermark(TopicPartition tp) {
         return partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp)).log.highWatermark();
+    }
+
+    /** What an admin command came to for one topic or partition: NONE, or an error and why. */
+    record CommandOutcome(ErrorCode error, String message) {
+        static final CommandOutcome DONE = new CommandOutcome(ErrorCode.NONE, null);
+
+        boolean done() {
+            return error == ErrorCode.NONE;
+        }
+    }
+
+    /** A topic created (or that would be): its id ({@link Uuid#ZERO_UUID} when only validated) and replica lists. */
+    record CreatedTopic(CommandOutcome outcome, Uuid topicId, List<List<Integer>> assignment) {
+    }
+
+    /**
+     * Creates a topic from {@code assignment} (partition {@code p}'s replicas, preferred leader
+     * first) or, when that is empty, placed as {@link #createTopic(String, int, int)} places it.
+     * Refused with TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR when there are fewer brokers
+     * than replicas, or INVALID_REPLICA_ASSIGNMENT naming a broker that does not exist. With
+     * {@code validateOnly}, checks the same and creates nothing.
+     */
+    synchronized CreatedTopic createTopic(String name, int partitionCount, int replicationFactor,
+                                          List<List<Integer>> assignment, Map<String, String> configs, boolean validateOnly) {
+        if (topics.containsKey(name)) {
+            return refusedCreation(ErrorCode.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
+        }
+        if (assignment.isEmpty() && replicationFactor > brokers.size()) {
+            return refusedCreation(ErrorCode.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition " + replicationFactor
+                + " time(s): only " + brokers.size() + " broker(s) are registered.");
+        }
+        for (List<Integer> replicas : assignment) {
+            Optional<Integer> unknown = replicas.stream().filter(id -> !brokers.containsKey(id)).findFirst();
+            if (unknown.isPresent()) {
+                return refusedCreation(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker "
+                    + unknown.get() + ", but no such broker is registered.");
+            }
+        }
+        if (validateOnly) {
+            return new CreatedTopic(CommandOutcome.DONE, Uuid.ZERO_UUID, assignment);
+        }
+        List<List<Integer>> replicas = assignment.isEmpty() ? placement(partitionCount, replicationFactor) : assignment;
+        return new CreatedTopic(CommandOutcome.DONE, createTopic(name, replicas, configs), replicas);
+    }
+
+    private static CreatedTopic refusedCreation(ErrorCode error, String message) {
+        return new CreatedTopic(new CommandOutcome(error, message), Uuid.ZERO_UUID, List.of());
+    }
+
+    /**
+     * Deletes the topic with this name, its log and settings; the id it had is never used again,
+     * and a topic created later under the same name starts over at epoch 0, as on a broker.
+     *
+     * @return the deleted topic's id, or empty if there was no such topic
+     */
+    synchronized Optional<Uuid> deleteTopic(String name) {
+        Topic topic = topics.remove(name);
+        topicConfigs.remove(name);
+        return Optional.ofNullable(topic).map(Topic::topicId);
+    }
+
+    /** Deletes the topic with this id, as {@link #deleteTopic(String)}; returns its name, or empty if there was none. */
+    synchronized Optional<String> deleteTopic(Uuid topicId) {
+        Optional<String> name = topics.values().stream().filter(t -> t.topicId().equals(topicId)).map(Topic::name).findFirst();
+        name.ifPresent(this::deleteTopic);
+        return name;
+    }
+
+    /** The topic's own settings (none for a topic created without any), or empty if there is no such topic. */
+    synchronized Optional<Map<String, String>> topicConfigs(String name) {
+        return topics.containsKey(name) ? Optional.of(topicConfigs.getOrDefault(name, Map.of())) : Optional.empty();
+    }
+
+    /**
+     * Reassigns partitions, all at once (no request is served between two of them), each
+     * completing at once: its replicas become the target and the ISR follows. A leader that stays
+     * a replica keeps leading; one that does not gives way to the target's first replica. The
+     * epoch grows by one when the target leaves out a current replica (the leader or another), as
+     * Kafka's controller bumps it to fence the replica removed, and stays when replicas are only
+     * added or reordered. A null target cancels a reassignment in progress, of which there never
+     * is one: NO_REASSIGNMENT_IN_PROGRESS, as a broker answers. Refused with
+     * UNKNOWN_TOPIC_OR_PARTITION, with INVALID_REPLICA_ASSIGNMENT for an empty target, a repeated
+     * broker or one that does not exist, and with INVALID_REPLICATION_FACTOR for a change of
+     * replica count when {@code allowReplicationFactorChange} is off; a refused partition does
+     * not stop the others.
+     *
+     * @return each partition's outcome, in the order given
+     */
+    synchronized Map<TopicPartition, CommandOutcome> reassign(Map<TopicPartition, List<Integer>> targets,
+                                                              boolean allowReplicationFactorChange) {
+        Map<TopicPartition, CommandOutcome> outcomes = new LinkedHashMap<>();
+        targets.forEach((tp, target) -> outcomes.put(tp, reassign(tp, target, allowReplicationFactorChange)));
+        return outcomes;
+    }
+
+    private CommandOutcome reassign(TopicPartition tp, List<Integer> target, boolean allowReplicationFactorChange) {
+        Optional<Partition> found = partition(tp);
+        if (found.isEmpty()) {
+            return new CommandOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition " + tp + ".");
+        }
+        if (target == null) {
+            return new CommandOutcome(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, "No ongoing reassignment for " + tp + ".");
+        }
+        Partition partition = found.get();
+        if (target.isEmpty() || target.stream().distinct().count() != target.size()) {
+            return new CommandOutcome(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The target replicas " + target
+                + " are empty or name a broker twice.");
+        }
+        Optional<Integer> unknown = target.stream().filter(id -> !brokers.containsKey(id)).findFirst();
+        if (unknown.isPresent()) {
+            return new CommandOutcome(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The target replicas " + target
+                + " include broker " + unknown.get() + ", but no such broker is registered.");
+        }
+        if (!allowReplicationFactorChange && target.size() != partition.replicas.size()) {
+            return new CommandOutcome(ErrorCode.INVALID_REPLICATION_FACTOR, "The replication factor of " + tp + " would change from "
+                + partition.replicas.size() + " to " + target.size() + ", which the request does not allow.");
+        }
+        boolean removesAReplica = !target.containsAll(partition.replicas);
+        partition.replicas = List.copyOf(target);
+        if (!target.contains(partition.leader)) {
+            partition.leader = target.get(0);
+        }
+        if (removesAReplica) {
+            // Kafka's controller bumps the epoch whenever a replica leaves, so that it is fenced.
+            partition.leaderEpoch++;
+        }
+        return CommandOutcome.DONE;
+    }
+
+    /**
+     * Preferred-leader elections, all at once: each partition's first replica becomes its leader
+     * at epoch + 1, or the partition is answered ELECTION_NOT_NEEDED if it already leads.
+     *
+     * @return each partition's outcome, in the order given
+     */
+    synchronized Map<TopicPartition, CommandOutcome> electPreferredLeaders(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, CommandOutcome> outcomes = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            Optional<Partition> found = partition(tp);
+            if (found.isEmpty()) {
+                outcomes.put(tp, new CommandOutcome(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition " + tp + "."));
+                continue;
+            }
+            Partition partition = found.get();
+            int preferred = partition.replicas.get(0);
+            if (partition.leader == preferred) {
+                outcomes.put(tp, new CommandOutcome(ErrorCode.ELECTION_NOT_NEEDED, "Leader election not needed for " + tp + "."));
+                continue;
+            }
+            partition.leader = preferred;
+            partition.leaderEpoch++;
+            outcomes.put(tp, CommandOutcome.DONE);
+        }
+        return outcomes;
+    }
+
+    /** Every partition of every topic. */
+    synchronized List<TopicPartition> partitions() {
+        List<TopicPartition> all = new ArrayList<>();
+        topics.values().forEach(t -> t.partitions().forEach(p -> all.add(new TopicPartition(t.name(), p.index))));
+        return all;
+    }
+
+    /** The id the next broker added gets: one above the highest so far. */
+    synchronized int nextBrokerId() {
+        return brokers.isEmpty() ? 0 : brokers.lastKey() + 1;
     }
 
     private Topic topic(String name) {

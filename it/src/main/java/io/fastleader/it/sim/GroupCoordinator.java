@@ -35,8 +35,9 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Placement: a broker hashes the group id to a partition of {@code __consumer_offsets} (50 by
  * default) and the leader of that partition coordinates the group. Here partition
  * {@code (groupId.hashCode() & 0x7fffffff) % 50} is "led" by the broker at that index modulo the
- * number of brokers, in id order, as round-robin placement of the offsets topic would put it,
- * until {@link #moveCoordinator} pins the group elsewhere.
+ * number of brokers, in id order, as round-robin placement of the offsets topic would put it.
+ * The placement is fixed when the group is first looked up, so a broker added later coordinates
+ * no group (as it leads no offsets partition) until {@link #moveCoordinator} puts one there.
  */
 final class GroupCoordinator {
 
@@ -52,7 +53,7 @@ final class GroupCoordinator {
 
     private final ClusterState state;
     private final Scheduler scheduler;
-    private final Map<String, Integer> movedCoordinators = new HashMap<>();
+    private final Map<String, Integer> coordinators = new HashMap<>();
     private final Map<String, ClassicGroup> classicGroups = new HashMap<>();
     private final Map<String, ConsumerGroup> consumerGroups = new HashMap<>();
     private final Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = new HashMap<>();
@@ -64,13 +65,11 @@ final class GroupCoordinator {
 
     /** The broker coordinating {@code groupId}. */
     synchronized int coordinatorOf(String groupId) {
-        Integer moved = movedCoordinators.get(groupId);
-        if (moved != null) {
-            return moved;
-        }
-        List<ClusterState.Endpoint> brokers = state.brokers();
-        int offsetsPartition = (groupId.hashCode() & 0x7fffffff) % OFFSETS_TOPIC_PARTITIONS;
-        return brokers.get(offsetsPartition % brokers.size()).brokerId();
+        return coordinators.computeIfAbsent(groupId, id -> {
+            List<ClusterState.Endpoint> brokers = state.brokers();
+            int offsetsPartition = (id.hashCode() & 0x7fffffff) % OFFSETS_TOPIC_PARTITIONS;
+            return brokers.get(offsetsPartition % brokers.size()).brokerId();
+        });
     }
 
     /**
@@ -83,7 +82,7 @@ final class GroupCoordinator {
         if (state.broker(brokerId).isEmpty()) {
             throw new IllegalArgumentException("no broker " + brokerId);
         }
-        movedCoordinators.put(groupId, brokerId);
+        coordinators.put(groupId, brokerId);
         ClassicGroup group = classicGroups.get(groupId);
         if (group != null) {
             group.resign();

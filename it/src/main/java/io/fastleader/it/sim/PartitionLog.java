@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
 
 import io.fastleader.protocol.ErrorCode;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -16,8 +19,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * sent, with the base offset and partition leader epoch fields rewritten as a broker does on
  * append (neither is covered by the batch's CRC, so the batch stays valid). Every replica is in
  * sync, so the high watermark is always the log end offset. Idempotent producers' sequences
- * are checked as a broker checks them ({@link ProducerSequences}). Not thread-safe: {@link ClusterState}
- * guards it.
+ * are checked as a broker checks them ({@link ProducerSequences}). The log keeps a broker's
+ * leader-epoch cache too: where each leader epoch started, for OffsetForLeaderEpoch and ListOffsets.
+ * Not thread-safe: {@link ClusterState} guards it.
  */
 final class PartitionLog {
 
@@ -39,7 +43,13 @@ final class PartitionLog {
     private record StoredBatch(long baseOffset, long lastOffset, int leaderEpoch, byte[] bytes) {
     }
 
+    /** No epoch, or no offset, in answers about leader epochs. */
+    static final int UNDEFINED_EPOCH = -1;
+    static final long UNDEFINED_OFFSET = -1;
+
     private final List<StoredBatch> batches = new ArrayList<>();
+    /** Leader epoch to the offset it started at, as a broker's leader-epoch cache holds them. */
+    private final NavigableMap<Integer, Long> epochStarts = new TreeMap<>();
     private final ProducerSequences producers = new ProducerSequences();
     private long logEndOffset;
 
@@ -124,6 +134,120 @@ final class PartitionLog {
             throw new InvalidBatchException("no record batch");
         }
         return pieces;
+    }
+
+    /**
+     * A new leader's epoch starts at the log end, as a broker's new leader records it on election.
+     * An epoch that started at the same offset (it got no records) is dropped, as a broker drops it.
+     */
+    void startLeaderEpoch(int leaderEpoch) {
+        epochStarts.entrySet().removeIf(e -> e.getKey() >= leaderEpoch || e.getValue() >= logEndOffset);
+        epochStarts.put(leaderEpoch, logEndOffset);
+    }
+
+    /** A leader epoch and where it ended (the start of the next one, or the log end for the latest). */
+    record EpochEnd(int leaderEpoch, long endOffset) {
+        static final EpochEnd UNDEFINED = new EpochEnd(UNDEFINED_EPOCH, UNDEFINED_OFFSET);
+    }
+
+    /**
+     * Where {@code requestedEpoch} ended, as a broker's leader-epoch cache answers: the latest epoch
+     * ends at the log end; an older one is answered with the largest epoch not above it and the
+     * start of the next epoch; one below every epoch known with itself and the first epoch's start;
+     * one above the latest (or -1) with {@link EpochEnd#UNDEFINED}.
+     */
+    EpochEnd endOf(int requestedEpoch) {
+        if (requestedEpoch == UNDEFINED_EPOCH || epochStarts.isEmpty()) {
+            return EpochEnd.UNDEFINED;
+        }
+        if (epochStarts.lastKey() == requestedEpoch) {
+            return new EpochEnd(requestedEpoch, logEndOffset);
+        }
+        Map.Entry<Integer, Long> next = epochStarts.higherEntry(requestedEpoch);
+        if (next == null) {
+            return EpochEnd.UNDEFINED;
+        }
+        Integer floor = epochStarts.floorKey(requestedEpoch);
+        return new EpochEnd(floor == null ? requestedEpoch : floor, next.getValue());
+    }
+
+    /** The epoch the log starts with (offset 0 is the log start: nothing is deleted). */
+    int firstLeaderEpoch() {
+        return epochStarts.isEmpty() ? UNDEFINED_EPOCH : epochStarts.firstKey();
+    }
+
+    /**
+     * The stored batches from the one holding {@code fetchOffset}, whole, as long as their bytes
+     * stay within {@code maxBytes}; the first of them even beyond it when {@code firstBatchAnyway}
+     * (KIP-74: a reader never stalls behind a batch larger than its limits).
+     *
+     * @return the batches' bytes, empty when there is none to give (the fetch offset is the log end)
+     */
+    ByteBuffer read(long fetchOffset, int maxBytes, boolean firstBatchAnyway) {
+        int from = batchHolding(fetchOffset);
+        int to = from;
+        long size = 0;
+        while (to < batches.size() && size + batches.get(to).bytes().length <= Math.max(maxBytes, 0)) {
+            size += batches.get(to++).bytes().length;
+        }
+        if (to == from && firstBatchAnyway && from < batches.size()) {
+            size = batches.get(to++).bytes().length;
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) size);
+        for (int i = from; i < to; i++) {
+            out.put(batches.get(i).bytes());
+        }
+        return out.flip();
+    }
+
+    /** Index of the first batch whose last offset is at or above {@code offset}; the batch count when none is. */
+    private int batchHolding(long offset) {
+        int low = 0;
+        int high = batches.size();
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (batches.get(mid).lastOffset() < offset) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    /** A record found by timestamp: its timestamp, offset and the leader epoch of its batch. */
+    record TimestampedOffset(long timestamp, long offset, int leaderEpoch) {
+    }
+
+    /** The first record, in offset order, whose timestamp is at or after {@code timestamp}, as a broker searches. */
+    Optional<TimestampedOffset> firstAtOrAfter(long timestamp) {
+        for (StoredBatch stored : batches) {
+            RecordBatch batch = batch(stored);
+            if (batch.maxTimestamp() >= timestamp) {
+                for (Record record : batch) {
+                    if (record.timestamp() >= timestamp) {
+                        return Optional.of(new TimestampedOffset(record.timestamp(), record.offset(), stored.leaderEpoch()));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The record with the largest timestamp, the first in offset order among equals, as a broker
+     * finds it: through the batches' max timestamps, then the first record of that batch bearing it.
+     */
+    Optional<TimestampedOffset> maxTimestamp() {
+        long max = RecordBatch.NO_TIMESTAMP;
+        for (StoredBatch stored : batches) {
+            max = Math.max(max, batch(stored).maxTimestamp());
+        }
+        return max == RecordBatch.NO_TIMESTAMP ? Optional.empty() : firstAtOrAfter(max);
+    }
+
+    private static RecordBatch batch(StoredBatch stored) {
+        return MemoryRecords.readableRecords(ByteBuffer.wrap(stored.bytes())).batches().iterator().next();
     }
 
     /** The offset the next record will get. */

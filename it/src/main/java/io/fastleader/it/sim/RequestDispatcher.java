@@ -28,6 +28,7 @@ final class RequestDispatcher {
 
     private final Map<ApiKey, RequestHandler> handlers = new EnumMap<>(ApiKey.class);
     private final ApiVersionsHandler apiVersions;
+    private final FetchWaiters fetchWaiters;
     private final GroupCoordinator groups;
     private final Map<ApiKey, LongAdder> served = new ConcurrentHashMap<>();
 
@@ -35,6 +36,17 @@ final class RequestDispatcher {
         handlers.put(ApiKey.METADATA, new MetadataHandler(state));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
+        fetchWaiters = new FetchWaiters(scheduler);
+        state.onPartitionChange(fetchWaiters::changed);
+        handlers.put(ApiKey.FETCH, new FetchHandler(state, scheduler, fetchWaiters));
+        handlers.put(ApiKey.LIST_OFFSETS, new ListOffsetsHandler(state));
+        handlers.put(ApiKey.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(state));
+        handlers.put(ApiKey.CREATE_TOPICS, new CreateTopicsHandler(state));
+        handlers.put(ApiKey.DELETE_TOPICS, new DeleteTopicsHandler(state));
+        handlers.put(ApiKey.DESCRIBE_CONFIGS, new DescribeConfigsHandler(state));
+        handlers.put(ApiKey.ALTER_PARTITION_REASSIGNMENTS, new AlterPartitionReassignmentsHandler(state));
+        handlers.put(ApiKey.LIST_PARTITION_REASSIGNMENTS, new ListPartitionReassignmentsHandler());
+        handlers.put(ApiKey.ELECT_LEADERS, new ElectLeadersHandler(state));
         groups = new GroupCoordinator(state, scheduler);
         handlers.put(ApiKey.FIND_COORDINATOR, new FindCoordinatorHandler(state, groups));
         handlers.put(ApiKey.OFFSET_COMMIT, new OffsetCommitHandler(groups));
@@ -99,6 +111,11 @@ final class RequestDispatcher {
     long served(ApiKey api) {
         LongAdder count = served.get(api);
         return count == null ? 0 : count.sum();
+    }
+
+    /** Fetches waiting for records now, by every broker. */
+    int fetchesWaiting() {
+        return fetchWaiters.waiting();
     }
 
     private void count(ApiKey api) {

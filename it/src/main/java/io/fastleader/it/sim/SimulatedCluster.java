@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
@@ -30,10 +31,13 @@ import org.apache.kafka.common.Uuid;
  * }
  * }</pre>
  *
- * <p>Served: ApiVersions, Metadata, Produce and InitProducerId; FindCoordinator, OffsetCommit,
- * OffsetFetch, the classic group protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and
- * KIP-848's ConsumerGroupHeartbeat, coordinated by {@code GroupCoordinator} under a lock of its
- * own (see each handler's Javadoc and {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
+ * <p>Served: ApiVersions, Metadata, Produce, InitProducerId, Fetch, ListOffsets,
+ * OffsetForLeaderEpoch; for kafka-clients' {@code Admin} CreateTopics, DeleteTopics,
+ * DescribeConfigs, AlterPartitionReassignments, ListPartitionReassignments and ElectLeaders; and
+ * FindCoordinator, OffsetCommit, OffsetFetch, the classic group protocol (JoinGroup, SyncGroup,
+ * Heartbeat, LeaveGroup) and KIP-848's ConsumerGroupHeartbeat, coordinated by
+ * {@code GroupCoordinator} under a lock of its own (see each handler's Javadoc and
+ * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
  * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
  * every command of this class happen under one lock ({@link ClusterState}), so each request sees
  * a command either wholly or not at all, and a command returns only once no request can see the
@@ -46,6 +50,7 @@ public final class SimulatedCluster implements AutoCloseable {
     private final String name;
     private final ClusterState state;
     private final RequestDispatcher dispatcher;
+    /** Every broker's server; {@link #addBroker()} adds to it while clients run. */
     private final List<BrokerServer> servers;
     private final Scheduler scheduler;
 
@@ -116,7 +121,7 @@ public final class SimulatedCluster implements AutoCloseable {
                 throw new UncheckedIOException("could not open a simulated broker's listener", e);
             }
             servers.forEach(BrokerServer::start);
-            return new SimulatedCluster(name, state, dispatcher, List.copyOf(servers), scheduler);
+            return new SimulatedCluster(name, state, dispatcher, new CopyOnWriteArrayList<>(servers), scheduler);
         }
     }
 
@@ -182,9 +187,10 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
-     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+ carry KIP-951's
-     * {@code CurrentLeader} and {@code NodeEndpoints}; off, a client must refresh Metadata to find
-     * the new leader, as with a pre-KIP-951 broker (the versions advertised stay the same).
+     * Whether NOT_LEADER_OR_FOLLOWER refusals of Produce v10+, and NOT_LEADER_OR_FOLLOWER and
+     * FENCED_LEADER_EPOCH refusals of Fetch v16+, carry KIP-951's {@code CurrentLeader} and
+     * {@code NodeEndpoints}; off, a client must refresh Metadata to find the new leader, as with a
+     * pre-KIP-951 broker (the versions advertised stay the same).
      */
     public void hints(boolean on) {
         state.hints(on);
@@ -212,6 +218,26 @@ public final class SimulatedCluster implements AutoCloseable {
     /** The high watermark of {@code partition}: its log end offset, as every replica is in sync. */
     public long highWatermark(TopicPartition partition) {
         return state.highWatermark(partition);
+    }
+
+    /**
+     * Adds a broker, with the id after the highest so far and a listener of its own, and returns
+     * its id once it accepts connections. It leads and replicates nothing until a reassignment, a
+     * move or a topic created later puts a partition there; every Metadata answer lists it from
+     * now on.
+     */
+    public synchronized int addBroker() {
+        int id = state.nextBrokerId();
+        BrokerServer server;
+        try {
+            server = new BrokerServer(name, id, dispatcher);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not open a simulated broker's listener", e);
+        }
+        servers.add(server);
+        state.addBroker(new ClusterState.Endpoint(id, server.host(), server.port()));
+        server.start();
+        return id;
     }
 
     /**
@@ -260,6 +286,11 @@ public final class SimulatedCluster implements AutoCloseable {
     /** Requests of {@code api} served so far, by all brokers together. */
     public long requestsServed(ApiKey api) {
         return dispatcher.served(api);
+    }
+
+    /** Fetches waiting for records or for their {@code MaxWaitMs} now, for tests of the simulation. */
+    int fetchesWaiting() {
+        return dispatcher.fetchesWaiting();
     }
 
     /** Closes every listener and connection and waits for every thread this cluster started to end. */

@@ -4,8 +4,11 @@
  * command. The network side ({@code BrokerServer}: a thread per connection), the decoding and
  * routing ({@code RequestDispatcher}), one handler per RPC and the state they share under one
  * lock ({@code ClusterState}, {@code PartitionLog}, {@code ProducerSequences}) are each a class of
- * their own; so is group coordination, under a lock of its own ({@code GroupCoordinator}, with
- * {@code ClassicGroup} and {@code ConsumerGroup} for the two group protocols). {@code it/README.md}
- * says what is simulated and where it differs from a broker.
+ * their own. A Fetch that waits for records holds no thread: it waits in {@code FetchWaiters},
+ * and the cluster's one timer thread ({@code Scheduler}) answers it when a record or a leader move
+ * reaches one of its partitions, or when its wait runs out. Group coordination has a lock of its
+ * own ({@code GroupCoordinator}, with {@code ClassicGroup} and {@code ConsumerGroup} for the two
+ * group protocols), and a JoinGroup or SyncGroup that waits for other members holds no thread
+ * either. {@code it/README.md} says what is simulated and where it differs from a broker.
  */
 package io.fastleader.it.sim;

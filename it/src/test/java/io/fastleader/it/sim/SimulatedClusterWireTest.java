@@ -48,7 +48,9 @@ class SimulatedClusterWireTest {
                 new ApiVersionsRequestData().setClientSoftwareName("wire-test").setClientSoftwareVersion("1"));
             assertThat(answer.errorCode()).isZero();
             List<ApiKey> served = List.of(ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.INIT_PRODUCER_ID,
-                ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT, ApiKey.OFFSET_FETCH,
+                ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.DESCRIBE_CONFIGS, ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+                ApiKey.LIST_PARTITION_REASSIGNMENTS, ApiKey.ELECT_LEADERS, ApiKey.FETCH, ApiKey.LIST_OFFSETS,
+                ApiKey.OFFSET_FOR_LEADER_EPOCH, ApiKey.FIND_COORDINATOR, ApiKey.OFFSET_COMMIT, ApiKey.OFFSET_FETCH,
                 ApiKey.JOIN_GROUP, ApiKey.SYNC_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP, ApiKey.CONSUMER_GROUP_HEARTBEAT);
             for (ApiKey api : served) {
                 assertThat(answer.apiKeys().find(api.id())).as(api.displayName()).isNotNull()
