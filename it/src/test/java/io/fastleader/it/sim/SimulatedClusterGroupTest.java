@@ -1,0 +1,239 @@
+package io.fastleader.it.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.fastleader.clients.consumer.FastLeaderConsumer;
+import io.fastleader.protocol.ApiKey;
+
+/**
+ * Two consumers of one client, unmodified, in one group of a 3-broker simulated cluster reading a
+ * 6-partition topic: FastLeaderConsumer and KafkaConsumer 4.3.1, each with
+ * {@code group.protocol=classic} and {@code consumer} (KIP-848). Three rounds of records, each
+ * produced once the group is settled: with both members (each reads some, every record once), after
+ * one member left (the other reads every partition), and after the group's coordinator moved. Each
+ * member commits after every poll; at the end every partition's committed offset is its log end.
+ */
+class SimulatedClusterGroupTest {
+
+    private static final String TOPIC = "orders";
+    private static final String GROUP = "readers";
+    private static final int PARTITIONS = 6;
+    private static final int ROUND = 300;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @ParameterizedTest(name = "{0}, group.protocol={1}")
+    @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer"})
+    void twoMembersShareTheTopicAndOneKeepsReadingAfterALeaveAndACoordinatorMove(String client, String protocol)
+        throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, PARTITIONS, 3);
+            Consumption consumption = new Consumption();
+            Member first = new Member("first", client, protocol, cluster, consumption);
+            Member second = new Member("second", client, protocol, cluster, consumption);
+            try (first; second; Producer<String, String> producer = producer(cluster)) {
+                assertThat(cluster.awaitGroupMembers(GROUP, 2, WAIT)).hasSize(2);
+                consumption.awaitAssigned(Map.of(first, 3, second, 3));
+                produce(producer, 0);
+                consumption.awaitRecords(ROUND);
+                assertThat(consumption.readBy(first)).isPositive();
+                assertThat(consumption.readBy(second)).isPositive();
+
+                second.close();
+                assertThat(cluster.awaitGroupMembers(GROUP, 1, WAIT)).hasSize(1);
+                consumption.awaitAssigned(Map.of(first, PARTITIONS));
+                produce(producer, 1);
+                consumption.awaitRecords(2 * ROUND);
+
+                int before = cluster.coordinator(GROUP);
+                cluster.moveCoordinator(GROUP, (before + 1) % 3);
+                produce(producer, 2);
+                consumption.awaitRecords(3 * ROUND);
+            }
+            ApiKey membership = protocol.equals("classic") ? ApiKey.JOIN_GROUP : ApiKey.CONSUMER_GROUP_HEARTBEAT;
+            ApiKey other = protocol.equals("classic") ? ApiKey.CONSUMER_GROUP_HEARTBEAT : ApiKey.JOIN_GROUP;
+            assertThat(cluster.requestsServed(membership)).as("the group protocol asked for").isPositive();
+            assertThat(cluster.requestsServed(other)).isZero();
+            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
+                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            for (int p = 0; p < PARTITIONS; p++) {
+                TopicPartition tp = new TopicPartition(TOPIC, p);
+                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
+                    .contains(cluster.highWatermark(tp));
+            }
+        }
+    }
+
+    private static void produce(Producer<String, String> producer, int round) throws Exception {
+        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        for (int i = 0; i < ROUND; i++) {
+            sent.add(producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "key-" + i, round + "-" + i)));
+        }
+        for (java.util.concurrent.Future<?> future : sent) {
+            future.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Producer<String, String> producer(SimulatedCluster cluster) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+    }
+
+    /** What the members read, and what each holds; every change wakes the test's waits. */
+    private static final class Consumption {
+        private final Map<String, Integer> timesRead = new HashMap<>();
+        private final Map<Member, Integer> readBy = new HashMap<>();
+        private final Map<Member, Set<TopicPartition>> assigned = new HashMap<>();
+
+        synchronized void read(Member member, ConsumerRecord<String, String> record) {
+            timesRead.merge(record.partition() + "@" + record.offset(), 1, Integer::sum);
+            readBy.merge(member, 1, Integer::sum);
+            notifyAll();
+        }
+
+        synchronized void assigned(Member member, Set<TopicPartition> partitions) {
+            assigned.put(member, Set.copyOf(partitions));
+            notifyAll();
+        }
+
+        synchronized int readBy(Member member) {
+            return readBy.getOrDefault(member, 0);
+        }
+
+        synchronized Map<String, Integer> timesRead() {
+            return Map.copyOf(timesRead);
+        }
+
+        synchronized void awaitRecords(int count) throws InterruptedException {
+            await(() -> timesRead.size() >= count, () -> timesRead.size() + " records read, not " + count);
+        }
+
+        /** Waits until each member holds that many partitions and nobody else holds any. */
+        synchronized void awaitAssigned(Map<Member, Integer> counts) throws InterruptedException {
+            await(() -> assigned.entrySet().stream().allMatch(e -> e.getValue().size() == counts.getOrDefault(e.getKey(), 0))
+                    && counts.keySet().stream().allMatch(assigned::containsKey),
+                () -> "assignments " + assigned);
+        }
+
+        private void await(java.util.function.BooleanSupplier done, java.util.function.Supplier<String> state)
+            throws InterruptedException {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!done.getAsBoolean()) {
+                long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (remainingMs <= 0) {
+                    throw new AssertionError("after " + WAIT + ": " + state.get());
+                }
+                wait(remainingMs);
+            }
+        }
+    }
+
+    /** A group member polling on its own thread, committing after each poll, until closed. */
+    private static final class Member implements AutoCloseable {
+        private final String name;
+        private final Consumer<String, String> consumer;
+        private final Thread thread;
+        private final Consumption consumption;
+        private volatile boolean stopping;
+        private volatile Throwable failure;
+
+        Member(String name, String client, String protocol, SimulatedCluster cluster, Consumption consumption) {
+            this.name = name;
+            this.consumption = consumption;
+            Map<String, Object> config = new HashMap<>();
+            config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+            config.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+            config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+            config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            if (protocol.equals("classic")) {
+                // a rebalance is noticed at the next heartbeat: every 200 ms rather than 3 s
+                config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 200);
+                config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+            }
+            this.consumer = client.equals("fastleader")
+                ? new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer())
+                : new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
+            this.thread = new Thread(this::run, "simgroups-member-" + name);
+            thread.start();
+        }
+
+        private void run() {
+            try {
+                consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        consumer.commitSync();
+                        consumption.assigned(Member.this, consumer.assignment().stream()
+                            .filter(tp -> !partitions.contains(tp)).collect(java.util.stream.Collectors.toSet()));
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                        consumption.assigned(Member.this, consumer.assignment());
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        consumption.assigned(Member.this, Set.of());
+                    }
+                });
+                while (!stopping) {
+                    var records = consumer.poll(Duration.ofMillis(100));
+                    records.forEach(record -> consumption.read(this, record));
+                    if (!records.isEmpty()) {
+                        consumer.commitSync();
+                    }
+                }
+            } catch (Throwable e) {
+                failure = e;
+            } finally {
+                consumer.close();
+                consumption.assigned(this, Set.of());
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (!thread.isAlive()) {
+                return;
+            }
+            stopping = true; // the loop ends after its poll and commit, so the last records read are committed
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(thread.isAlive()).as(name + " closed").isFalse();
+            assertThat(failure).as(name + " failed").isNull();
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+}
