@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -32,12 +34,11 @@ import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.protocol.ApiKey;
 
 /**
- * Two consumers of one client, unmodified, in one group of a 3-broker simulated cluster reading a
- * 6-partition topic: FastLeaderConsumer and KafkaConsumer 4.3.1, each with
- * {@code group.protocol=classic} and {@code consumer} (KIP-848). Three rounds of records, each
- * produced once the group is settled: with both members (each reads some, every record once), after
- * one member left (the other reads every partition), and after the group's coordinator moved. Each
- * member commits after every poll; at the end every partition's committed offset is its log end.
+ * Consumers, unmodified, in one group of a 3-broker simulated cluster reading a 6-partition topic:
+ * FastLeaderConsumer and KafkaConsumer 4.3.1, each with {@code group.protocol=classic} and
+ * {@code consumer} (KIP-848), and the two clients mixed in one group. Each member commits after
+ * every poll and when partitions are revoked; every record must be read once across the group,
+ * and every partition's committed offset must end at its log end.
  */
 class SimulatedClusterGroupTest {
 
@@ -47,6 +48,11 @@ class SimulatedClusterGroupTest {
     private static final int ROUND = 300;
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    /**
+     * Three rounds of records, each produced once the group has settled: with both members (each
+     * reads some), after one member left (the other reads every partition), and after the group's
+     * coordinator moved.
+     */
     @ParameterizedTest(name = "{0}, group.protocol={1}")
     @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer"})
     void twoMembersShareTheTopicAndOneKeepsReadingAfterALeaveAndACoordinatorMove(String client, String protocol)
@@ -87,6 +93,64 @@ class SimulatedClusterGroupTest {
                     .contains(cluster.highWatermark(tp));
             }
         }
+    }
+
+    /**
+     * Records flow while a second and a third member join, so partitions change hands with records
+     * in flight; once each member holds 2 partitions, a last round shows that each reads.
+     */
+    @ParameterizedTest(name = "{0}, group.protocol={1}")
+    @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer", "mixed, classic",
+        "mixed, consumer"})
+    void membersJoiningWhileRecordsFlowTakeOverPartitionsWithoutAnyRecordReadTwice(String client, String protocol)
+        throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, PARTITIONS, 3);
+            Consumption consumption = new Consumption();
+            List<Member> members = new ArrayList<>();
+            AtomicInteger rounds = new AtomicInteger();
+            AtomicBoolean stop = new AtomicBoolean();
+            try (Producer<String, String> producer = producer(cluster)) {
+                // rounds of records flow while members join and partitions change hands
+                Thread producing = new Thread(() -> {
+                    try {
+                        while (!stop.get()) {
+                            produce(producer, rounds.getAndIncrement());
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, "simgroups-producer");
+                members.add(new Member("m0", memberClient(client, 0), protocol, cluster, consumption));
+                producing.start();
+                for (int m = 1; m < 3; m++) {
+                    consumption.awaitRecords(m * 2 * ROUND);
+                    members.add(new Member("m" + m, memberClient(client, m), protocol, cluster, consumption));
+                }
+                consumption.awaitAssigned(Map.of(members.get(0), 2, members.get(1), 2, members.get(2), 2));
+                stop.set(true);
+                producing.join();
+                produce(producer, rounds.getAndIncrement());
+                consumption.awaitRecords(rounds.get() * ROUND);
+            } finally {
+                for (Member member : members) {
+                    member.close();
+                }
+            }
+            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(rounds.get() * ROUND)
+                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            assertThat(members).allSatisfy(member -> assertThat(consumption.readBy(member)).as(member.toString()).isPositive());
+            for (int p = 0; p < PARTITIONS; p++) {
+                TopicPartition tp = new TopicPartition(TOPIC, p);
+                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
+                    .contains(cluster.highWatermark(tp));
+            }
+        }
+    }
+
+    /** The client of member {@code index}: {@code mixed} alternates fastleader and kafka. */
+    private static String memberClient(String client, int index) {
+        return client.equals("mixed") ? (index % 2 == 0 ? "fastleader" : "kafka") : client;
     }
 
     private static void produce(Producer<String, String> producer, int round) throws Exception {
