@@ -9,10 +9,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -148,17 +152,54 @@ class SimulatedClusterGroupTest {
         }
     }
 
+    /**
+     * A member that stops polling for longer than {@code max.poll.interval.ms} leaves the group,
+     * and the other reads every partition meanwhile; once it polls again it joins again and reads
+     * its share, with no record read twice.
+     */
+    @ParameterizedTest(name = "{0}, group.protocol={1}")
+    @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer"})
+    void aMemberThatStopsPollingLeavesAndJoinsAgainWhenItPolls(String client, String protocol) throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, PARTITIONS, 3);
+            Consumption consumption = new Consumption();
+            Map<String, Object> pollWithin = Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 1_000);
+            Member first = new Member("first", client, protocol, cluster, consumption, pollWithin);
+            Member second = new Member("second", client, protocol, cluster, consumption, pollWithin);
+            try (first; second; Producer<String, String> producer = producer(cluster)) {
+                consumption.awaitAssigned(Map.of(first, 3, second, 3));
+                produce(producer, 0);
+                consumption.awaitRecords(ROUND);
+
+                second.stall();
+                assertThat(cluster.awaitGroupMembers(GROUP, 1, WAIT)).hasSize(1);
+                consumption.awaitHolding(first, PARTITIONS);
+                produce(producer, 1);
+                consumption.awaitRecords(2 * ROUND);
+                int readBySecond = consumption.readBy(second);
+
+                second.resume();
+                consumption.awaitAssigned(Map.of(first, 3, second, 3));
+                produce(producer, 2);
+                consumption.awaitRecords(3 * ROUND);
+                assertThat(consumption.readBy(second)).as("second reads again").isGreaterThan(readBySecond);
+            }
+            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
+                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+        }
+    }
+
     /** The client of member {@code index}: {@code mixed} alternates fastleader and kafka. */
     private static String memberClient(String client, int index) {
         return client.equals("mixed") ? (index % 2 == 0 ? "fastleader" : "kafka") : client;
     }
 
     private static void produce(Producer<String, String> producer, int round) throws Exception {
-        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        List<Future<?>> sent = new ArrayList<>();
         for (int i = 0; i < ROUND; i++) {
             sent.add(producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "key-" + i, round + "-" + i)));
         }
-        for (java.util.concurrent.Future<?> future : sent) {
+        for (Future<?> future : sent) {
             future.get(30, TimeUnit.SECONDS);
         }
     }
@@ -198,6 +239,11 @@ class SimulatedClusterGroupTest {
             await(() -> timesRead.size() >= count, () -> timesRead.size() + " records read, not " + count);
         }
 
+        /** Waits until {@code member} holds {@code count} partitions, whatever the others think they hold. */
+        synchronized void awaitHolding(Member member, int count) throws InterruptedException {
+            await(() -> assigned.getOrDefault(member, Set.of()).size() == count, () -> "assignments " + assigned);
+        }
+
         /** Waits until each member holds that many partitions and nobody else holds any. */
         synchronized void awaitAssigned(Map<Member, Integer> counts) throws InterruptedException {
             await(() -> assigned.entrySet().stream().allMatch(e -> e.getValue().size() == counts.getOrDefault(e.getKey(), 0))
@@ -205,7 +251,7 @@ class SimulatedClusterGroupTest {
                 () -> "assignments " + assigned);
         }
 
-        private void await(java.util.function.BooleanSupplier done, java.util.function.Supplier<String> state)
+        private void await(BooleanSupplier done, Supplier<String> state)
             throws InterruptedException {
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (!done.getAsBoolean()) {
@@ -226,8 +272,14 @@ class SimulatedClusterGroupTest {
         private final Consumption consumption;
         private volatile boolean stopping;
         private volatile Throwable failure;
+        private volatile CountDownLatch stalled;
 
         Member(String name, String client, String protocol, SimulatedCluster cluster, Consumption consumption) {
+            this(name, client, protocol, cluster, consumption, Map.of());
+        }
+
+        Member(String name, String client, String protocol, SimulatedCluster cluster, Consumption consumption,
+               Map<String, Object> extraConfig) {
             this.name = name;
             this.consumption = consumption;
             Map<String, Object> config = new HashMap<>();
@@ -242,6 +294,7 @@ class SimulatedClusterGroupTest {
                 config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 200);
                 config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
             }
+            config.putAll(extraConfig);
             this.consumer = client.equals("fastleader")
                 ? new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer())
                 : new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
@@ -256,7 +309,7 @@ class SimulatedClusterGroupTest {
                     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                         consumer.commitSync();
                         consumption.assigned(Member.this, consumer.assignment().stream()
-                            .filter(tp -> !partitions.contains(tp)).collect(java.util.stream.Collectors.toSet()));
+                            .filter(tp -> !partitions.contains(tp)).collect(Collectors.toSet()));
                     }
 
                     @Override
@@ -275,6 +328,10 @@ class SimulatedClusterGroupTest {
                     if (!records.isEmpty()) {
                         consumer.commitSync();
                     }
+                    CountDownLatch stall = stalled;
+                    if (stall != null) {
+                        stall.await();
+                    }
                 }
             } catch (Throwable e) {
                 failure = e;
@@ -282,6 +339,16 @@ class SimulatedClusterGroupTest {
                 consumer.close();
                 consumption.assigned(this, Set.of());
             }
+        }
+
+        /** The member stops polling after its current poll and commit, until {@link #resume}. */
+        void stall() {
+            stalled = new CountDownLatch(1);
+        }
+
+        void resume() {
+            stalled.countDown();
+            stalled = null;
         }
 
         @Override

@@ -10,11 +10,14 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.ResponseFrame;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
@@ -49,6 +52,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,7 +94,7 @@ class SimulatedClusterGroupWireTest {
             FindCoordinatorResponseData answer = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 6,
                 new FindCoordinatorRequestData().setKeyType((byte) 0).setCoordinatorKeys(groups));
             assertThat(answer.coordinators()).extracting(Coordinator::key, Coordinator::nodeId, Coordinator::errorCode)
-                .containsExactly(groups.stream().map(g -> tuple(g, cluster.coordinator(g), (short) 0)).toArray(org.assertj.core.groups.Tuple[]::new));
+                .containsExactly(groups.stream().map(g -> tuple(g, cluster.coordinator(g), (short) 0)).toArray(Tuple[]::new));
 
             FindCoordinatorResponseData transaction = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 4,
                 new FindCoordinatorRequestData().setKeyType((byte) 1).setCoordinatorKeys(List.of("txn")));
@@ -312,7 +316,7 @@ class SimulatedClusterGroupWireTest {
                     new OffsetCommitRequestTopic().setName("t").setPartitions(List.of(new OffsetCommitRequestPartition()
                         .setPartitionIndex(0).setCommittedOffset(42).setCommittedLeaderEpoch(3).setCommittedMetadata("meta"))))));
             assertThat(committed.topics().get(0).partitions().get(0).errorCode()).isZero();
-            assertThat(cluster.committed(GROUP, tp0)).contains(new OffsetAndMetadata(42, java.util.Optional.of(3), "meta"));
+            assertThat(cluster.committed(GROUP, tp0)).contains(new OffsetAndMetadata(42, Optional.of(3), "meta"));
 
             OffsetFetchResponseData single = wire.fetchV7(tp0, tp1);
             assertThat(single.errorCode()).isZero();
@@ -591,7 +595,7 @@ class SimulatedClusterGroupWireTest {
         ApiMessage receive(ApiKey api, short version) throws IOException {
             byte[] frame = new byte[in.readInt()];
             in.readFully(frame);
-            io.fastleader.protocol.ResponseFrame answer = Framing.decodeResponse(api, version, ByteBuffer.wrap(frame));
+            ResponseFrame answer = Framing.decodeResponse(api, version, ByteBuffer.wrap(frame));
             assertThat(answer.correlationId()).isEqualTo(correlationId);
             return answer.body();
         }
@@ -626,7 +630,7 @@ class SimulatedClusterGroupWireTest {
         OffsetFetchResponseData fetchV7(TopicPartition... partitions) throws IOException {
             return (OffsetFetchResponseData) call(ApiKey.OFFSET_FETCH, (short) 7, new OffsetFetchRequestData().setGroupId(GROUP)
                 .setTopics(List.of(new OffsetFetchRequestTopic().setName(partitions[0].topic())
-                    .setPartitionIndexes(java.util.Arrays.stream(partitions).map(TopicPartition::partition).toList()))));
+                    .setPartitionIndexes(Arrays.stream(partitions).map(TopicPartition::partition).toList()))));
         }
 
         @Override
