@@ -17,7 +17,6 @@ final class Conditions {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("not within " + TIMEOUT_MS + " ms: " + what);
             }
-            Thread.onSpinWait();
             try {
                 Thread.sleep(2);
             } catch (InterruptedException e) {
