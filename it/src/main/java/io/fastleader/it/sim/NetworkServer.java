@@ -133,6 +133,9 @@ final class NetworkServer implements Closeable {
                 }
                 close(connection);
             }
+            // a channel registered with a selector is really closed only when its key is
+            // deregistered, at the next selection: do it now, so the port refuses before this returns
+            selector.selectNow();
             return null;
         });
     }

@@ -186,7 +186,7 @@ class NetworkServerTest {
         NetworkServer network = new NetworkServer("net-close-test", (brokerId, frame) -> new CompletableFuture<>());
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), network.listen(0, 0))) {
             request(socket, 1, 0);
-            assertThat(network.connectionCount(0)).isEqualTo(1);
+            Conditions.await("the connection accepted", () -> network.connectionCount(0) == 1);
             network.close();
             assertThat(socket.getInputStream().read()).isEqualTo(-1);
         }
