@@ -183,7 +183,8 @@ final class Faults {
                 ? CompletableFuture.completedFuture(errorAnswers.build(context, request, injected))
                 : (staleHandler != null ? staleHandler : handler).handle(context, request);
             if (drop) {
-                return answer.thenCompose(served -> new CompletableFuture<>());
+                // a request that gets no answer anyway (acks=0) leaves its connection free
+                return answer.thenCompose(served -> served == null ? answer : new CompletableFuture<>());
             }
             if (delay != null) {
                 return answer.thenCompose(served -> {
