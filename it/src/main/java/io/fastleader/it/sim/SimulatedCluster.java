@@ -265,7 +265,9 @@ public final class SimulatedCluster implements AutoCloseable {
      * @throws IllegalStateException if the broker is not running
      */
     public void killBroker(int brokerId) {
-        state.status(brokerId);
+        if (!isRunning(brokerId)) {
+            throw new IllegalStateException("broker " + brokerId + " is not running");
+        }
         network.closeBroker(brokerId, true);
         state.killBroker(brokerId);
     }

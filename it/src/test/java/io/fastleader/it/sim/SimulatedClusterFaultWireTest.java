@@ -61,6 +61,20 @@ class SimulatedClusterFaultWireTest {
     }
 
     @Test
+    void stoppingThePartitionsLastRunningReplicaLeavesItWithoutALeader() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2)) {
+            cluster.createTopic(TOPIC, 1, 2);
+            assertThat(cluster.stopBroker(1)).isEmpty();
+            assertThat(cluster.stopBroker(0)).containsExactly(Map.entry(P0, 1));
+            assertThat(cluster.leader(P0)).isEqualTo(-1);
+            assertThatThrownBy(() -> cluster.moveLeader(P0, 0)).as("a stopped broker cannot lead")
+                .isInstanceOf(IllegalArgumentException.class);
+            cluster.startBroker(0);
+            assertThat(cluster.moveLeader(P0, 0)).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aKilledBrokerStaysListedAndLeadingUntilFailOver() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
             cluster.createTopic(TOPIC, 3, 3);
