@@ -206,10 +206,14 @@ final class NetworkServer implements Closeable {
                         continue;
                     }
                     if (key.attachment() instanceof Connection connection) {
-                        if (key.isWritable()) {
-                            write(connection);
-                        } else if (key.isReadable()) {
-                            read(connection);
+                        try {
+                            if (key.isWritable()) {
+                                write(connection);
+                            } else if (key.isReadable()) {
+                                read(connection);
+                            }
+                        } catch (RuntimeException e) {
+                            refused(connection, e); // one connection's failure must not stop the others
                         }
                     } else if (key.isAcceptable()) {
                         accept((ServerSocketChannel) key.channel(), (Integer) key.attachment());
@@ -223,20 +227,23 @@ final class NetworkServer implements Closeable {
         } finally {
             closed = true;
             listeners.values().forEach(NetworkServer::closeQuietly);
-            connections.values().forEach(set -> set.forEach(c -> closeQuietly(c.channel)));
+            connections.values().forEach(set -> set.forEach(c -> {
+                c.open = false;
+                closeQuietly(c.channel);
+            }));
             closeQuietly(selector);
-            // fail commands queued too late for the loop
-            Runnable task;
-            while ((task = tasks.poll()) != null) {
-                task.run();
-            }
+            runTasks(); // commands queued too late for the loop fail; late answers go nowhere
         }
     }
 
     private void runTasks() {
         Runnable task;
         while ((task = tasks.poll()) != null) {
-            task.run();
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.warn("simulated cluster's network thread: a task failed", e);
+            }
         }
     }
 
