@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -21,11 +22,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * FastLeaderProducer and KafkaProducer 4.3.1, unmodified and idempotent (their default), produce
  * keyed records to a 3-broker simulated cluster through each fault a client must survive: a
- * broker stopped, a broker killed and failed over, Produce answers dropped, stale Metadata. Every
+ * broker stopped, a broker killed and failed over, a Produce answer dropped, retriable Produce
+ * errors injected, stale Metadata. Every
  * record acknowledged must be in the simulated log exactly once, at its acknowledged offset, in
  * send order per partition.
  */
@@ -107,6 +110,29 @@ class SimulatedClusterFaultClientsTest {
                 .filter(r -> r.brokerId() == 0 && r.api() == ApiKey.PRODUCE).toList();
             assertThat(toBroker0.get(0).faults()).containsExactly(LoggedRequest.Fault.ANSWER_DROPPED);
             assertThat(toBroker0).as("Produce requests after the one dropped, on a new connection").hasSizeGreaterThan(1);
+            sent.assertLogged(cluster);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fastleader", "kafka"})
+    void everyAcknowledgedRecordOnceAndInOrderThroughInjectedRetriableProduceErrors(String client) throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, PARTITIONS, 3);
+            Sent sent = new Sent();
+            try (Producer<String, String> producer = producer(client, cluster, 10_000)) {
+                sent.send(producer, RECORDS / 3);
+                producer.flush();
+                cluster.clearRequestLog();
+                cluster.injectError(0, ApiKey.PRODUCE, ErrorCode.NOT_ENOUGH_REPLICAS, 3);
+                sent.send(producer, 2 * RECORDS / 3);
+                producer.flush();
+                sent.acknowledged();
+            }
+            assertThat(cluster.requestLog()).filteredOn(r -> r.brokerId() == 0 && r.api() == ApiKey.PRODUCE)
+                .extracting(LoggedRequest::faults).as("three refused, then served")
+                .startsWith(Set.of(LoggedRequest.Fault.ERROR_INJECTED), Set.of(LoggedRequest.Fault.ERROR_INJECTED),
+                    Set.of(LoggedRequest.Fault.ERROR_INJECTED), Set.of());
             sent.assertLogged(cluster);
         }
     }
