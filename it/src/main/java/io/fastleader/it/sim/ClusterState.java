@@ -19,8 +19,9 @@ import org.apache.kafka.common.Uuid;
 /**
  * Everything a simulated cluster knows: its brokers' endpoints and status (running, stopped,
  * killed, fenced), its topics (by name and by id) and their partitions (leader, leader epoch,
- * replicas, ISR, log), whether refusals carry KIP-951 hints, and the next producer id. Every method holds the one monitor of this object, so each request's effect and
- * each command (a topic created, a leader moved) happens whole, in one order that every
+ * replicas, ISR, log), whether refusals carry KIP-951 hints, and the next producer id. Every
+ * method holds the one monitor of this object, so each request's effect and each command (a
+ * topic created, a leader moved, a broker stopped) happens whole, in one order that every
  * connection sees; the handlers never touch the state otherwise.
  */
 final class ClusterState {
