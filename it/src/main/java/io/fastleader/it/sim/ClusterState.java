@@ -3,6 +3,7 @@ package io.fastleader.it.sim;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,11 +18,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Everything a simulated cluster knows: its brokers' endpoints, its topics (with their own
- * settings) and their partitions (leader, leader epoch, replicas, ISR, log), whether refusals
- * carry KIP-951 hints, and the next producer id. Every method holds the one monitor of this
- * object, so each request's effect and each command (a topic created, a leader moved) happens
- * whole, in one order that every connection sees; the handlers never touch the state otherwise.
+ * Everything a simulated cluster knows: its brokers' endpoints and status (running, stopped,
+ * killed, fenced), its topics (by name and by id, with their own settings) and their partitions (leader, leader epoch,
+ * replicas, ISR, log), whether refusals carry KIP-951 hints, and the next producer id. Every
+ * method holds the one monitor of this object, so each request's effect and each command (a
+ * topic created, a leader moved, a broker stopped) happens whole, in one order that every
+ * connection sees; the handlers never touch the state otherwise.
  */
 final class ClusterState {
 
@@ -84,9 +86,14 @@ final class ClusterState {
         final PartitionLog log = new PartitionLog();
 
         Partition(int index, List<Integer> replicas) {
+            this(index, replicas, replicas.get(0), 0);
+        }
+
+        Partition(int index, List<Integer> replicas, int leader, int leaderEpoch) {
             this.index = index;
             this.replicas = List.copyOf(replicas);
-            this.leader = replicas.get(0);
+            this.leader = leader;
+            this.leaderEpoch = leaderEpoch;
             log.startLeaderEpoch(leaderEpoch);
         }
 
@@ -101,11 +108,20 @@ final class ClusterState {
         }
     }
 
+    /**
+     * Where a broker is in its life: serving; stopped by a controlled shutdown (unlisted, leads
+     * nothing); killed (listed and still leading, as the controller has not noticed yet); fenced
+     * (a killed broker the controller has noticed: unlisted, leads nothing).
+     */
+    enum BrokerStatus { RUNNING, STOPPED, KILLED, FENCED }
+
     private final String clusterId;
     private final SortedMap<Integer, Endpoint> brokers = new TreeMap<>();
+    private final Map<Integer, BrokerStatus> statuses = new HashMap<>();
     private final Map<String, Topic> topics = new LinkedHashMap<>();
     /** Each topic's own settings, as given at creation; a topic without any has no entry. */
     private final Map<String, Map<String, String>> topicConfigs = new LinkedHashMap<>();
+    private final Map<Uuid, Topic> topicsById = new HashMap<>();
     private boolean hints;
     private Consumer<TopicPartition> partitionChanges = tp -> { };
     private long nextProducerId;
@@ -122,10 +138,119 @@ final class ClusterState {
 
     synchronized void addBroker(Endpoint endpoint) {
         brokers.put(endpoint.brokerId(), endpoint);
+        statuses.put(endpoint.brokerId(), BrokerStatus.RUNNING);
     }
 
+    /** The brokers the controller counts as alive, as Metadata lists them: running, or killed and not yet noticed. */
     synchronized List<Endpoint> brokers() {
+        return brokers.values().stream()
+            .filter(e -> statuses.get(e.brokerId()) == BrokerStatus.RUNNING || statuses.get(e.brokerId()) == BrokerStatus.KILLED)
+            .toList();
+    }
+
+    /** Every broker of the cluster, whatever its status. */
+    synchronized List<Endpoint> allBrokers() {
         return List.copyOf(brokers.values());
+    }
+
+    synchronized BrokerStatus status(int brokerId) {
+        BrokerStatus status = statuses.get(brokerId);
+        if (status == null) {
+            throw new IllegalArgumentException("no broker " + brokerId);
+        }
+        return status;
+    }
+
+    /**
+     * A controlled shutdown of a running broker: each partition it leads moves to its next running
+     * replica (epoch + 1; leader -1 when none runs), then the broker is unlisted.
+     *
+     * @return each moved partition's new leader epoch
+     */
+    synchronized Map<TopicPartition, Integer> stopBroker(int brokerId) {
+        requireStatus(brokerId, BrokerStatus.RUNNING);
+        Map<TopicPartition, Integer> epochs = electAwayFrom(brokerId);
+        statuses.put(brokerId, BrokerStatus.STOPPED);
+        return epochs;
+    }
+
+    /** A running broker dies: it stays listed and keeps leading until {@link #failOver}. */
+    synchronized void killBroker(int brokerId) {
+        requireStatus(brokerId, BrokerStatus.RUNNING);
+        statuses.put(brokerId, BrokerStatus.KILLED);
+    }
+
+    /**
+     * The controller notices a killed broker: each partition it leads moves to its next running
+     * replica (epoch + 1; leader -1 when none runs), and the broker is unlisted.
+     *
+     * @return each moved partition's new leader epoch
+     */
+    synchronized Map<TopicPartition, Integer> failOver(int brokerId) {
+        requireStatus(brokerId, BrokerStatus.KILLED);
+        Map<TopicPartition, Integer> epochs = electAwayFrom(brokerId);
+        statuses.put(brokerId, BrokerStatus.FENCED);
+        return epochs;
+    }
+
+    /** A stopped, killed or fenced broker runs again: listed, a replica of what it was, leading what it still leads. */
+    synchronized void startBroker(int brokerId) {
+        if (status(brokerId) == BrokerStatus.RUNNING) {
+            throw new IllegalStateException("broker " + brokerId + " is running");
+        }
+        statuses.put(brokerId, BrokerStatus.RUNNING);
+    }
+
+    private void requireStatus(int brokerId, BrokerStatus expected) {
+        BrokerStatus status = status(brokerId);
+        if (status != expected) {
+            throw new IllegalStateException("broker " + brokerId + " is " + status + ", not " + expected);
+        }
+    }
+
+    /** Moves every partition {@code brokerId} leads to the first running replica after it, in replica order. */
+    private Map<TopicPartition, Integer> electAwayFrom(int brokerId) {
+        Map<TopicPartition, Integer> epochs = new LinkedHashMap<>();
+        for (Topic topic : topics.values()) {
+            for (Partition partition : topic.partitions()) {
+                if (partition.leader != brokerId) {
+                    continue;
+                }
+                int at = partition.replicas.indexOf(brokerId);
+                int next = -1;
+                for (int step = 1; step < partition.replicas.size() && next < 0; step++) {
+                    int candidate = partition.replicas.get((at + step) % partition.replicas.size());
+                    if (statuses.get(candidate) == BrokerStatus.RUNNING) {
+                        next = candidate;
+                    }
+                }
+                partition.leader = next;
+                partition.leaderEpoch++;
+                epochs.put(new TopicPartition(topic.name(), partition.index), partition.leaderEpoch);
+            }
+        }
+        return epochs;
+    }
+
+    /**
+     * A copy of what Metadata answers from (brokers and their status, topics with their
+     * partitions' leaders, epochs and replicas, no logs), frozen now, for a broker whose metadata
+     * is stale.
+     */
+    synchronized ClusterState metadataSnapshot() {
+        ClusterState snapshot = new ClusterState(clusterId, hints);
+        snapshot.brokers.putAll(brokers);
+        snapshot.statuses.putAll(statuses);
+        for (Topic topic : topics.values()) {
+            List<Partition> partitions = new ArrayList<>(topic.partitions().size());
+            for (Partition p : topic.partitions()) {
+                partitions.add(new Partition(p.index, p.replicas, p.leader, p.leaderEpoch));
+            }
+            Topic copy = new Topic(topic.name(), topic.topicId(), List.copyOf(partitions));
+            snapshot.topics.put(copy.name(), copy);
+            snapshot.topicsById.put(copy.topicId(), copy);
+        }
+        return snapshot;
     }
 
     synchronized Optional<Endpoint> broker(int brokerId) {
@@ -189,7 +314,9 @@ final class ClusterState {
             partitions.add(new Partition(p, assignment.get(p)));
         }
         Uuid topicId = Uuid.randomUuid();
-        topics.put(name, new Topic(name, topicId, List.copyOf(partitions)));
+        Topic topic = new Topic(name, topicId, List.copyOf(partitions));
+        topics.put(name, topic);
+        topicsById.put(topicId, topic);
         if (!configs.isEmpty()) {
             topicConfigs.put(name, Map.copyOf(configs));
         }
@@ -208,6 +335,9 @@ final class ClusterState {
             Partition partition = partition(tp).orElseThrow(() -> new IllegalArgumentException("no partition " + tp));
             if (!partition.replicas.contains(leader)) {
                 throw new IllegalArgumentException("broker " + leader + " is not a replica of " + tp + " " + partition.replicas);
+            }
+            if (statuses.get(leader) != BrokerStatus.RUNNING) {
+                throw new IllegalArgumentException("broker " + leader + " is " + statuses.get(leader) + ": it cannot lead " + tp);
             }
             checked.put(tp, partition);
         });
@@ -248,7 +378,7 @@ final class ClusterState {
 
     /** The topic with this id, if any. */
     synchronized Optional<TopicView> topic(Uuid topicId) {
-        return topics.values().stream().filter(t -> t.topicId().equals(topicId)).findFirst().map(Topic::view);
+        return Optional.ofNullable(topicsById.get(topicId)).map(Topic::view);
     }
 
     synchronized PartitionView partitionView(TopicPartition tp) {

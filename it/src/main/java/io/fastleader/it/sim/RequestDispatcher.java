@@ -3,6 +3,7 @@ package io.fastleader.it.sim;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +23,8 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
  * {@link ProtocolViolation} and the connection is closed (a broker would answer
  * UNSUPPORTED_VERSION; the clients never send what ApiVersions did not advertise), but for an
  * ApiVersions request above the window, answered at v0 with UNSUPPORTED_VERSION and the
- * versions served, as a broker does, so the client can retry at a version it shares.
+ * versions served, as a broker does, so the client can retry at a version it shares. Each request
+ * decoded is added to the {@link RequestLog} and served through the {@link Faults} commanded.
  */
 final class RequestDispatcher {
 
@@ -31,8 +33,12 @@ final class RequestDispatcher {
     private final FetchWaiters fetchWaiters;
     private final GroupCoordinator groups;
     private final Map<ApiKey, LongAdder> served = new ConcurrentHashMap<>();
+    private final Faults faults;
+    private final RequestLog requestLog;
 
-    RequestDispatcher(ClusterState state, Scheduler scheduler) {
+    RequestDispatcher(ClusterState state, Scheduler scheduler, Faults faults, RequestLog requestLog) {
+        this.faults = faults;
+        this.requestLog = requestLog;
         handlers.put(ApiKey.METADATA, new MetadataHandler(state));
         handlers.put(ApiKey.PRODUCE, new ProduceHandler(state));
         handlers.put(ApiKey.INIT_PRODUCER_ID, new InitProducerIdHandler(state));
@@ -82,6 +88,7 @@ final class RequestDispatcher {
             if (api == ApiKey.API_VERSIONS && version > api.highestVersion()) {
                 RequestHeaderData header = new RequestHeaderData(in, (short) 2);
                 count(api);
+                requestLog.add(new LoggedRequest(brokerId, api, version, header.clientId(), header.correlationId(), Set.of()));
                 return CompletableFuture.completedFuture(Framing.encodeResponse(api, (short) 0, header.correlationId(),
                     apiVersions.response(ErrorCode.UNSUPPORTED_VERSION)));
             }
@@ -98,7 +105,10 @@ final class RequestDispatcher {
         }
         count(api);
         RequestContext context = new RequestContext(brokerId, api, version, header.correlationId(), header.clientId());
-        return handlers.get(api).handle(context, request).thenApply(response ->
+        // faults apply here, between the decoding and the handler, and nowhere else
+        Faults.Plan plan = faults.plan(context);
+        requestLog.add(new LoggedRequest(brokerId, api, version, header.clientId(), header.correlationId(), plan.applied()));
+        return plan.serve(request, handlers.get(api)).thenApply(response ->
             response == null ? null : Framing.encodeResponse(api, version, header.correlationId(), response));
     }
 

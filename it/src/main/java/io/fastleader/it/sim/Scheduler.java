@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A simulated cluster's one timer thread ({@code <cluster name>-timer}), for what happens later:
- * a Fetch answered when its wait runs out. Tasks run one at a time, in the order of their due
+ * a Fetch answered when its wait runs out, an answer held back by {@link Faults}. Tasks run one at a time, in the order of their due
  * times. {@link #close()} cancels what is pending and waits for the thread to end.
  */
 final class Scheduler implements AutoCloseable {

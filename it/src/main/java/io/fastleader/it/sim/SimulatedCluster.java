@@ -3,15 +3,15 @@ package io.fastleader.it.sim;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -38,10 +38,18 @@ import org.apache.kafka.common.Uuid;
  * Heartbeat, LeaveGroup) and KIP-848's ConsumerGroupHeartbeat, coordinated by
  * {@code GroupCoordinator} under a lock of its own (see each handler's Javadoc and
  * {@code it/README.md} for what is simulated and what is not). Each broker has a listener on a
- * loopback port and a thread per connection ({@link BrokerServer}); every request's effect and
- * every command of this class happen under one lock ({@link ClusterState}), so each request sees
- * a command either wholly or not at all, and a command returns only once no request can see the
- * state before it. {@link #close()} stops every thread it started.
+ * loopback port; one network thread serves every listener and connection of the cluster
+ * ({@link NetworkServer}), and one timer thread what happens later ({@link Scheduler}), however
+ * many brokers and connections. Every request's effect and every command of this class happen
+ * under one lock ({@link ClusterState}), so each request sees a command either wholly or not at
+ * all, and a command returns only once no request can see the state before it.
+ *
+ * <p>Faults on command: brokers stopped ({@link #stopBroker}), killed ({@link #killBroker},
+ * {@link #failOver}) and restarted ({@link #startBroker}); stale Metadata
+ * ({@link #staleMetadata(int, Duration)}); answers delayed ({@link #delay}) or dropped
+ * ({@link #dropAnswers}); errors injected ({@link #injectError}). Counted faults hit the next
+ * requests in the order they are dispatched, and {@link #requestLog()} shows which, so a test can
+ * assert request sequences. {@link #close()} stops every thread it started.
  */
 public final class SimulatedCluster implements AutoCloseable {
 
@@ -50,17 +58,20 @@ public final class SimulatedCluster implements AutoCloseable {
     private final String name;
     private final ClusterState state;
     private final RequestDispatcher dispatcher;
-    /** Every broker's server; {@link #addBroker()} adds to it while clients run. */
-    private final List<BrokerServer> servers;
+    private final NetworkServer network;
     private final Scheduler scheduler;
+    private final Faults faults;
+    private final RequestLog requestLog;
 
-    private SimulatedCluster(String name, ClusterState state, RequestDispatcher dispatcher, List<BrokerServer> servers,
-                             Scheduler scheduler) {
+    private SimulatedCluster(String name, ClusterState state, RequestDispatcher dispatcher, NetworkServer network,
+                             Scheduler scheduler, Faults faults, RequestLog requestLog) {
         this.name = name;
         this.scheduler = scheduler;
         this.state = state;
         this.dispatcher = dispatcher;
-        this.servers = servers;
+        this.network = network;
+        this.faults = faults;
+        this.requestLog = requestLog;
     }
 
     /** A cluster of {@code brokers} brokers (ids 0 to brokers - 1), hints on. */
@@ -77,6 +88,7 @@ public final class SimulatedCluster implements AutoCloseable {
         private int brokers = 1;
         private boolean hints = true;
         private String clusterId = "simulated-cluster";
+        private int requestLogCapacity = 10_000;
 
         private Builder() {
         }
@@ -102,40 +114,51 @@ public final class SimulatedCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How many of the last requests {@link SimulatedCluster#requestLog()} keeps; 10,000 unless
+         * set, 0 to keep none (a large run that does not read the log saves the time).
+         */
+        public Builder requestLogCapacity(int capacity) {
+            if (capacity < 0) {
+                throw new IllegalArgumentException("a request log of capacity " + capacity);
+            }
+            this.requestLogCapacity = capacity;
+            return this;
+        }
+
         /** Starts every broker's listener; returns once each accepts connections. */
         public SimulatedCluster start() {
             String name = "sim-" + CLUSTERS.incrementAndGet();
             ClusterState state = new ClusterState(clusterId, hints);
             Scheduler scheduler = new Scheduler(name);
-            RequestDispatcher dispatcher = new RequestDispatcher(state, scheduler);
-            List<BrokerServer> servers = new ArrayList<>();
+            Faults faults = new Faults(state, scheduler);
+            RequestLog requestLog = new RequestLog(requestLogCapacity);
+            RequestDispatcher dispatcher = new RequestDispatcher(state, scheduler, faults, requestLog);
+            NetworkServer network = new NetworkServer(name, dispatcher::dispatch);
             try {
                 for (int id = 0; id < brokers; id++) {
-                    BrokerServer server = new BrokerServer(name, id, dispatcher);
-                    servers.add(server);
-                    state.addBroker(new ClusterState.Endpoint(id, server.host(), server.port()));
+                    state.addBroker(new ClusterState.Endpoint(id, network.host(), network.listen(id, 0)));
                 }
             } catch (IOException e) {
-                servers.forEach(BrokerServer::close);
+                network.close();
                 scheduler.close();
                 throw new UncheckedIOException("could not open a simulated broker's listener", e);
             }
-            servers.forEach(BrokerServer::start);
-            return new SimulatedCluster(name, state, dispatcher, new CopyOnWriteArrayList<>(servers), scheduler);
+            return new SimulatedCluster(name, state, dispatcher, network, scheduler, faults, requestLog);
         }
     }
 
     /**
-     * This cluster's name in this JVM ({@code sim-1}, {@code sim-2}, ...): every thread it starts
-     * is named {@code <name>-broker-<id>-...}.
+     * This cluster's name in this JVM ({@code sim-1}, {@code sim-2}, ...): its two threads are
+     * {@code <name>-network} and {@code <name>-timer}.
      */
     public String name() {
         return name;
     }
 
-    /** {@code host:port} of every broker, comma-separated, for {@code bootstrap.servers}. */
+    /** {@code host:port} of every broker, running or not, comma-separated, for {@code bootstrap.servers}. */
     public String bootstrapServers() {
-        return state.brokers().stream().map(e -> e.host() + ":" + e.port()).collect(Collectors.joining(","));
+        return state.allBrokers().stream().map(e -> e.host() + ":" + e.port()).collect(Collectors.joining(","));
     }
 
     /** {@code host:port} where broker {@code brokerId} listens. */
@@ -145,9 +168,9 @@ public final class SimulatedCluster implements AutoCloseable {
         return endpoint.host() + ":" + endpoint.port();
     }
 
-    /** The brokers' ids, ascending. */
+    /** The brokers' ids, running or not, ascending. */
     public List<Integer> brokerIds() {
-        return state.brokers().stream().map(ClusterState.Endpoint::brokerId).toList();
+        return state.allBrokers().stream().map(ClusterState.Endpoint::brokerId).toList();
     }
 
     /**
@@ -162,7 +185,7 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
-     * Moves a partition's leadership to {@code newLeaderId}, one of its replicas, and bumps its
+     * Moves a partition's leadership to {@code newLeaderId}, one of its running replicas, and bumps its
      * leader epoch. From the next request served, the old leader refuses Produce for it.
      *
      * @return the new leader epoch
@@ -228,15 +251,11 @@ public final class SimulatedCluster implements AutoCloseable {
      */
     public synchronized int addBroker() {
         int id = state.nextBrokerId();
-        BrokerServer server;
         try {
-            server = new BrokerServer(name, id, dispatcher);
+            state.addBroker(new ClusterState.Endpoint(id, network.host(), network.listen(id, 0)));
         } catch (IOException e) {
             throw new UncheckedIOException("could not open a simulated broker's listener", e);
         }
-        servers.add(server);
-        state.addBroker(new ClusterState.Endpoint(id, server.host(), server.port()));
-        server.start();
         return id;
     }
 
@@ -293,10 +312,152 @@ public final class SimulatedCluster implements AutoCloseable {
         return dispatcher.fetchesWaiting();
     }
 
-    /** Closes every listener and connection and waits for every thread this cluster started to end. */
+    /**
+     * A controlled shutdown of running broker {@code brokerId}: first each partition it leads moves
+     * to its next running replica in replica order, epoch + 1 (leader -1 if no replica runs), as
+     * the controller moves leadership before a broker stops; then its listener and every connection
+     * to it close, answers pending or not. From then on Metadata does not list it. See
+     * {@link #startBroker}.
+     *
+     * @return each moved partition's new leader epoch
+     * @throws IllegalStateException if the broker is not running
+     */
+    public Map<TopicPartition, Integer> stopBroker(int brokerId) {
+        Map<TopicPartition, Integer> epochs = state.stopBroker(brokerId);
+        network.closeBroker(brokerId, false);
+        return epochs;
+    }
+
+    /**
+     * Kills running broker {@code brokerId}: its listener closes and every connection to it is reset
+     * at once, requests in progress unanswered. The controller has not noticed: Metadata still
+     * lists the broker and names it leader of what it led, and nothing moves until
+     * {@link #failOver} (or {@link #startBroker}).
+     *
+     * @throws IllegalStateException if the broker is not running
+     */
+    public void killBroker(int brokerId) {
+        if (!isRunning(brokerId)) {
+            throw new IllegalStateException("broker " + brokerId + " is not running");
+        }
+        network.closeBroker(brokerId, true);
+        state.killBroker(brokerId);
+    }
+
+    /**
+     * The controller notices killed broker {@code brokerId}: each partition it leads moves to its
+     * next running replica in replica order, epoch + 1 (leader -1 if no replica runs), and Metadata
+     * stops listing it.
+     *
+     * @return each moved partition's new leader epoch
+     * @throws IllegalStateException if the broker was not killed, or was failed over already
+     */
+    public Map<TopicPartition, Integer> failOver(int brokerId) {
+        return state.failOver(brokerId);
+    }
+
+    /**
+     * Starts a stopped, killed or failed-over broker again on the port it had. It is listed again
+     * and is a replica of what it was; it leads only what it still led (a killed broker not failed
+     * over), until a move gives it more.
+     *
+     * @throws IllegalStateException if the broker is running
+     * @throws UncheckedIOException if its port cannot be bound again
+     */
+    public void startBroker(int brokerId) {
+        if (state.status(brokerId) == ClusterState.BrokerStatus.RUNNING) {
+            throw new IllegalStateException("broker " + brokerId + " is running");
+        }
+        int port = state.broker(brokerId).orElseThrow().port();
+        try {
+            network.listen(brokerId, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not listen on port " + port + " again for broker " + brokerId, e);
+        }
+        state.startBroker(brokerId);
+    }
+
+    /** Whether broker {@code brokerId} runs: not stopped, killed or failed over. */
+    public boolean isRunning(int brokerId) {
+        return state.status(brokerId) == ClusterState.BrokerStatus.RUNNING;
+    }
+
+    /**
+     * Broker {@code brokerId} answers Metadata from a snapshot of the cluster taken now, for
+     * {@code howLong}, as a broker whose metadata lags; other brokers answer from the current
+     * state. Replaces any stale snapshot the broker had.
+     */
+    public void staleMetadata(int brokerId, Duration howLong) {
+        state.status(brokerId);
+        faults.staleMetadata(brokerId, Objects.requireNonNull(howLong, "howLong"));
+    }
+
+    /** Broker {@code brokerId} answers Metadata from a snapshot of the cluster taken now, until {@link #freshMetadata}. */
+    public void staleMetadata(int brokerId) {
+        state.status(brokerId);
+        faults.staleMetadata(brokerId, null);
+    }
+
+    /** Broker {@code brokerId} answers Metadata from the current state again. */
+    public void freshMetadata(int brokerId) {
+        faults.freshMetadata(brokerId);
+    }
+
+    /**
+     * Holds back each answer of broker {@code brokerId} to {@code api} by {@code delay} after the
+     * request is served, until cleared ({@link Duration#ZERO} or {@link #clearFaults}). The
+     * connection serves nothing else meanwhile, so its answers stay in order; other connections go on.
+     */
+    public void delay(int brokerId, ApiKey api, Duration delay) {
+        state.status(brokerId);
+        faults.delay(brokerId, api, delay);
+    }
+
+    /**
+     * The next {@code count} requests of {@code api} to broker {@code brokerId} are served (a
+     * Produce appends) but never answered. Each one's connection stays open and serves nothing
+     * more, as a stuck broker's, until the client gives up on it ({@code request.timeout.ms}) and
+     * closes it.
+     */
+    public void dropAnswers(int brokerId, ApiKey api, int count) {
+        state.status(brokerId);
+        faults.dropAnswers(brokerId, api, count);
+    }
+
+    /**
+     * The next {@code count} requests of {@code api} to broker {@code brokerId} are answered with
+     * {@code error} without being served (every partition or topic of the request gets it).
+     *
+     * @throws IllegalArgumentException if no error answer is built for {@code api} (see
+     *                                  {@code ErrorAnswers}), or {@code error} is NONE
+     */
+    public void injectError(int brokerId, ApiKey api, ErrorCode error, int count) {
+        state.status(brokerId);
+        faults.injectError(brokerId, api, error, count);
+    }
+
+    /** Ends every delay, drop, injected error and stale snapshot not yet used; answers already held back or dropped stay so. */
+    public void clearFaults() {
+        faults.clear();
+    }
+
+    /**
+     * The last requests the brokers received (up to the builder's {@code requestLogCapacity}), in
+     * the order they were dispatched, with the faults applied to each.
+     */
+    public List<LoggedRequest> requestLog() {
+        return requestLog.entries();
+    }
+
+    /** Empties the request log. */
+    public void clearRequestLog() {
+        requestLog.clear();
+    }
+
+    /** Closes every listener and connection, answers pending or not, and waits for every thread this cluster started to end. */
     @Override
     public void close() {
-        servers.forEach(BrokerServer::close);
+        network.close();
         scheduler.close();
     }
 }
