@@ -226,6 +226,7 @@ final class ClusterState {
                 }
                 partition.leader = next;
                 partition.leaderEpoch++;
+                partition.log.startLeaderEpoch(partition.leaderEpoch);
                 epochs.put(new TopicPartition(topic.name(), partition.index), partition.leaderEpoch);
             }
         }
@@ -645,6 +646,7 @@ final class ClusterState {
         if (removesAReplica) {
             // Kafka's controller bumps the epoch whenever a replica leaves, so that it is fenced.
             partition.leaderEpoch++;
+            partition.log.startLeaderEpoch(partition.leaderEpoch);
         }
         return CommandOutcome.DONE;
     }
@@ -671,6 +673,7 @@ final class ClusterState {
             }
             partition.leader = preferred;
             partition.leaderEpoch++;
+            partition.log.startLeaderEpoch(partition.leaderEpoch);
             outcomes.put(tp, CommandOutcome.DONE);
         }
         return outcomes;

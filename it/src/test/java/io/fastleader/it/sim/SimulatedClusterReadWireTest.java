@@ -486,6 +486,31 @@ class SimulatedClusterReadWireTest {
     }
 
     @Test
+    void offsetForLeaderEpochKnowsTheEpochsOfAStoppedLeaderAndAFailOver() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, 1, 3);
+            try (Wire leader = new Wire(cluster, 0)) {
+                leader.produce(0, "e0");
+            }
+            cluster.stopBroker(0);
+            try (Wire leader = new Wire(cluster, 1)) {
+                leader.produce(0, "e1-a", "e1-b");
+            }
+            cluster.killBroker(1);
+            cluster.failOver(1);
+            try (Wire leader = new Wire(cluster, 2)) {
+                leader.produce(0, "e2");
+                assertThat(List.of(leader.epochEnd(2, 0), leader.epochEnd(2, 1), leader.epochEnd(2, 2)))
+                    .extracting(EpochEndOffset::errorCode, EpochEndOffset::leaderEpoch, EpochEndOffset::endOffset)
+                    .containsExactly(
+                        tuple((short) 0, 0, 1L),
+                        tuple((short) 0, 1, 3L),
+                        tuple((short) 0, 2, 4L));
+            }
+        }
+    }
+
+    @Test
     void offsetForLeaderEpochIsRefusedByAFollowerAndForAnOldEpoch() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire follower = new Wire(cluster, 1)) {
             cluster.createTopic(TOPIC, 1, 2);
