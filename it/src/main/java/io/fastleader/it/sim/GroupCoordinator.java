@@ -35,9 +35,10 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Placement: a broker hashes the group id to a partition of {@code __consumer_offsets} (50 by
  * default) and the leader of that partition coordinates the group. Here partition
  * {@code (groupId.hashCode() & 0x7fffffff) % 50} is "led" by the broker at that index modulo the
- * number of brokers, in id order, as round-robin placement of the offsets topic would put it.
- * The placement is fixed when the group is first looked up, so a broker added later coordinates
- * no group (as it leads no offsets partition) until {@link #moveCoordinator} puts one there.
+ * number of brokers listed, in id order, as round-robin placement of the offsets topic would put
+ * it. The placement is fixed when the group is first looked up, so a broker added later
+ * coordinates no group (as it leads no offsets partition) until {@link #moveCoordinator} puts one
+ * there; it moves when its broker stops or fails over (see {@link #coordinatorOf}).
  */
 final class GroupCoordinator {
 
@@ -63,13 +64,30 @@ final class GroupCoordinator {
         this.scheduler = scheduler;
     }
 
-    /** The broker coordinating {@code groupId}. */
+    /**
+     * The broker coordinating {@code groupId}. A coordinator that was stopped or failed over
+     * ({@code ClusterState.brokers()} no longer lists it) hands the group to the next listed
+     * broker in id order, as the leadership of its {@code __consumer_offsets} partition would move
+     * to another replica; requests waiting at the old one are answered NOT_COORDINATOR. A killed
+     * broker not yet failed over keeps its groups, as it keeps its partitions.
+     */
     synchronized int coordinatorOf(String groupId) {
-        return coordinators.computeIfAbsent(groupId, id -> {
-            List<ClusterState.Endpoint> brokers = state.brokers();
-            int offsetsPartition = (id.hashCode() & 0x7fffffff) % OFFSETS_TOPIC_PARTITIONS;
-            return brokers.get(offsetsPartition % brokers.size()).brokerId();
-        });
+        List<ClusterState.Endpoint> listed = state.brokers();
+        Integer placed = coordinators.get(groupId);
+        if (listed.isEmpty() || (placed != null && listed.stream().anyMatch(e -> e.brokerId() == placed))) {
+            // with every broker down no request arrives; a test asking is told where the group was
+            return placed != null ? placed : place(groupId, state.allBrokers());
+        }
+        int next;
+        if (placed == null) {
+            next = place(groupId, listed);
+        } else {
+            next = listed.stream().map(ClusterState.Endpoint::brokerId).filter(id -> id > placed).findFirst()
+                .orElse(listed.get(0).brokerId());
+            resign(groupId);
+        }
+        coordinators.put(groupId, next);
+        return next;
     }
 
     /**
@@ -83,10 +101,7 @@ final class GroupCoordinator {
             throw new IllegalArgumentException("no broker " + brokerId);
         }
         coordinators.put(groupId, brokerId);
-        ClassicGroup group = classicGroups.get(groupId);
-        if (group != null) {
-            group.resign();
-        }
+        resign(groupId);
     }
 
     synchronized CompletableFuture<JoinGroupResponseData> join(int brokerId, JoinGroupRequestData request, short version,
@@ -263,6 +278,19 @@ final class GroupCoordinator {
             wait(remainingMs);
         }
         return members(groupId);
+    }
+
+    /** The broker {@code groupId} hashes to among {@code brokers}, in id order. */
+    private static int place(String groupId, List<ClusterState.Endpoint> brokers) {
+        int offsetsPartition = (groupId.hashCode() & 0x7fffffff) % OFFSETS_TOPIC_PARTITIONS;
+        return brokers.get(offsetsPartition % brokers.size()).brokerId();
+    }
+
+    private void resign(String groupId) {
+        ClassicGroup group = classicGroups.get(groupId);
+        if (group != null) {
+            group.resign();
+        }
     }
 
     private ErrorCode classic(int brokerId, String groupId, Function<ClassicGroup, ErrorCode> action) {

@@ -189,6 +189,48 @@ class SimulatedClusterGroupTest {
         }
     }
 
+    /**
+     * The group's coordinator is stopped, then its successor killed and failed over: each time the
+     * group moves to another broker, as its {@code __consumer_offsets} partition would, and the
+     * members go on reading and committing there.
+     */
+    @ParameterizedTest(name = "{0}, group.protocol={1}")
+    @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer"})
+    void theGroupKeepsReadingWhenItsCoordinatorStopsAndWhenItIsKilledAndFailedOver(String client, String protocol)
+        throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, PARTITIONS, 3);
+            Consumption consumption = new Consumption();
+            Member first = new Member("first", client, protocol, cluster, consumption);
+            Member second = new Member("second", client, protocol, cluster, consumption);
+            try (first; second; Producer<String, String> producer = producer(cluster)) {
+                consumption.awaitAssigned(Map.of(first, 3, second, 3));
+                produce(producer, 0);
+                consumption.awaitRecords(ROUND);
+
+                int stopped = cluster.coordinator(GROUP);
+                cluster.stopBroker(stopped);
+                produce(producer, 1);
+                consumption.awaitRecords(2 * ROUND);
+
+                int killed = cluster.coordinator(GROUP);
+                assertThat(killed).isNotEqualTo(stopped);
+                cluster.killBroker(killed);
+                cluster.failOver(killed);
+                produce(producer, 2);
+                consumption.awaitRecords(3 * ROUND);
+                assertThat(cluster.coordinator(GROUP)).isNotIn(stopped, killed);
+            }
+            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
+                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            for (int p = 0; p < PARTITIONS; p++) {
+                TopicPartition tp = new TopicPartition(TOPIC, p);
+                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
+                    .contains(cluster.highWatermark(tp));
+            }
+        }
+    }
+
     /** The client of member {@code index}: {@code mixed} alternates fastleader and kafka. */
     private static String memberClient(String client, int index) {
         return client.equals("mixed") ? (index % 2 == 0 ? "fastleader" : "kafka") : client;

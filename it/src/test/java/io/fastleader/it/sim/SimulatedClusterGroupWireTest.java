@@ -129,6 +129,36 @@ class SimulatedClusterGroupWireTest {
     }
 
     @Test
+    void theGroupMovesToAnotherBrokerWhenItsCoordinatorStopsOrFailsOver() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            TopicPartition tp = new TopicPartition("t", 0);
+            int first = cluster.coordinator(GROUP);
+            try (Wire wire = new Wire(cluster, first)) {
+                assertThat(wire.commit((short) 9, -1, "", tp, 5)).isEqualTo(ErrorCode.NONE);
+            }
+            cluster.stopBroker(first);
+            int second = cluster.coordinator(GROUP);
+            assertThat(second).isNotEqualTo(first);
+            try (Wire wire = new Wire(cluster, second)) {
+                assertThat(wire.fetchV7(tp).topics().get(0).partitions().get(0).committedOffset()).as("offsets stay").isEqualTo(5);
+                assertThat(wire.commit((short) 9, -1, "", tp, 6)).isEqualTo(ErrorCode.NONE);
+            }
+
+            cluster.killBroker(second);
+            assertThat(cluster.coordinator(GROUP)).as("a killed broker keeps its groups until failed over").isEqualTo(second);
+            cluster.failOver(second);
+            int third = cluster.coordinator(GROUP);
+            assertThat(third).isNotIn(first, second);
+            try (Wire wire = new Wire(cluster, third)) {
+                FindCoordinatorResponseData found = (FindCoordinatorResponseData) wire.call(ApiKey.FIND_COORDINATOR, (short) 3,
+                    new FindCoordinatorRequestData().setKey(GROUP));
+                assertThat(found.nodeId()).isEqualTo(third);
+                assertThat(wire.fetchV7(tp).topics().get(0).partitions().get(0).committedOffset()).isEqualTo(6);
+            }
+        }
+    }
+
+    @Test
     void aJoinWaitsForTheOtherKnownMemberAndTheSecondJoinCompletesIt() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
             JoinGroupResponseData idA = a.join("", LONG_TIMEOUT_MS, "range");
