@@ -13,12 +13,14 @@ import java.util.concurrent.TimeUnit;
 final class Scheduler implements AutoCloseable {
 
     private final ScheduledExecutorService executor;
+    private volatile Thread thread;
 
     Scheduler(String clusterName) {
         this.executor = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, clusterName + "-timer");
-            thread.setDaemon(true);
-            return thread;
+            Thread timer = new Thread(task, clusterName + "-timer");
+            timer.setDaemon(true);
+            thread = timer;
+            return timer;
         });
     }
 
@@ -32,6 +34,11 @@ final class Scheduler implements AutoCloseable {
         executor.shutdownNow();
         try {
             executor.awaitTermination(1, TimeUnit.MINUTES);
+            // the executor is terminated before its thread has quite ended
+            Thread timer = thread;
+            if (timer != null) {
+                timer.join();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
