@@ -45,6 +45,7 @@ final class ErrorAnswers {
             .setErrorCode(error.code())
             .setProducerId(-1)
             .setProducerEpoch((short) -1));
+        GroupErrorAnswers.register(builders);
     }
 
     /** The APIs whose error answers this builds. */

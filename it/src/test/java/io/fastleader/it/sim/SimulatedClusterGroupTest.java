@@ -36,6 +36,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 
 /**
  * Consumers, unmodified, in one group of a 3-broker simulated cluster reading a 6-partition topic:
@@ -222,6 +223,51 @@ class SimulatedClusterGroupTest {
                 assertThat(cluster.coordinator(GROUP)).isNotIn(stopped, killed);
             }
             assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
+                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            for (int p = 0; p < PARTITIONS; p++) {
+                TopicPartition tp = new TopicPartition(TOPIC, p);
+                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
+                    .contains(cluster.highWatermark(tp));
+            }
+        }
+    }
+
+    /**
+     * The coordinator refuses some requests of each kind first, with the errors a loading or moving
+     * coordinator answers; the members retry, find it again, and read every record once.
+     */
+    @ParameterizedTest(name = "{0}, group.protocol={1}")
+    @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer"})
+    void theGroupReadsEveryRecordOnceThroughCoordinatorErrors(String client, String protocol) throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            cluster.createTopic(TOPIC, PARTITIONS, 3);
+            int coordinator = cluster.coordinator(GROUP);
+            for (int broker : cluster.brokerIds()) {
+                cluster.injectError(broker, ApiKey.FIND_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, 1);
+            }
+            ApiKey membership = protocol.equals("classic") ? ApiKey.JOIN_GROUP : ApiKey.CONSUMER_GROUP_HEARTBEAT;
+            cluster.injectError(coordinator, membership, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, 2);
+            cluster.injectError(coordinator, ApiKey.OFFSET_FETCH, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, 2);
+            Consumption consumption = new Consumption();
+            Member first = new Member("first", client, protocol, cluster, consumption);
+            Member second = new Member("second", client, protocol, cluster, consumption);
+            try (first; second; Producer<String, String> producer = producer(cluster)) {
+                consumption.awaitAssigned(Map.of(first, 3, second, 3));
+                produce(producer, 0);
+                consumption.awaitRecords(ROUND);
+
+                cluster.injectError(coordinator, ApiKey.OFFSET_COMMIT, ErrorCode.NOT_COORDINATOR, 2);
+                if (protocol.equals("classic")) {
+                    cluster.injectError(coordinator, ApiKey.HEARTBEAT, ErrorCode.NOT_COORDINATOR, 1);
+                }
+                produce(producer, 1);
+                consumption.awaitRecords(2 * ROUND);
+            }
+            assertThat(cluster.requestLog()).as("the membership, OffsetFetch and OffsetCommit errors each met")
+                .filteredOn(logged -> !logged.faults().isEmpty()
+                    && Set.of(membership, ApiKey.OFFSET_FETCH, ApiKey.OFFSET_COMMIT).contains(logged.api()))
+                .hasSize(6);
+            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(2 * ROUND)
                 .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
             for (int p = 0; p < PARTITIONS; p++) {
                 TopicPartition tp = new TopicPartition(TOPIC, p);

@@ -159,6 +159,23 @@ class SimulatedClusterGroupWireTest {
     }
 
     @Test
+    void aGroupRequestCanBeRefusedWithAnInjectedError() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+            cluster.injectError(0, ApiKey.JOIN_GROUP, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, 1);
+            cluster.injectError(0, ApiKey.OFFSET_FETCH, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, 1);
+            assertThat(wire.join("", LONG_TIMEOUT_MS, "range").errorCode()).isEqualTo(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code());
+            assertThat(wire.join("", LONG_TIMEOUT_MS, "range").errorCode()).as("once").isEqualTo(ErrorCode.MEMBER_ID_REQUIRED.code());
+
+            OffsetFetchResponseData refused = (OffsetFetchResponseData) wire.call(ApiKey.OFFSET_FETCH, (short) 9,
+                new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup().setGroupId(GROUP).setTopics(null),
+                    new OffsetFetchRequestGroup().setGroupId("other").setTopics(null))));
+            assertThat(refused.groups()).extracting(OffsetFetchResponseData.OffsetFetchResponseGroup::errorCode)
+                .containsExactly(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code(), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code());
+            assertThat(wire.fetchV7(new TopicPartition("t", 0)).errorCode()).isZero();
+        }
+    }
+
+    @Test
     void aJoinWaitsForTheOtherKnownMemberAndTheSecondJoinCompletesIt() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
             JoinGroupResponseData idA = a.join("", LONG_TIMEOUT_MS, "range");
