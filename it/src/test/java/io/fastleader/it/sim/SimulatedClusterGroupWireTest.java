@@ -449,6 +449,27 @@ class SimulatedClusterGroupWireTest {
     }
 
     @Test
+    void theRangeAssignorGivesContiguousPartitionsAndARegexSubscribesByName() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
+            Uuid topic = cluster.createTopic("t", 5, 1);
+            cluster.createTopic("other", 1, 1);
+            a.consumerHeartbeat(join("a").setServerAssignor("range"));
+            ConsumerGroupHeartbeatResponseData bJoined = b.consumerHeartbeat(join("b").setServerAssignor("range")
+                .setSubscribedTopicNames(null).setSubscribedTopicRegex("t|x.*"));
+            assertThat(bJoined.errorCode()).isZero();
+            ConsumerGroupHeartbeatResponseData aRevokes = a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1, 2, 3, 4)));
+            assertThat(partitions(aRevokes, topic)).as("the first member, the longer range").containsExactly(0, 1, 2);
+            a.consumerHeartbeat(heartbeat("a", 1, owned(topic, 0, 1, 2)));
+            ConsumerGroupHeartbeatResponseData bGets = b.consumerHeartbeat(heartbeat("b", 2, owned(topic)));
+            assertThat(bGets.assignment().topicPartitions()).as("nothing of topic other").hasSize(1);
+            assertThat(partitions(bGets, topic)).containsExactly(3, 4);
+
+            assertThat(a.consumerHeartbeat(join("c").setServerAssignor("sticky")).errorCode())
+                .isEqualTo(ErrorCode.UNSUPPORTED_ASSIGNOR.code());
+        }
+    }
+
+    @Test
     void aMemberLeavingWithEpochMinusOneHandsItsPartitionsOn() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire a = new Wire(cluster, 0); Wire b = new Wire(cluster, 0)) {
             Uuid topic = cluster.createTopic("t", 2, 1);
