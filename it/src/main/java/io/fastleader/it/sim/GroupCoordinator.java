@@ -26,9 +26,9 @@ import org.apache.kafka.common.TopicPartition;
  * ({@link ClassicGroup}), the KIP-848 consumer groups ({@link ConsumerGroup}) and the committed
  * offsets of every group. A group id names one kind of group at a time: an empty group of one
  * kind gives way to a member of the other, a group with members refuses it (a broker would
- * migrate the members, KIP-848's online upgrade; not simulated). Each method takes the broker a
- * request reached and answers NOT_COORDINATOR when that broker does not coordinate the group, so
- * a {@link #moveCoordinator} is seen by a request either whole or not at all. Every method, and
+ * migrate the members, KIP-848's online upgrade; not simulated). Each method serving a request
+ * takes the broker it reached and answers NOT_COORDINATOR when that broker does not coordinate
+ * the group, so a {@link #moveCoordinator} is seen by a request either whole or not at all. Every method, and
  * every timer task of a group, holds this object's monitor (ClusterState's lock is taken inside
  * it, never the other way round).
  *
@@ -95,10 +95,13 @@ final class GroupCoordinator {
      * {@code __consumer_offsets} partition moves: the group's members and offsets stay as they
      * are (the new coordinator has them from the log), and requests waiting at the old
      * coordinator are answered NOT_COORDINATOR.
+     *
+     * @throws IllegalArgumentException if there is no such broker, or it is not running
      */
     synchronized void moveCoordinator(String groupId, int brokerId) {
-        if (state.broker(brokerId).isEmpty()) {
-            throw new IllegalArgumentException("no broker " + brokerId);
+        ClusterState.BrokerStatus status = state.status(brokerId);
+        if (status != ClusterState.BrokerStatus.RUNNING) {
+            throw new IllegalArgumentException("broker " + brokerId + " is " + status + ": it cannot coordinate " + groupId);
         }
         coordinators.put(groupId, brokerId);
         resign(groupId);

@@ -272,6 +272,8 @@ public final class SimulatedCluster implements AutoCloseable {
      * {@code __consumer_offsets} partition's leader would: from the next request served, the old
      * coordinator answers the group's requests NOT_COORDINATOR, and requests waiting there (a
      * JoinGroup, a SyncGroup) are answered so at once. Members and committed offsets stay.
+     *
+     * @throws IllegalArgumentException if there is no broker {@code brokerId}, or it is not running
      */
     public void moveCoordinator(String groupId, int brokerId) {
         dispatcher.groups().moveCoordinator(groupId, brokerId);

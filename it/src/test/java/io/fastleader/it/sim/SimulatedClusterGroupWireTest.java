@@ -1,6 +1,7 @@
 package io.fastleader.it.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.DataInputStream;
@@ -139,6 +140,8 @@ class SimulatedClusterGroupWireTest {
             cluster.stopBroker(first);
             int second = cluster.coordinator(GROUP);
             assertThat(second).isNotEqualTo(first);
+            assertThatThrownBy(() -> cluster.moveCoordinator(GROUP, first)).as("onto a stopped broker")
+                .isInstanceOf(IllegalArgumentException.class);
             try (Wire wire = new Wire(cluster, second)) {
                 assertThat(wire.fetchV7(tp).topics().get(0).partitions().get(0).committedOffset()).as("offsets stay").isEqualTo(5);
                 assertThat(wire.commit((short) 9, -1, "", tp, 6)).isEqualTo(ErrorCode.NONE);
