@@ -99,6 +99,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         return switch (execution) {
             case IN_JVM, CONTAINER -> InJvmCluster.start(this);
             case CHILD_JVM -> ChildJvmCluster.start(this);
+            case SIMULATED -> SimulatedTestCluster.start(this);
         };
     }
 

@@ -9,7 +9,12 @@ public enum Execution {
     /** One child JVM per node, from Maven-resolved jars: a broker can be killed (SIGKILL). */
     CHILD_JVM,
     /** Testcontainers' Kafka; needs a Docker engine. */
-    CONTAINER;
+    CONTAINER,
+    /**
+     * No Kafka at all: brokers simulated in this JVM by {@link io.fastleader.it.sim.SimulatedCluster},
+     * which real clients reach over loopback. Leaders move in microseconds; a broker can be killed.
+     */
+    SIMULATED;
 
     /** System property that switches the default execution, e.g. {@code -Dfastleader.it.execution=container}. */
     public static final String SWITCH_PROPERTY = "fastleader.it.execution";
@@ -17,7 +22,7 @@ public enum Execution {
     /** Environment variable read when the system property is not set. */
     public static final String SWITCH_ENV = "FASTLEADER_IT_EXECUTION";
 
-    /** Whether a broker run this way can be killed abruptly: only one in a process of its own. */
+    /** Whether a broker run this way can be killed abruptly: one in a process of its own, or a simulated one. */
     public boolean canKill() {
         return this != IN_JVM;
     }
@@ -40,7 +45,7 @@ public enum Execution {
             return valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid " + SWITCH_PROPERTY + " '" + value
-                + "': expected in_jvm, child_jvm or container", e);
+                + "': expected in_jvm, child_jvm, container or simulated", e);
         }
     }
 }

@@ -174,6 +174,17 @@ final class ClusterState {
         return epochs;
     }
 
+    /**
+     * The first step of a running broker's controlled shutdown: each partition it leads moves to
+     * its next running replica (epoch + 1; leader -1 when none runs); it stays running.
+     *
+     * @return each moved partition's new leader epoch
+     */
+    synchronized Map<TopicPartition, Integer> moveLeadershipOff(int brokerId) {
+        requireStatus(brokerId, BrokerStatus.RUNNING);
+        return electAwayFrom(brokerId);
+    }
+
     /** A running broker dies: it stays listed and keeps leading until {@link #failOver}. */
     synchronized void killBroker(int brokerId) {
         requireStatus(brokerId, BrokerStatus.RUNNING);
@@ -578,13 +589,17 @@ final class ClusterState {
      */
     synchronized Optional<Uuid> deleteTopic(String name) {
         Topic topic = topics.remove(name);
+        if (topic == null) {
+            return Optional.empty();
+        }
+        topicsById.remove(topic.topicId());
         topicConfigs.remove(name);
-        return Optional.ofNullable(topic).map(Topic::topicId);
+        return Optional.of(topic.topicId());
     }
 
     /** Deletes the topic with this id, as {@link #deleteTopic(String)}; returns its name, or empty if there was none. */
     synchronized Optional<String> deleteTopic(Uuid topicId) {
-        Optional<String> name = topics.values().stream().filter(t -> t.topicId().equals(topicId)).map(Topic::name).findFirst();
+        Optional<String> name = Optional.ofNullable(topicsById.get(topicId)).map(Topic::name);
         name.ifPresent(this::deleteTopic);
         return name;
     }

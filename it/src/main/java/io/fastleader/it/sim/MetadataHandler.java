@@ -50,7 +50,8 @@ final class MetadataHandler implements RequestHandler {
                 topic.setTopicId(view.topicId());
             }
             if (view.partitions() == null) {
-                topic.setErrorCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code());
+                // a topic asked for by id has no name to answer with
+                topic.setErrorCode((view.name() == null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).code());
             } else {
                 List<MetadataResponsePartition> partitions = new ArrayList<>();
                 for (ClusterState.PartitionView p : view.partitions()) {
@@ -75,7 +76,10 @@ final class MetadataHandler implements RequestHandler {
             .setTopics(topics));
     }
 
-    /** The topics asked for, by name or (v10+) by id; all of them when the list is null. */
+    /**
+     * The topics asked for, by id where one is given (v12+; the name is then left empty, or null,
+     * as a broker ignores it), by name otherwise; all of them when the list is null.
+     */
     private List<ClusterState.TopicView> views(MetadataRequestData data, short version) {
         if (data.topics() == null || (data.topics().isEmpty() && version == 0)) {
             // null asks for every topic; so does an empty list at v0, which has no null
@@ -83,10 +87,10 @@ final class MetadataHandler implements RequestHandler {
         }
         List<ClusterState.TopicView> views = new ArrayList<>();
         for (MetadataRequestTopic wanted : data.topics()) {
-            if (wanted.name() != null) {
+            Uuid id = wanted.topicId();
+            if (id.equals(Uuid.ZERO_UUID)) {
                 views.addAll(state.topics(List.of(wanted.name())));
             } else {
-                Uuid id = wanted.topicId();
                 views.add(state.topic(id).orElse(new ClusterState.TopicView(null, id, null)));
             }
         }

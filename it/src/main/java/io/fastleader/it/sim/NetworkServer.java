@@ -355,7 +355,9 @@ final class NetworkServer implements Closeable {
     }
 
     private void refused(Connection connection, Throwable failure) {
-        if (failure instanceof RequestDispatcher.ProtocolViolation) {
+        if (failure instanceof RequestDispatcher.ConnectionClosedByBroker) {
+            LOG.info("simulated broker {}: {}; closing the connection", connection.brokerId, failure.getMessage());
+        } else if (failure instanceof RequestDispatcher.ProtocolViolation) {
             LOG.warn("simulated broker {}: {}; closing the connection", connection.brokerId, failure.getMessage());
         } else {
             LOG.warn("simulated broker {}: a request failed; closing the connection", connection.brokerId, failure);

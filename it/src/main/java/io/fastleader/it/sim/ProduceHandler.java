@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceRequestData.PartitionProduceData;
 import io.fastleader.protocol.message.ProduceRequestData.TopicProduceData;
@@ -23,7 +24,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 /**
  * Produce: each partition's batches are appended to its log if this broker leads it, whatever
  * {@code acks} (every replica is in sync, so acks=1 and acks=all are alike), and answered with
- * the base offset assigned; a request with {@code acks=0} is served and not answered. A partition
+ * the base offset assigned; a request with {@code acks=0} is served and not answered, but if any
+ * partition of it is refused the connection is closed, as a broker closes it to tell such a
+ * client (see {@link RequestDispatcher.ConnectionClosedByBroker}). A partition
  * this broker does not lead is refused with NOT_LEADER_OR_FOLLOWER; when the cluster gives hints
  * and the request is v10+, the refusal names the current leader and its epoch
  * ({@code CurrentLeader}) and the response carries that leader's endpoint ({@code NodeEndpoints}),
@@ -70,13 +73,30 @@ final class ProduceHandler implements RequestHandler {
             topics.add(new TopicProduceResponse().setName(topicData.name()).setPartitionResponses(partitions));
         }
         if (data.acks() == 0) {
-            return CompletableFuture.completedFuture(null);
+            List<TopicPartition> refused = refused(topics);
+            return refused.isEmpty()
+                ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.failedFuture(new RequestDispatcher.ConnectionClosedByBroker(
+                    "an acks=0 Produce from " + context.clientId() + " was refused for " + refused));
         }
         ProduceResponseData response = new ProduceResponseData().setResponses(topics);
         if (hints) {
             response.setNodeEndpoints(endpoints);
         }
         return CompletableFuture.completedFuture(response);
+    }
+
+    /** The partitions of an answer that carry an error. */
+    private static List<TopicPartition> refused(TopicProduceResponseCollection topics) {
+        List<TopicPartition> refused = new ArrayList<>();
+        for (TopicProduceResponse topic : topics) {
+            for (PartitionProduceResponse partition : topic.partitionResponses()) {
+                if (partition.errorCode() != ErrorCode.NONE.code()) {
+                    refused.add(new TopicPartition(topic.name(), partition.index()));
+                }
+            }
+        }
+        return refused;
     }
 
     private void addEndpoint(NodeEndpointCollection endpoints, int brokerId) {

@@ -142,4 +142,14 @@ final class RequestDispatcher {
             super(message, cause);
         }
     }
+
+    /**
+     * Not a fault of the request: the broker closes its connection on purpose, as Kafka's does after
+     * refusing a Produce sent with {@code acks=0}, the one way such a client learns of the refusal.
+     */
+    static final class ConnectionClosedByBroker extends RuntimeException {
+        ConnectionClosedByBroker(String reason) {
+            super(reason);
+        }
+    }
 }

@@ -331,6 +331,20 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
+     * What a controlled shutdown does before the broker stops: each partition running broker
+     * {@code brokerId} leads moves to its next running replica in replica order, epoch + 1 (leader
+     * -1 if no replica runs). The broker runs on, refusing what it no longer leads (with KIP-951
+     * hints when they are on), as a real broker does between its leadership moving and its
+     * listener closing; {@link #stopBroker} then closes it.
+     *
+     * @return each moved partition's new leader epoch
+     * @throws IllegalStateException if the broker is not running
+     */
+    public Map<TopicPartition, Integer> moveLeadershipOff(int brokerId) {
+        return state.moveLeadershipOff(brokerId);
+    }
+
+    /**
      * Kills running broker {@code brokerId}: its listener closes and every connection to it is reset
      * at once, requests in progress unanswered. The controller has not noticed: Metadata still
      * lists the broker and names it leader of what it led, and nothing moves until

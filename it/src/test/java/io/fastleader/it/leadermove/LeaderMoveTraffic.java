@@ -100,14 +100,14 @@ final class LeaderMoveTraffic implements AutoCloseable {
     }
 
     /**
-     * Runs {@code disturbance} once traffic flows, checks that records were sent while it ran, and
-     * returns what it returned once traffic flows again afterwards.
+     * Runs {@code disturbance} once traffic flows, and returns what it returned once traffic flows
+     * again afterwards: records are acknowledged and consumed right up to it and after it. Whether
+     * any record is sent while it runs depends on how long it takes: on a simulated cluster, less
+     * than the time between two records.
      */
     <T> T whileFlowing(Supplier<T> disturbance) {
         awaitProgress();
-        long sentBefore = phase.sentCount();
         T result = disturbance.get();
-        assertThat(phase.sentCount()).as("records sent during the disturbance").isGreaterThan(sentBefore);
         awaitProgress();
         return result;
     }

@@ -31,6 +31,7 @@ import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.NoReassignmentInProgressException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -201,6 +202,16 @@ class SimulatedClusterAdminTest {
         assertThat(second).isNotEqualTo(first);
         assertThat(describe(TOPIC).topicId()).isEqualTo(second);
         assertThat(cluster.leaderEpoch(tp)).isZero();
+    }
+
+    @Test
+    void aDeletedTopicsIdIsUnknownOnceItsNameIsTakenAgain() throws Exception {
+        Uuid first = admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).topicId(TOPIC).get();
+        admin.deleteTopics(List.of(TOPIC)).all().get();
+        admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+
+        assertThatThrownBy(() -> admin.describeTopics(TopicCollection.ofTopicIds(List.of(first))).allTopicIds().get())
+            .hasCauseInstanceOf(UnknownTopicIdException.class);
     }
 
     @Test

@@ -16,11 +16,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Disturbances;
+import io.fastleader.it.cluster.Execution;
+import io.fastleader.it.cluster.SimulatedTestCluster;
 
 /**
  * The project's leader-move fixtures, {@link Disturbances}, unchanged, against a 3-broker
- * simulated cluster: each disturbance returns the description it promises, and the simulation's
+ * simulated cluster started as the fixtures start any ({@link Execution#SIMULATED}): each disturbance returns the description it promises, and the simulation's
  * own state (leaders, epochs) agrees. The topic has 3 partitions, replicas {@code [0, 1]},
  * {@code [1, 2]} and {@code [2, 0]}, each led by its first replica at epoch 0.
  */
@@ -29,20 +32,22 @@ class SimulatedClusterDisturbancesTest {
     private static final String TOPIC = "disturbed";
     private static final int PARTITIONS = 3;
 
+    private SimulatedTestCluster testCluster;
     private SimulatedCluster cluster;
     private Disturbances disturbances;
 
     @BeforeEach
     void start() {
-        cluster = SimulatedCluster.start(3);
-        disturbances = new Disturbances(new SimulatedClusterAsKafkaTestCluster(cluster));
+        testCluster = (SimulatedTestCluster) ClusterSpec.builder().brokers(3).execution(Execution.SIMULATED).start();
+        cluster = testCluster.simulation();
+        disturbances = new Disturbances(testCluster);
         disturbances.createTopic(new NewTopic(TOPIC, PARTITIONS, (short) 2).configs(Map.of("min.insync.replicas", "2")));
     }
 
     @AfterEach
     void stop() {
         disturbances.close();
-        cluster.close();
+        testCluster.close();
     }
 
     @Test

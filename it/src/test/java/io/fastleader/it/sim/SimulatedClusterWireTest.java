@@ -173,6 +173,20 @@ class SimulatedClusterWireTest {
         }
     }
 
+    @Test
+    void anAcksZeroProduceToAFollowerClosesTheConnection() throws IOException {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire wire = new Wire(cluster, 0)) {
+            cluster.createTopic(TOPIC, 1, 2);
+            cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
+
+            wire.send(ApiKey.PRODUCE, (short) 12, produce((short) 0, "refused"));
+
+            // the broker's only way to tell an acks=0 client: the connection ends, with no answer
+            assertThat(wire.in.read()).isEqualTo(-1);
+            assertThat(cluster.records(new TopicPartition(TOPIC, 0))).isEmpty();
+        }
+    }
+
     private static ProduceRequestData produce(short acks, String... values) {
         SimpleRecord[] records = new SimpleRecord[values.length];
         for (int i = 0; i < values.length; i++) {
@@ -198,6 +212,7 @@ class SimulatedClusterWireTest {
         Wire(SimulatedCluster cluster, int brokerId) throws IOException {
             String address = cluster.brokerAddress(brokerId);
             socket = new Socket(address.substring(0, address.lastIndexOf(':')), port(address));
+            socket.setSoTimeout(10_000); // an answer that never comes fails the test instead of hanging it
             in = new DataInputStream(socket.getInputStream());
             out = socket.getOutputStream();
         }
