@@ -76,10 +76,6 @@ final class ClassicGroup {
         return state;
     }
 
-    int generationId() {
-        return generationId;
-    }
-
     List<String> memberIds() {
         return List.copyOf(members.keySet());
     }
