@@ -282,6 +282,29 @@ class SimulatedClusterGroupTest {
     }
 
     /**
+     * Members subscribe to a topic that does not exist yet; once it is created, they share its
+     * partitions and read it.
+     */
+    @ParameterizedTest(name = "{0}, group.protocol={1}")
+    @CsvSource({"fastleader, classic", "fastleader, consumer", "kafka, classic", "kafka, consumer"})
+    void membersSubscribedBeforeTheTopicExistsShareItOnceCreated(String client, String protocol) throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
+            Consumption consumption = new Consumption();
+            Member first = new Member("first", client, protocol, cluster, consumption);
+            Member second = new Member("second", client, protocol, cluster, consumption);
+            try (first; second; Producer<String, String> producer = producer(cluster)) {
+                assertThat(cluster.awaitGroupMembers(GROUP, 2, WAIT)).hasSize(2);
+                cluster.createTopic(TOPIC, PARTITIONS, 3);
+                consumption.awaitAssigned(Map.of(first, 3, second, 3));
+                produce(producer, 0);
+                consumption.awaitRecords(ROUND);
+            }
+            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(ROUND)
+                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+        }
+    }
+
+    /**
      * The client of member {@code index}: {@code mixed} alternates fastleader and kafka, keeping a
      * {@code -cooperative} suffix.
      */
