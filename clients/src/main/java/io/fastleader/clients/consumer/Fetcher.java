@@ -133,14 +133,23 @@ final class Fetcher<K, V> {
     }
 
     /**
-     * Sends a Fetch to every leader that has fetchable partitions and no Fetch in flight.
-     * Partitions with records still buffered are left out, as {@code KafkaConsumer} does.
+     * Sends a Fetch to every leader that has fetchable partitions, no Fetch in flight and no
+     * partition with records still buffered, as {@code KafkaConsumer} does: a Fetch of the leader's
+     * other partitions may be held for {@code fetch.max.wait.ms}, and the buffered partition's next
+     * Fetch would wait behind it. Records of a paused partition hold no leader back.
      */
     void sendFetches() {
         long nowMs = clockMs.getAsLong();
         dropStale();
         Set<TopicPartition> withRecords = new HashSet<>();
-        buffered.forEach(entry -> withRecords.add(entry.records().partition()));
+        Set<Integer> leadersWithRecords = new HashSet<>();
+        for (Buffered<K, V> entry : buffered) {
+            withRecords.add(entry.records().partition());
+            PartitionLeadership leadership = cache.routable(entry.records().partition());
+            if (leadership != null && !entry.state().isPaused()) {
+                leadersWithRecords.add(leadership.leaderId());
+            }
+        }
         Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
         Set<String> leaderless = new HashSet<>();
         for (PartitionState state : subscriptions.states()) {
@@ -154,7 +163,7 @@ final class Fetcher<K, V> {
                 continue;
             }
             if (withRecords.contains(partition) || inFlight.containsKey(leadership.leaderId())
-                    || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
+                    || leadersWithRecords.contains(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
                 continue;
             }
             if (state.backoff().isCutShort(leadership.leaderEpoch(), nowMs)) {
