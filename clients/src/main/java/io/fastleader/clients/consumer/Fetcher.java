@@ -36,8 +36,9 @@ import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 
 /**
- * The fetch path: one Fetch in flight per leader, answers applied on the consumer's thread, and
- * records buffered until {@code poll} takes them.
+ * The fetch path: one Fetch in flight per leader, none while records of a partition it leads are
+ * buffered, answers applied on the consumer's thread, and records buffered until {@code poll}
+ * takes them.
  *
  * <p>A partition refused because its leader moved goes into the next Fetch to the new leader at
  * once when the refusal's {@code CurrentLeader} advances the partition's epoch (KIP-951), and
