@@ -36,8 +36,9 @@ import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 
 /**
- * The fetch path: one Fetch in flight per leader, answers applied on the consumer's thread, and
- * records buffered until {@code poll} takes them.
+ * The fetch path: one Fetch in flight per leader, none while records of a partition it leads are
+ * buffered, answers applied on the consumer's thread, and records buffered until {@code poll}
+ * takes them.
  *
  * <p>A partition refused because its leader moved goes into the next Fetch to the new leader at
  * once when the refusal's {@code CurrentLeader} advances the partition's epoch (KIP-951), and
@@ -133,14 +134,23 @@ final class Fetcher<K, V> {
     }
 
     /**
-     * Sends a Fetch to every leader that has fetchable partitions and no Fetch in flight.
-     * Partitions with records still buffered are left out, as {@code KafkaConsumer} does.
+     * Sends a Fetch to every leader that has fetchable partitions, no Fetch in flight and no
+     * partition with records still buffered, as {@code KafkaConsumer} does: a Fetch of the leader's
+     * other partitions may be held for {@code fetch.max.wait.ms}, and the buffered partition's next
+     * Fetch would wait behind it. Records of a paused partition hold no leader back.
      */
     void sendFetches() {
         long nowMs = clockMs.getAsLong();
         dropStale();
         Set<TopicPartition> withRecords = new HashSet<>();
-        buffered.forEach(entry -> withRecords.add(entry.records().partition()));
+        Set<Integer> leadersWithRecords = new HashSet<>();
+        for (Buffered<K, V> entry : buffered) {
+            withRecords.add(entry.records().partition());
+            PartitionLeadership leadership = cache.routable(entry.records().partition());
+            if (leadership != null && !entry.state().isPaused()) {
+                leadersWithRecords.add(leadership.leaderId());
+            }
+        }
         Map<Integer, Map<TopicPartition, Asked>> byLeader = new LinkedHashMap<>();
         Set<String> leaderless = new HashSet<>();
         for (PartitionState state : subscriptions.states()) {
@@ -154,7 +164,7 @@ final class Fetcher<K, V> {
                 continue;
             }
             if (withRecords.contains(partition) || inFlight.containsKey(leadership.leaderId())
-                    || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
+                    || leadersWithRecords.contains(leadership.leaderId()) || !state.isFetchable(leadership.leaderEpoch(), nowMs)) {
                 continue;
             }
             if (state.backoff().isCutShort(leadership.leaderEpoch(), nowMs)) {
