@@ -71,7 +71,7 @@ class OrderEventsThroughALeaderMoveTest {
         cluster.close();
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(Client.class)
     void testEachOrdersEventsArriveOnceAndInOrderThroughALeaderMoveAndAControlledRestart(Client client) {
         try (Producer<String, String> producer = client.producer.apply(OrderEventsPublisher.producerConfig(cluster.bootstrapServers()))) {
@@ -92,7 +92,7 @@ class OrderEventsThroughALeaderMoveTest {
         assertThat(readEveryOrdersEvents(client)).isEqualTo(expectedEvents());
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(Client.class)
     void testEachOrdersEventsArriveOnceAndInOrderThroughALeaderMoveAndACrashedBrokerRestarting(Client client) {
         try (Producer<String, String> producer = client.producer.apply(OrderEventsPublisher.producerConfig(cluster.bootstrapServers()))) {
