@@ -21,7 +21,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
+import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData.OffsetForLeaderPartition;
+import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
+import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection;
+import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
+import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData.EpochEndOffset;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
 
@@ -174,5 +181,26 @@ class SimulatedClusterLivenessTest {
         admin.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2))))).all().get();
 
         assertThat(cluster.leader(P0)).isEqualTo(2);
+    }
+
+    @Test
+    void anEpochStartedByAStoppedLeadersSuccessorEndsWhereItsFirstRecordIs() throws IOException {
+        cluster.createTopic(TOPIC, 1, 2);
+        try (WireConnection first = new WireConnection(cluster, 0, "liveness")) {
+            first.produce(TOPIC, 0, "a", "b");
+        }
+        cluster.stopBroker(0);
+        try (WireConnection next = new WireConnection(cluster, 1, "liveness")) {
+            next.produce(TOPIC, 0, "c");
+            OffsetForLeaderTopicCollection topics = new OffsetForLeaderTopicCollection();
+            topics.add(new OffsetForLeaderTopic().setTopic(TOPIC).setPartitions(List.of(new OffsetForLeaderPartition()
+                .setPartition(0).setCurrentLeaderEpoch(1).setLeaderEpoch(0))));
+            OffsetForLeaderEpochResponseData answer = (OffsetForLeaderEpochResponseData) next.call(ApiKey.OFFSET_FOR_LEADER_EPOCH,
+                (short) 4, new OffsetForLeaderEpochRequestData().setReplicaId(-1).setTopics(topics));
+
+            EpochEndOffset end = answer.topics().find(TOPIC).partitions().get(0);
+            assertThat(end.leaderEpoch()).isZero();
+            assertThat(end.endOffset()).as("epoch 1 started at the log end when broker 1 took over").isEqualTo(2);
+        }
     }
 }
