@@ -44,7 +44,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5)
 @Measurement(iterations = 20)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+// ERROR: KafkaProducer logs two WARN lines per refused partition, 10,000 a move, which would time its logging
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-Dfastleader.bench.log.level=ERROR"})
 public class SimulatedLeaderMoveBenchmark {
 
     /** The cluster and its clients, one per trial. */

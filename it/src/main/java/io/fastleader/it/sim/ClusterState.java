@@ -173,10 +173,7 @@ final class ClusterState {
      * @return each moved partition's new leader epoch
      */
     synchronized Map<TopicPartition, Integer> stopBroker(int brokerId) {
-        requireStatus(brokerId, BrokerStatus.RUNNING);
-        Map<TopicPartition, Integer> epochs = electAwayFrom(brokerId);
-        statuses.put(brokerId, BrokerStatus.STOPPED);
-        return epochs;
+        return unlist(brokerId, BrokerStatus.RUNNING, BrokerStatus.STOPPED);
     }
 
     /** A running broker dies: it stays listed and keeps leading until {@link #failOver}. */
@@ -192,9 +189,14 @@ final class ClusterState {
      * @return each moved partition's new leader epoch
      */
     synchronized Map<TopicPartition, Integer> failOver(int brokerId) {
-        requireStatus(brokerId, BrokerStatus.KILLED);
+        return unlist(brokerId, BrokerStatus.KILLED, BrokerStatus.FENCED);
+    }
+
+    /** Moves leadership away from a broker in status {@code from} ({@link #electAwayFrom}), then gives it status {@code to}. */
+    private Map<TopicPartition, Integer> unlist(int brokerId, BrokerStatus from, BrokerStatus to) {
+        requireStatus(brokerId, from);
         Map<TopicPartition, Integer> epochs = electAwayFrom(brokerId);
-        statuses.put(brokerId, BrokerStatus.FENCED);
+        statuses.put(brokerId, to);
         return epochs;
     }
 
