@@ -120,16 +120,19 @@ public final class ProducingCluster implements AutoCloseable {
      * round is in its partition's log (each partition's high watermark one further: only one
      * client writes it).
      *
+     * @return for each client, in order, the nanoseconds from this call until its last record of
+     *         the round was seen in the log
      * @throws IllegalStateException if the records are not all appended within 60 s
      */
-    public void produceAndAwaitAppends() {
+    public long[] produceAndAwaitAppends() {
         round++;
-        List<TopicPartition> awaited = new ArrayList<>();
-        List<Long> ends = new ArrayList<>();
+        long started = System.nanoTime();
+        long[][] ends = new long[clients.size()][];
         for (int c = 0; c < clients.size(); c++) {
-            for (TopicPartition tp : written.get(c)) {
-                awaited.add(tp);
-                ends.add(cluster.highWatermark(tp) + 1);
+            List<TopicPartition> partitions = written.get(c);
+            ends[c] = new long[partitions.size()];
+            for (int i = 0; i < partitions.size(); i++) {
+                ends[c][i] = cluster.highWatermark(partitions.get(i)) + 1;
             }
         }
         for (int c = 0; c < clients.size(); c++) {
@@ -138,21 +141,38 @@ public final class ProducingCluster implements AutoCloseable {
                 client.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, "round-" + round));
             }
         }
-        long deadline = System.nanoTime() + ROUND_TIMEOUT_NANOS;
-        int next = 0;
-        while (next < awaited.size()) {
-            // one pass up to the first partition still short; the others are checked on a later pass
-            while (next < awaited.size() && cluster.highWatermark(awaited.get(next)) >= ends.get(next)) {
-                next++;
+        long deadline = started + ROUND_TIMEOUT_NANOS;
+        long[] appended = new long[clients.size()];
+        int[] next = new int[clients.size()];
+        int clientsLeft = clients.size();
+        while (clientsLeft > 0) {
+            for (int c = 0; c < clients.size(); c++) {
+                List<TopicPartition> partitions = written.get(c);
+                if (next[c] == partitions.size()) {
+                    continue;
+                }
+                // up to the client's first partition still short; the others are checked on a later pass
+                while (next[c] < partitions.size() && cluster.highWatermark(partitions.get(next[c])) >= ends[c][next[c]]) {
+                    next[c]++;
+                }
+                if (next[c] == partitions.size()) {
+                    appended[c] = System.nanoTime() - started;
+                    clientsLeft--;
+                }
             }
-            if (next < awaited.size()) {
+            if (clientsLeft > 0) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException((awaited.size() - next) + " records of round " + round
-                        + " not appended within 60 s, " + awaited.get(next) + " first");
+                    throw new IllegalStateException(clientsLeft + " clients' records of round " + round + " not all appended within 60 s");
                 }
                 LockSupport.parkNanos(POLL_PARK_NANOS);
             }
         }
+        return appended;
+    }
+
+    /** Whether client {@code index} is a FastLeaderProducer (the others are KafkaProducers). */
+    public boolean isFastleader(int index) {
+        return clients.get(index) instanceof FastLeaderProducer;
     }
 
     /**

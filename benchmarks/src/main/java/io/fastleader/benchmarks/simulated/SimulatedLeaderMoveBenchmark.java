@@ -15,6 +15,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Issue 35's speed requirement: a move of 10,000 partition leaders with 10 clients connected
@@ -34,7 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       records is in its log (polled through the partitions' high watermarks, 20 µs apart). This is
  *       wall time on the two cores the cluster shares with the ten clients; the cluster's own share,
  *       the CPU time of its network and timer threads over the same span plus the move (which runs
- *       on the caller), is printed per trial as "simulated side".</li>
+ *       on the caller), is printed per trial as "simulated side", with the time from the move
+ *       until each client's last record of the round was appended, by client kind.</li>
  * </ul>
  *
  * <p>Each invocation is one move (SingleShotTime); every invocation checks that each moved
@@ -65,14 +68,20 @@ public class SimulatedLeaderMoveBenchmark {
         ProducingCluster cluster;
         /** Whether the last invocation moved leaders whose next Produces are still to be awaited. */
         boolean movedOnly;
-        long rounds;
-        long simulatedNanos;
-        long simulatedNanosMax;
-        long simulatedNanosMin = Long.MAX_VALUE;
+        /** Whether the iteration running is measured (not warm-up): only those are summed below. */
+        boolean measured;
+        final Summary simulated = new Summary();
+        final Summary fastleaderClients = new Summary();
+        final Summary kafkaClients = new Summary();
 
         @Setup(Level.Trial)
         public void start() {
             cluster = new ProducingCluster(brokers, topics, movedTopics, partitionsPerTopic, clients);
+        }
+
+        @Setup(Level.Iteration)
+        public void iteration(IterationParams params) {
+            measured = params.getType() == IterationType.MEASUREMENT;
         }
 
         /** After a move alone, the clients' next Produces, untimed, so the next move finds them settled. */
@@ -87,19 +96,42 @@ public class SimulatedLeaderMoveBenchmark {
 
         @TearDown(Level.Trial)
         public void stop() {
-            if (rounds > 0) {
-                System.out.printf("%nsimulated side (cluster threads' CPU + the move) over %d invocations: mean %.1f ms,"
-                        + " min %.1f ms, max %.1f ms%n", rounds, simulatedNanos / 1e6 / rounds, simulatedNanosMin / 1e6,
-                    simulatedNanosMax / 1e6);
-            }
+            simulated.print("simulated side (cluster threads' CPU + the move)");
+            fastleaderClients.print("move to a FastLeaderProducer's last record appended");
+            kafkaClients.print("move to a KafkaProducer's last record appended");
             cluster.close();
         }
 
-        void addSimulated(long nanos) {
-            rounds++;
-            simulatedNanos += nanos;
-            simulatedNanosMin = Math.min(simulatedNanosMin, nanos);
-            simulatedNanosMax = Math.max(simulatedNanosMax, nanos);
+        void record(long moveNanos, long simulatedNanos, long[] appendedNanos) {
+            if (!measured) {
+                return;
+            }
+            simulated.add(simulatedNanos);
+            for (int c = 0; c < appendedNanos.length; c++) {
+                (cluster.isFastleader(c) ? fastleaderClients : kafkaClients).add(moveNanos + appendedNanos[c]);
+            }
+        }
+    }
+
+    /** Mean, min and max of durations, printed at the end of a trial. */
+    static final class Summary {
+        private long count;
+        private long total;
+        private long min = Long.MAX_VALUE;
+        private long max;
+
+        void add(long nanos) {
+            count++;
+            total += nanos;
+            min = Math.min(min, nanos);
+            max = Math.max(max, nanos);
+        }
+
+        void print(String what) {
+            if (count > 0) {
+                System.out.printf("%n%s, %d measured: mean %.1f ms, min %.1f ms, max %.1f ms", what, count, total / 1e6 / count,
+                    min / 1e6, max / 1e6);
+            }
         }
     }
 
@@ -115,8 +147,8 @@ public class SimulatedLeaderMoveBenchmark {
         long started = System.nanoTime();
         int moved = state.cluster.move();
         long moveNanos = System.nanoTime() - started;
-        state.cluster.produceAndAwaitAppends();
-        state.addSimulated(moveNanos + state.cluster.simulationThreadsCpuNanos() - cpuBefore);
+        long[] appended = state.cluster.produceAndAwaitAppends();
+        state.record(moveNanos, moveNanos + state.cluster.simulationThreadsCpuNanos() - cpuBefore, appended);
         return moved;
     }
 }

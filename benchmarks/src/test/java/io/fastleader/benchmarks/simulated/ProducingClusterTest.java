@@ -12,7 +12,7 @@ class ProducingClusterTest {
         try (ProducingCluster cluster = new ProducingCluster(4, 3, 2, 10, 4)) {
             for (int round = 0; round < 3; round++) {
                 assertThat(cluster.move()).isEqualTo(20);
-                cluster.produceAndAwaitAppends();
+                assertThat(cluster.produceAndAwaitAppends()).hasSize(4).doesNotContain(0L);
                 cluster.checkLedByNewLeaders();
             }
             assertThat(cluster.movedPartitions()).isEqualTo(20);
