@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -135,10 +136,16 @@ public final class ProducingCluster implements AutoCloseable {
                 ends[c][i] = cluster.highWatermark(partitions.get(i)) + 1;
             }
         }
+        AtomicReferenceArray<Exception> failures = new AtomicReferenceArray<>(clients.size());
         for (int c = 0; c < clients.size(); c++) {
             Producer<String, String> client = clients.get(c);
+            int index = c;
             for (TopicPartition tp : written.get(c)) {
-                client.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, "round-" + round));
+                client.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, "round-" + round), (metadata, e) -> {
+                    if (e != null) {
+                        failures.compareAndSet(index, null, e);
+                    }
+                });
             }
         }
         long deadline = started + ROUND_TIMEOUT_NANOS;
@@ -162,12 +169,24 @@ public final class ProducingCluster implements AutoCloseable {
             }
             if (clientsLeft > 0) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException(clientsLeft + " clients' records of round " + round + " not all appended within 60 s");
+                    throw new IllegalStateException(notAppended(next, failures));
                 }
                 LockSupport.parkNanos(POLL_PARK_NANOS);
             }
         }
         return appended;
+    }
+
+    /** Which clients' records of this round are not all appended: the first partition short and the client's first send error. */
+    private String notAppended(int[] next, AtomicReferenceArray<Exception> failures) {
+        StringBuilder message = new StringBuilder("records of round " + round + " not all appended within 60 s:");
+        for (int c = 0; c < clients.size(); c++) {
+            if (next[c] < written.get(c).size()) {
+                message.append(" client ").append(c).append(isFastleader(c) ? " (FastLeaderProducer)" : " (KafkaProducer)")
+                    .append(" at ").append(written.get(c).get(next[c])).append(", first send error: ").append(failures.get(c));
+            }
+        }
+        return message.toString();
     }
 
     /** Whether client {@code index} is a FastLeaderProducer (the others are KafkaProducers). */

@@ -129,7 +129,7 @@ public class SimulatedLeaderMoveBenchmark {
 
         void print(String what) {
             if (count > 0) {
-                System.out.printf("%n%s, %d measured: mean %.1f ms, min %.1f ms, max %.1f ms", what, count, total / 1e6 / count,
+                System.out.printf("%n%s, %d measured: mean %.1f ms, min %.1f ms, max %.1f ms%n", what, count, total / 1e6 / count,
                     min / 1e6, max / 1e6);
             }
         }
