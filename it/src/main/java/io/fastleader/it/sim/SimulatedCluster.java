@@ -186,8 +186,8 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
-     * Creates a topic: partition leaders assigned round robin over the brokers (continuing from
-     * the last topic created), each partition's replicas the leader and the brokers after it,
+     * Creates a topic: partition leaders assigned round robin over the running brokers (continuing
+     * from the last topic created), each partition's replicas the leader and the running brokers after it,
      * leader epoch 0, a random topic id. Visible to the next request served.
      *
      * @return the topic id
