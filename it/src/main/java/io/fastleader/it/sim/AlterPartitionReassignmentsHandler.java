@@ -22,7 +22,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * AlterPartitionReassignments: every partition's move completes before the answer, all at once
  * ({@link ClusterState#reassign}): the replicas become the target, the ISR follows (no data is
  * copied: every replica is always in sync), a leader left out of the target hands over to the
- * target's first replica, and the epoch grows by one when any replica is left out. A broker only starts a reassignment and answers; the
+ * target's first running replica (none when none runs), and the epoch grows by one when any
+ * replica is left out. A broker only starts a reassignment and answers; the
  * replicas catch up and the controller finishes it later, so ListPartitionReassignments shows it
  * meanwhile. Cancelling (a null target) is answered NO_REASSIGNMENT_IN_PROGRESS, since none ever is.
  */

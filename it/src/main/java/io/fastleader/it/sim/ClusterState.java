@@ -85,10 +85,6 @@ final class ClusterState {
         int leaderEpoch;
         final PartitionLog log = new PartitionLog();
 
-        Partition(int index, List<Integer> replicas) {
-            this(index, replicas, replicas.get(0), 0);
-        }
-
         Partition(int index, List<Integer> replicas, int leader, int leaderEpoch) {
             this.index = index;
             this.replicas = List.copyOf(replicas);
@@ -148,6 +144,15 @@ final class ClusterState {
             .toList();
     }
 
+    /**
+     * The broker Metadata names controller: the running broker of lowest id, or -1 when none runs,
+     * so Admin sends its controller requests to a broker that answers.
+     */
+    synchronized int controllerId() {
+        List<Integer> running = runningBrokers();
+        return running.isEmpty() ? -1 : running.get(0);
+    }
+
     /** Every broker of the cluster, whatever its status. */
     synchronized List<Endpoint> allBrokers() {
         return List.copyOf(brokers.values());
@@ -168,10 +173,7 @@ final class ClusterState {
      * @return each moved partition's new leader epoch
      */
     synchronized Map<TopicPartition, Integer> stopBroker(int brokerId) {
-        requireStatus(brokerId, BrokerStatus.RUNNING);
-        Map<TopicPartition, Integer> epochs = electAwayFrom(brokerId);
-        statuses.put(brokerId, BrokerStatus.STOPPED);
-        return epochs;
+        return unlist(brokerId, BrokerStatus.RUNNING, BrokerStatus.STOPPED);
     }
 
     /**
@@ -198,9 +200,14 @@ final class ClusterState {
      * @return each moved partition's new leader epoch
      */
     synchronized Map<TopicPartition, Integer> failOver(int brokerId) {
-        requireStatus(brokerId, BrokerStatus.KILLED);
+        return unlist(brokerId, BrokerStatus.KILLED, BrokerStatus.FENCED);
+    }
+
+    /** Moves leadership away from a broker in status {@code from} ({@link #electAwayFrom}), then gives it status {@code to}. */
+    private Map<TopicPartition, Integer> unlist(int brokerId, BrokerStatus from, BrokerStatus to) {
+        requireStatus(brokerId, from);
         Map<TopicPartition, Integer> epochs = electAwayFrom(brokerId);
-        statuses.put(brokerId, BrokerStatus.FENCED);
+        statuses.put(brokerId, to);
         return epochs;
     }
 
@@ -228,20 +235,39 @@ final class ClusterState {
                     continue;
                 }
                 int at = partition.replicas.indexOf(brokerId);
-                int next = -1;
-                for (int step = 1; step < partition.replicas.size() && next < 0; step++) {
-                    int candidate = partition.replicas.get((at + step) % partition.replicas.size());
-                    if (statuses.get(candidate) == BrokerStatus.RUNNING) {
-                        next = candidate;
-                    }
-                }
-                partition.leader = next;
-                partition.leaderEpoch++;
-                partition.log.startLeaderEpoch(partition.leaderEpoch);
-                epochs.put(new TopicPartition(topic.name(), partition.index), partition.leaderEpoch);
+                List<Integer> after = new ArrayList<>(partition.replicas.subList(at + 1, partition.replicas.size()));
+                after.addAll(partition.replicas.subList(0, at));
+                int next = firstRunning(after);
+                TopicPartition tp = new TopicPartition(topic.name(), partition.index);
+                epochs.put(tp, elect(tp, partition, next));
             }
         }
         return epochs;
+    }
+
+    /** The running brokers' ids, ascending. */
+    private List<Integer> runningBrokers() {
+        return brokers.keySet().stream().filter(id -> statuses.get(id) == BrokerStatus.RUNNING).toList();
+    }
+
+    /** The first broker of {@code candidates} that runs, or -1 when none does. */
+    private int firstRunning(List<Integer> candidates) {
+        return candidates.stream().filter(id -> statuses.get(id) == BrokerStatus.RUNNING).findFirst().orElse(-1);
+    }
+
+    /**
+     * Makes {@code leader} (-1 for none) lead {@code partition} at the next epoch, as every
+     * leadership change does: the log starts the epoch, and a Fetch waiting on the partition is
+     * checked again.
+     *
+     * @return the new leader epoch
+     */
+    private int elect(TopicPartition tp, Partition partition, int leader) {
+        partition.leader = leader;
+        partition.leaderEpoch++;
+        partition.log.startLeaderEpoch(partition.leaderEpoch);
+        partitionChanges.accept(tp);
+        return partition.leaderEpoch;
     }
 
     /**
@@ -298,15 +324,19 @@ final class ClusterState {
         if (partitionCount < 1) {
             throw new IllegalArgumentException("a topic needs a partition, not " + partitionCount);
         }
-        if (replicationFactor < 1 || replicationFactor > brokers.size()) {
-            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + brokers.size() + " brokers");
+        if (replicationFactor < 1 || replicationFactor > runningBrokers().size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " on " + runningBrokers().size()
+                + " running brokers");
         }
         return createTopic(name, placement(partitionCount, replicationFactor), Map.of());
     }
 
-    /** Replica lists for a new topic's partitions: leaders round robin, followers the brokers after each. */
+    /**
+     * Replica lists for a new topic's partitions over the running brokers, as a controller places
+     * replicas only on live brokers: leaders round robin, followers the brokers after each.
+     */
     private List<List<Integer>> placement(int partitionCount, int replicationFactor) {
-        List<Integer> ids = new ArrayList<>(brokers.keySet());
+        List<Integer> ids = runningBrokers();
         List<List<Integer>> assignment = new ArrayList<>();
         for (int p = 0; p < partitionCount; p++) {
             int first = nextLeaderSlot++ % ids.size();
@@ -319,11 +349,14 @@ final class ClusterState {
         return assignment;
     }
 
-    /** Creates a topic whose partition {@code p} has {@code assignment.get(p)} as replicas, led by the first, epoch 0. */
+    /**
+     * Creates a topic whose partition {@code p} has {@code assignment.get(p)} as replicas, led by
+     * the first running one, epoch 0.
+     */
     private Uuid createTopic(String name, List<List<Integer>> assignment, Map<String, String> configs) {
         List<Partition> partitions = new ArrayList<>();
         for (int p = 0; p < assignment.size(); p++) {
-            partitions.add(new Partition(p, assignment.get(p)));
+            partitions.add(new Partition(p, assignment.get(p), firstRunning(assignment.get(p)), 0));
         }
         Uuid topicId = Uuid.randomUuid();
         Topic topic = new Topic(name, topicId, List.copyOf(partitions));
@@ -354,13 +387,7 @@ final class ClusterState {
             checked.put(tp, partition);
         });
         Map<TopicPartition, Integer> epochs = new LinkedHashMap<>();
-        checked.forEach((tp, partition) -> {
-            partition.leader = newLeaders.get(tp);
-            partition.leaderEpoch++;
-            partition.log.startLeaderEpoch(partition.leaderEpoch);
-            epochs.put(tp, partition.leaderEpoch);
-            partitionChanges.accept(tp);
-        });
+        checked.forEach((tp, partition) -> epochs.put(tp, elect(tp, partition, newLeaders.get(tp))));
         return epochs;
     }
 
@@ -550,8 +577,9 @@ final class ClusterState {
     /**
      * Creates a topic from {@code assignment} (partition {@code p}'s replicas, preferred leader
      * first) or, when that is empty, placed as {@link #createTopic(String, int, int)} places it.
-     * Refused with TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR when there are fewer brokers
-     * than replicas, or INVALID_REPLICA_ASSIGNMENT naming a broker that does not exist. With
+     * Refused with TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR when fewer brokers run than
+     * replicas are asked for, or INVALID_REPLICA_ASSIGNMENT naming a broker that does not exist or
+     * a partition none of whose replicas runs. With
      * {@code validateOnly}, checks the same and creates nothing.
      */
     synchronized CreatedTopic createTopic(String name, int partitionCount, int replicationFactor,
@@ -559,15 +587,20 @@ final class ClusterState {
         if (topics.containsKey(name)) {
             return refusedCreation(ErrorCode.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
         }
-        if (assignment.isEmpty() && replicationFactor > brokers.size()) {
+        int running = runningBrokers().size();
+        if (assignment.isEmpty() && replicationFactor > running) {
             return refusedCreation(ErrorCode.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition " + replicationFactor
-                + " time(s): only " + brokers.size() + " broker(s) are registered.");
+                + " time(s): only " + running + " broker(s) are running.");
         }
         for (List<Integer> replicas : assignment) {
             Optional<Integer> unknown = replicas.stream().filter(id -> !brokers.containsKey(id)).findFirst();
             if (unknown.isPresent()) {
                 return refusedCreation(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker "
                     + unknown.get() + ", but no such broker is registered.");
+            }
+            if (firstRunning(replicas) < 0) {
+                return refusedCreation(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "No broker of the manual partition assignment "
+                    + replicas + " is running.");
             }
         }
         if (validateOnly) {
@@ -612,7 +645,8 @@ final class ClusterState {
     /**
      * Reassigns partitions, all at once (no request is served between two of them), each
      * completing at once: its replicas become the target and the ISR follows. A leader that stays
-     * a replica keeps leading; one that does not gives way to the target's first replica. The
+     * a replica keeps leading; one that does not gives way to the target's first running replica
+     * (-1 when none runs), as a controller elects only a live replica. The
      * epoch grows by one when the target leaves out a current replica (the leader or another), as
      * Kafka's controller bumps it to fence the replica removed, and stays when replicas are only
      * added or reordered. A null target cancels a reassignment in progress, of which there never
@@ -655,20 +689,17 @@ final class ClusterState {
         }
         boolean removesAReplica = !target.containsAll(partition.replicas);
         partition.replicas = List.copyOf(target);
-        if (!target.contains(partition.leader)) {
-            partition.leader = target.get(0);
-        }
         if (removesAReplica) {
             // Kafka's controller bumps the epoch whenever a replica leaves, so that it is fenced.
-            partition.leaderEpoch++;
-            partition.log.startLeaderEpoch(partition.leaderEpoch);
+            elect(tp, partition, target.contains(partition.leader) ? partition.leader : firstRunning(target));
         }
         return CommandOutcome.DONE;
     }
 
     /**
      * Preferred-leader elections, all at once: each partition's first replica becomes its leader
-     * at epoch + 1, or the partition is answered ELECTION_NOT_NEEDED if it already leads.
+     * at epoch + 1, or the partition is answered ELECTION_NOT_NEEDED if it already leads, or
+     * PREFERRED_LEADER_NOT_AVAILABLE if it does not run, as a controller answers.
      *
      * @return each partition's outcome, in the order given
      */
@@ -684,12 +715,13 @@ final class ClusterState {
             int preferred = partition.replicas.get(0);
             if (partition.leader == preferred) {
                 outcomes.put(tp, new CommandOutcome(ErrorCode.ELECTION_NOT_NEEDED, "Leader election not needed for " + tp + "."));
-                continue;
+            } else if (statuses.get(preferred) != BrokerStatus.RUNNING) {
+                outcomes.put(tp, new CommandOutcome(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, "Failed to elect leader for partition "
+                    + tp + " under strategy PREFERRED: broker " + preferred + " is not running."));
+            } else {
+                elect(tp, partition, preferred);
+                outcomes.put(tp, CommandOutcome.DONE);
             }
-            partition.leader = preferred;
-            partition.leaderEpoch++;
-            partition.log.startLeaderEpoch(partition.leaderEpoch);
-            outcomes.put(tp, CommandOutcome.DONE);
         }
         return outcomes;
     }

@@ -33,11 +33,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * CreateTopics: each topic from its explicit replica assignment, or from a partition count and
  * replication factor ({@code -1} for Kafka's defaults, 1 and 1) placed as
  * {@link SimulatedCluster#createTopic} places them; created whole at once, every partition led
- * by its first replica at epoch 0, with a new topic id, or only checked with
+ * by its first running replica at epoch 0, with a new topic id, or only checked with
  * {@code validateOnly}. Refusals as a broker's: TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION,
- * INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (below 1, or more than there are brokers),
- * INVALID_REPLICA_ASSIGNMENT (gaps in the partition indexes, an empty or repeated replica list,
- * lists of different lengths, a broker that does not exist), INVALID_CONFIG (a setting Kafka does
+ * INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR (below 1, or more than there are running
+ * brokers), INVALID_REPLICA_ASSIGNMENT (gaps in the partition indexes, an empty or repeated
+ * replica list, lists of different lengths, a broker that does not exist, a partition none of
+ * whose replicas runs), INVALID_CONFIG (a setting Kafka does
  * not know, or a null value) and INVALID_REQUEST (an assignment beside a count, or a topic named
  * twice). The topic's settings are kept for DescribeConfigs and returned from v5, with the few
  * defaults {@link TopicSettings} describes.

@@ -22,8 +22,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * ElectLeaders. PREFERRED (and every v0 request): each partition's first replica takes over at
- * epoch + 1, or the partition is answered ELECTION_NOT_NEEDED when it already leads, as a broker
- * answers; all partitions are elected at once. UNCLEAN elects only where no in-sync replica is
+ * epoch + 1, or the partition is answered ELECTION_NOT_NEEDED when it already leads and
+ * PREFERRED_LEADER_NOT_AVAILABLE when it does not run, as a broker answers; all partitions are
+ * elected at once. UNCLEAN elects only where no in-sync replica is
  * left, and in the simulation every replica always is, so every partition is answered
  * ELECTION_NOT_NEEDED, as a broker answers a partition that has a leader. Partitions that do not
  * exist are UNKNOWN_TOPIC_OR_PARTITION. A null list asks for every partition, and the answer then

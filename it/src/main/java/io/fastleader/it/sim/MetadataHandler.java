@@ -22,7 +22,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * with its current leader, leader epoch (v7+), replicas and ISR (all replicas: nothing falls
  * behind in the simulation), topic ids from v10. Every broker answers from the same state, at
  * once: no broker's view lags. Unknown topics are answered UNKNOWN_TOPIC_OR_PARTITION; topics
- * are never created by a Metadata request. Broker 0 is named controller.
+ * are never created by a Metadata request. A partition without a leader (-1: no replica runs) is
+ * answered LEADER_NOT_AVAILABLE, as a broker answers it. The controller named is the running broker
+ * of lowest id ({@link ClusterState#controllerId}).
  */
 final class MetadataHandler implements RequestHandler {
 
@@ -60,6 +62,9 @@ final class MetadataHandler implements RequestHandler {
                         .setLeaderId(p.leader())
                         .setReplicaNodes(new ArrayList<>(p.replicas()))
                         .setIsrNodes(new ArrayList<>(p.isr()));
+                    if (p.leader() == -1) {
+                        partition.setErrorCode(ErrorCode.LEADER_NOT_AVAILABLE.code());
+                    }
                     if (version >= 7) {
                         partition.setLeaderEpoch(p.leaderEpoch());
                     }
@@ -72,7 +77,7 @@ final class MetadataHandler implements RequestHandler {
         return CompletableFuture.completedFuture(new MetadataResponseData()
             .setBrokers(brokers)
             .setClusterId(version >= 2 ? state.clusterId() : null)
-            .setControllerId(0)
+            .setControllerId(state.controllerId())
             .setTopics(topics));
     }
 

@@ -128,6 +128,7 @@ public final class SimulatedCluster implements AutoCloseable {
 
         /** Starts every broker's listener; returns once each accepts connections. */
         public SimulatedCluster start() {
+            requireUnrelocatedProtocol();
             String name = "sim-" + CLUSTERS.incrementAndGet();
             ClusterState state = new ClusterState(clusterId, hints);
             Scheduler scheduler = new Scheduler(name);
@@ -145,6 +146,21 @@ public final class SimulatedCluster implements AutoCloseable {
                 throw new UncheckedIOException("could not open a simulated broker's listener", e);
             }
             return new SimulatedCluster(name, state, dispatcher, network, scheduler, faults, requestLog);
+        }
+    }
+
+    /**
+     * Fails at once, not at the first request, on a classpath whose {@code io.fastleader.protocol}
+     * is the shaded {@code fastleader-clients}' copy: that copy is bound to relocated kafka-clients
+     * classes, the simulation to kafka-clients' own, and the two cannot link.
+     */
+    private static void requireUnrelocatedProtocol() {
+        try {
+            ApiKey.API_VERSIONS.newRequest();
+        } catch (LinkageError e) {
+            throw new IllegalStateException("the simulated cluster needs fastleader-clients-unshaded and fastleader-protocol "
+                + "on the classpath instead of the shaded fastleader-clients, whose copy of io.fastleader.protocol is bound "
+                + "to relocated kafka-clients classes (examples/pom.xml's simulated-cluster execution shows how)", e);
         }
     }
 
@@ -174,8 +190,8 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     /**
-     * Creates a topic: partition leaders assigned round robin over the brokers (continuing from
-     * the last topic created), each partition's replicas the leader and the brokers after it,
+     * Creates a topic: partition leaders assigned round robin over the running brokers (continuing
+     * from the last topic created), each partition's replicas the leader and the running brokers after it,
      * leader epoch 0, a random topic id. Visible to the next request served.
      *
      * @return the topic id

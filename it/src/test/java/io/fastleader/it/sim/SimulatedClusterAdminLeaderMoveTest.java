@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.stream.LongStream;
 
@@ -17,12 +16,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -50,17 +46,17 @@ class SimulatedClusterAdminLeaderMoveTest {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 2))).all().get();
             List<String> values = new ArrayList<>();
             List<RecordMetadata> acks = new ArrayList<>();
-            try (Producer<String, String> producer = producer(client, cluster)) {
+            try (Producer<String, String> producer = SimulatedClusterLeaderMoveTest.producer(client, cluster)) {
                 List<Future<RecordMetadata>> futures = new ArrayList<>();
-                send(producer, 0, RECORDS / 3, futures, values);
+                SimulatedClusterLeaderMoveTest.send(producer, TOPIC, 0, RECORDS / 3, futures, values);
                 producer.flush();
 
                 replaceEveryLeader(admin);
                 assertThat(epochs(cluster)).containsOnly(1);
-                send(producer, RECORDS / 3, 2 * RECORDS / 3, futures, values);
+                SimulatedClusterLeaderMoveTest.send(producer, TOPIC, RECORDS / 3, 2 * RECORDS / 3, futures, values);
                 replaceEveryLeader(admin);
                 assertThat(epochs(cluster)).containsOnly(2);
-                send(producer, 2 * RECORDS / 3, RECORDS, futures, values);
+                SimulatedClusterLeaderMoveTest.send(producer, TOPIC, 2 * RECORDS / 3, RECORDS, futures, values);
                 producer.flush();
 
                 for (Future<RecordMetadata> future : futures) {
@@ -110,31 +106,5 @@ class SimulatedClusterAdminLeaderMoveTest {
             epochs.add(cluster.leaderEpoch(new TopicPartition(TOPIC, p)));
         }
         return epochs;
-    }
-
-    /** Sends records {@code from} to {@code to}, keyed over 30 keys (so the default partitioner spreads them), in order. */
-    private static void send(Producer<String, String> producer, int from, int to, List<Future<RecordMetadata>> futures,
-                             List<String> values) {
-        for (int i = from; i < to; i++) {
-            String value = "value-" + i;
-            values.add(value);
-            futures.add(producer.send(new ProducerRecord<>(TOPIC, "key-" + (i % 30), value)));
-        }
-    }
-
-    private static Producer<String, String> producer(String client, SimulatedCluster cluster) {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 2048);
-        // bounds on a hang, never asserted
-        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
-        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-        if (client.equals("fastleader")) {
-            return new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer());
-        }
-        return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
     }
 }

@@ -227,8 +227,8 @@ class SimulatedClusterFaultWireTest {
     @Test
     void anErrorCannotBeInjectedIntoAnApiWithoutAnErrorAnswer() {
         try (SimulatedCluster cluster = SimulatedCluster.start(1)) {
-            assertThatThrownBy(() -> cluster.injectError(0, ApiKey.FETCH, ErrorCode.NOT_LEADER_OR_FOLLOWER, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Fetch");
+            assertThatThrownBy(() -> cluster.injectError(0, ApiKey.SASL_HANDSHAKE, ErrorCode.ILLEGAL_SASL_STATE, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SaslHandshake");
             assertThatThrownBy(() -> cluster.injectError(0, ApiKey.PRODUCE, ErrorCode.NONE, 1))
                 .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> cluster.injectError(5, ApiKey.PRODUCE, ErrorCode.NOT_LEADER_OR_FOLLOWER, 1))

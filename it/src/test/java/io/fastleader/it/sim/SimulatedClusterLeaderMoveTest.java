@@ -50,16 +50,16 @@ class SimulatedClusterLeaderMoveTest {
             double hintsAccepted = -1;
             try (Producer<String, String> producer = producer(client, cluster)) {
                 List<Future<RecordMetadata>> futures = new ArrayList<>();
-                send(producer, 0, RECORDS / 3, futures, values);
+                send(producer, TOPIC, 0, RECORDS / 3, futures, values);
                 producer.flush();
                 metadataBefore = cluster.requestsServed(ApiKey.METADATA);
 
                 Map<TopicPartition, Integer> firstMove = cluster.moveLeaders(cluster.nextReplicas(TOPIC));
                 assertThat(firstMove.values()).containsOnly(1);
-                send(producer, RECORDS / 3, 2 * RECORDS / 3, futures, values);
+                send(producer, TOPIC, RECORDS / 3, 2 * RECORDS / 3, futures, values);
                 Map<TopicPartition, Integer> secondMove = cluster.moveLeaders(cluster.nextReplicas(TOPIC));
                 assertThat(secondMove.values()).containsOnly(2);
-                send(producer, 2 * RECORDS / 3, RECORDS, futures, values);
+                send(producer, TOPIC, 2 * RECORDS / 3, RECORDS, futures, values);
                 producer.flush();
                 metadataRequestsSinceFirstMove = cluster.requestsServed(ApiKey.METADATA) - metadataBefore;
 
@@ -109,17 +109,18 @@ class SimulatedClusterLeaderMoveTest {
         }
     }
 
-    /** Sends records {@code from} to {@code to}, keyed over 30 keys (so the default partitioner spreads them), in order. */
-    private static void send(Producer<String, String> producer, int from, int to, List<Future<RecordMetadata>> futures,
-                             List<String> values) {
+    /** Sends records {@code from} to {@code to} to {@code topic}, keyed over 30 keys (so the default partitioner spreads them), in order. */
+    static void send(Producer<String, String> producer, String topic, int from, int to, List<Future<RecordMetadata>> futures,
+                     List<String> values) {
         for (int i = from; i < to; i++) {
             String value = "value-" + i;
             values.add(value);
-            futures.add(producer.send(new ProducerRecord<>(TOPIC, "key-" + (i % 30), value)));
+            futures.add(producer.send(new ProducerRecord<>(topic, "key-" + (i % 30), value)));
         }
     }
 
-    private static Producer<String, String> producer(String client, SimulatedCluster cluster) {
+    /** A FastLeaderProducer or a KafkaProducer ({@code client} "fastleader" or "kafka") of {@code cluster}, acks=all, linger 1 ms. */
+    static Producer<String, String> producer(String client, SimulatedCluster cluster) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         config.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.assertj.core.api.Assertions.tuple;
 
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
-import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchRequestData.FetchPartition;
 import io.fastleader.protocol.message.FetchRequestData.FetchTopic;
@@ -34,15 +29,9 @@ import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData.OffsetForL
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData.EpochEndOffset;
-import io.fastleader.protocol.message.ProduceRequestData;
-import io.fastleader.protocol.message.ProduceRequestData.PartitionProduceData;
-import io.fastleader.protocol.message.ProduceRequestData.TopicProduceData;
-import io.fastleader.protocol.message.ProduceRequestData.TopicProduceDataCollection;
-import io.fastleader.protocol.message.ProduceResponseData;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -65,13 +54,13 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void fetchReturnsTheStoredBatchesFromTheOneHoldingTheFetchOffset() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            wire.produce(0, "a", "b");
-            wire.produce(0, "c");
-            wire.produce(0, "d", "e");
+            wire.produce(TOPIC, 0, "a", "b");
+            wire.produce(TOPIC, 0, "c");
+            wire.produce(TOPIC, 0, "d", "e");
             // SessionEpoch 0 asks for a session, as KafkaConsumer does: SessionId 0 says the broker keeps none
-            FetchResponseData answer = wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 1)
+            FetchResponseData answer = fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 0, 1)
                 .setSessionEpoch(0));
             assertThat(answer.errorCode()).isZero();
             assertThat(answer.sessionId()).as("no fetch session created").isZero();
@@ -90,10 +79,10 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void aReadCommittedFetchListsNoAbortedTransactionsAndReadsToTheHighWatermark() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            wire.produce(0, "a", "b");
-            PartitionData partition = only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0)
+            wire.produce(TOPIC, 0, "a", "b");
+            PartitionData partition = only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 0, 0)
                 .setIsolationLevel((byte) 1)));
             assertThat(partition.abortedTransactions()).isEmpty();
             assertThat(partition.lastStableOffset()).isEqualTo(2);
@@ -103,11 +92,11 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void fetchAnswersTopicsByNameBeforeVersion13DownToVersion4() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             cluster.createTopic(TOPIC, 1, 1);
-            wire.produce(0, "a");
+            wire.produce(TOPIC, 0, "a");
             for (short version : new short[] {4, 12}) {
-                FetchResponseData answer = wire.fetch(version, new FetchRequestData().setMaxWaitMs(0).setMinBytes(1)
+                FetchResponseData answer = fetch(wire, version, new FetchRequestData().setMaxWaitMs(0).setMinBytes(1)
                     .setTopics(List.of(new FetchTopic().setTopic(TOPIC).setPartitions(List.of(partition(0, -1, 0, 1 << 20))))));
                 assertThat(answer.responses().get(0).topic()).as("v%d", version).isEqualTo(TOPIC);
                 assertThat(values(only(answer))).as("v%d", version).containsExactly("a");
@@ -117,12 +106,12 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void partitionMaxBytesBelowTheFirstBatchStillReturnsThatBatchToTheFirstPartitionWithData() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 2, 1);
-            wire.produce(0, "p0-a");
-            wire.produce(0, "p0-b");
-            wire.produce(1, "p1-a");
-            FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId,
+            wire.produce(TOPIC, 0, "p0-a");
+            wire.produce(TOPIC, 0, "p0-b");
+            wire.produce(TOPIC, 1, "p1-a");
+            FetchResponseData answer = fetch(wire, FETCH_V18, request(0, 1, Integer.MAX_VALUE, topicId,
                 partition(0, 0, 0, 1), partition(1, 0, 0, 1)));
             List<PartitionData> partitions = answer.responses().get(0).partitions();
             assertThat(values(partitions.get(0))).as("the first batch, over the partition's limit (KIP-74)").containsExactly("p0-a");
@@ -133,14 +122,14 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void maxBytesBoundsTheWholeAnswerInWholeBatches() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 2, 1);
-            wire.produce(0, "p0-a");
-            wire.produce(0, "p0-b");
-            wire.produce(1, "p1-a");
+            wire.produce(TOPIC, 0, "p0-a");
+            wire.produce(TOPIC, 0, "p0-b");
+            wire.produce(TOPIC, 1, "p1-a");
             // partition 0 holds two batches of one size
-            int batchBytes = only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0))).records().sizeInBytes() / 2;
-            FetchResponseData answer = wire.fetch(FETCH_V18, request(0, 1, batchBytes + batchBytes / 2, topicId,
+            int batchBytes = only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 0, 0))).records().sizeInBytes() / 2;
+            FetchResponseData answer = fetch(wire, FETCH_V18, request(0, 1, batchBytes + batchBytes / 2, topicId,
                 partition(0, 0, 0, 1 << 20), partition(1, 0, 0, 1 << 20)));
             List<PartitionData> partitions = answer.responses().get(0).partitions();
             assertThat(values(partitions.get(0))).as("one batch and a half fit: one is returned").containsExactly("p0-a");
@@ -152,9 +141,9 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void fetchOfAnUnknownTopicNameIsUnknownTopicOrPartition() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             cluster.createTopic(TOPIC, 1, 1);
-            FetchResponseData answer = wire.fetch((short) 12, new FetchRequestData().setMaxWaitMs(1000).setMinBytes(1)
+            FetchResponseData answer = fetch(wire, (short) 12, new FetchRequestData().setMaxWaitMs(1000).setMinBytes(1)
                 .setTopics(List.of(new FetchTopic().setTopic("absent").setPartitions(List.of(partition(0, -1, 0, 1 << 20))),
                     new FetchTopic().setTopic(TOPIC).setPartitions(List.of(partition(7, -1, 0, 1 << 20))))));
             assertThat(answer.responses()).flatExtracting(FetchResponseData.FetchableTopicResponse::partitions)
@@ -167,10 +156,10 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void fetchOfAnUnknownTopicIdIsUnknownTopicId() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             cluster.createTopic(TOPIC, 1, 1);
             Uuid absent = Uuid.randomUuid();
-            FetchResponseData answer = wire.fetch(FETCH_V18, fetchOfPartition0(absent, -1, 0).setMaxWaitMs(1000));
+            FetchResponseData answer = fetch(wire, FETCH_V18, fetchOfPartition0(absent, -1, 0).setMaxWaitMs(1000));
             assertThat(answer.responses().get(0).topicId()).isEqualTo(absent);
             assertThat(only(answer).errorCode()).isEqualTo(ErrorCode.UNKNOWN_TOPIC_ID.code());
         }
@@ -178,63 +167,63 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void anOlderCurrentLeaderEpochIsFencedAndANewerOneUnknown() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire wire = new Wire(cluster, 1)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection wire = new WireConnection(cluster, 1, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
             cluster.moveLeader(tp, 1);
             cluster.moveLeader(tp, 0);
             cluster.moveLeader(tp, 1);
             assertThat(cluster.leaderEpoch(tp)).isEqualTo(3);
-            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 2, 0))).errorCode())
+            assertThat(only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 2, 0))).errorCode())
                 .isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
-            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 4, 0))).errorCode())
+            assertThat(only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 4, 0))).errorCode())
                 .isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
-            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, -1, 0))).errorCode())
+            assertThat(only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, -1, 0))).errorCode())
                 .as("-1: not checked").isZero();
         }
     }
 
     @Test
     void aFollowerRefusesNotLeaderOrFollowerAfterTheEpochCheck() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire follower = new Wire(cluster, 1)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection follower = new WireConnection(cluster, 1, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 0);
-            assertThat(only(follower.fetch(FETCH_V18, fetchOfPartition0(topicId, 1, 0))).errorCode())
+            assertThat(only(fetch(follower, FETCH_V18, fetchOfPartition0(topicId, 1, 0))).errorCode())
                 .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
-            assertThat(only(follower.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0))).errorCode())
+            assertThat(only(fetch(follower, FETCH_V18, fetchOfPartition0(topicId, 0, 0))).errorCode())
                 .as("an old epoch is fenced first").isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
         }
     }
 
     @Test
     void aBrokerOutsideTheReplicasRefusesNotLeaderOrFollowerBeforeTheEpochCheck() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire outsider = new Wire(cluster, 1)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection outsider = new WireConnection(cluster, 1, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            assertThat(only(outsider.fetch(FETCH_V18, fetchOfPartition0(topicId, 5, 0))).errorCode())
+            assertThat(only(fetch(outsider, FETCH_V18, fetchOfPartition0(topicId, 5, 0))).errorCode())
                 .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
         }
     }
 
     @Test
     void aFetchOffsetOutsideTheLogIsOffsetOutOfRange() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            wire.produce(0, "a", "b");
+            wire.produce(TOPIC, 0, "a", "b");
             for (long offset : new long[] {3, -1}) {
-                PartitionData refused = only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, offset).setMaxWaitMs(1000)));
+                PartitionData refused = only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 0, offset).setMaxWaitMs(1000)));
                 assertThat(refused.errorCode()).as("offset %d", offset).isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE.code());
                 assertThat(refused.highWatermark()).isEqualTo(-1);
             }
-            assertThat(only(wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 2))).errorCode())
+            assertThat(only(fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 0, 2))).errorCode())
                 .as("the log end").isZero();
         }
     }
 
     @Test
     void aFetchNamingASessionIsFetchSessionIdNotFound() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            FetchResponseData answer = wire.fetch(FETCH_V18, fetchOfPartition0(topicId, 0, 0)
+            FetchResponseData answer = fetch(wire, FETCH_V18, fetchOfPartition0(topicId, 0, 0)
                 .setSessionId(42).setSessionEpoch(1));
             assertThat(answer.errorCode()).isEqualTo(ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code());
             assertThat(answer.responses()).isEmpty();
@@ -245,17 +234,17 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void notLeaderAndFencedRefusalsOfFetchV16NameTheLeaderAndItsEndpoint() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(3); Wire oldLeader = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3); WireConnection oldLeader = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 3);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 2);
-            FetchResponseData notLeader = oldLeader.fetch((short) 16, fetchOfPartition0(topicId, 1, 0));
+            FetchResponseData notLeader = fetch(oldLeader, (short) 16, fetchOfPartition0(topicId, 1, 0));
             assertThat(only(notLeader).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(only(notLeader).currentLeader().leaderId()).isEqualTo(2);
             assertThat(only(notLeader).currentLeader().leaderEpoch()).isEqualTo(1);
             assertThat(notLeader.nodeEndpoints()).hasSize(1);
-            assertThat(notLeader.nodeEndpoints().find(2).port()).isEqualTo(port(cluster.brokerAddress(2)));
+            assertThat(notLeader.nodeEndpoints().find(2).port()).isEqualTo(WireConnection.port(cluster.brokerAddress(2)));
 
-            FetchResponseData fenced = oldLeader.fetch((short) 16, fetchOfPartition0(topicId, 0, 0));
+            FetchResponseData fenced = fetch(oldLeader, (short) 16, fetchOfPartition0(topicId, 0, 0));
             assertThat(only(fenced).errorCode()).isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
             assertThat(only(fenced).currentLeader().leaderId()).isEqualTo(2);
             assertThat(fenced.nodeEndpoints().find(2)).isNotNull();
@@ -264,9 +253,9 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void otherRefusalsCarryNoHint() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire leader = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection leader = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
-            FetchResponseData unknownEpoch = leader.fetch(FETCH_V18, fetchOfPartition0(topicId, 3, 0));
+            FetchResponseData unknownEpoch = fetch(leader, FETCH_V18, fetchOfPartition0(topicId, 3, 0));
             assertThat(only(unknownEpoch).errorCode()).isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
             assertThat(only(unknownEpoch).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(unknownEpoch.nodeEndpoints()).isEmpty();
@@ -275,10 +264,10 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void fetchBelowVersion16GetsNoHint() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire oldLeader = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection oldLeader = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
-            FetchResponseData answer = oldLeader.fetch((short) 15, fetchOfPartition0(topicId, 1, 0));
+            FetchResponseData answer = fetch(oldLeader, (short) 15, fetchOfPartition0(topicId, 1, 0));
             assertThat(only(answer).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(only(answer).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(answer.nodeEndpoints()).isEmpty();
@@ -287,11 +276,11 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void fetchGetsNoHintWhenTheClusterGivesNone() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire oldLeader = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection oldLeader = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
             cluster.hints(false);
-            FetchResponseData answer = oldLeader.fetch(FETCH_V18, fetchOfPartition0(topicId, 1, 0));
+            FetchResponseData answer = fetch(oldLeader, FETCH_V18, fetchOfPartition0(topicId, 1, 0));
             assertThat(only(answer).errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(only(answer).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(answer.nodeEndpoints()).isEmpty();
@@ -303,15 +292,14 @@ class SimulatedClusterReadWireTest {
     @Test
     void aWaitingFetchIsAnsweredWithTheRecordAppendedThroughAnotherConnection() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(1);
-             Wire consumer = new Wire(cluster, 0);
-             Wire producer = new Wire(cluster, 0)) {
+             WireConnection consumer = new WireConnection(cluster, 0, "read-wire-test");
+             WireConnection producer = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
             consumer.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(60_000));
             awaitWaitingFetches(cluster, 1);
-            ProduceResponseData produced = producer.produce(0, "late");
-            assertThat(produced.responses().find(TOPIC).partitionResponses().get(0).errorCode())
+            assertThat(producer.produce(TOPIC, 0, "late").errorCode())
                 .as("a Produce gets through while the Fetch waits").isZero();
-            FetchResponseData answer = (FetchResponseData) consumer.receive(ApiKey.FETCH, FETCH_V18);
+            FetchResponseData answer = (FetchResponseData) consumer.receive(ApiKey.FETCH, FETCH_V18).body();
             assertThat(only(answer).errorCode()).isZero();
             assertThat(values(only(answer))).containsExactly("late");
             assertThat(only(answer).highWatermark()).isEqualTo(1);
@@ -321,11 +309,11 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void aWaitingFetchIsAnsweredEmptyWhenItsMaxWaitRunsOut() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
             wire.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(50));
             awaitWaitingFetches(cluster, 1);
-            FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18);
+            FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18).body();
             assertThat(only(answer).errorCode()).isZero();
             assertThat(only(answer).records().sizeInBytes()).isZero();
             assertThat(only(answer).highWatermark()).isZero();
@@ -335,24 +323,24 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void aFetchWithLessThanMinBytesWaitsAndIsAnsweredWithWhatThereIs() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
-            wire.produce(0, "small");
+            wire.produce(TOPIC, 0, "small");
             wire.send(ApiKey.FETCH, FETCH_V18, request(50, 1 << 20, Integer.MAX_VALUE, topicId, partition(0, 0, 0, 1 << 20)));
             awaitWaitingFetches(cluster, 1);
-            FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18);
+            FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18).body();
             assertThat(values(only(answer))).containsExactly("small");
         }
     }
 
     @Test
     void aWaitingFetchIsAnsweredWhenItsPartitionsLeaderMoves() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 2);
             wire.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(60_000));
             awaitWaitingFetches(cluster, 1);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
-            FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18);
+            FetchResponseData answer = (FetchResponseData) wire.receive(ApiKey.FETCH, FETCH_V18).body();
             assertThat(only(answer).errorCode()).as("its epoch is now old").isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
             assertThat(only(answer).currentLeader().leaderId()).isEqualTo(1);
             assertThat(only(answer).currentLeader().leaderEpoch()).isEqualTo(1);
@@ -363,13 +351,13 @@ class SimulatedClusterReadWireTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS) // a hang's bound, not a measure
     void closeEndsAWaitingFetchAndLeavesNoThread() throws IOException {
         SimulatedCluster cluster = SimulatedCluster.start(1);
-        try (Wire wire = new Wire(cluster, 0)) {
+        try (WireConnection wire = new WireConnection(cluster, 0, "read-wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 1, 1);
             wire.send(ApiKey.FETCH, FETCH_V18, fetchOfPartition0(topicId, 0, 0).setMaxWaitMs(600_000));
             awaitWaitingFetches(cluster, 1);
             cluster.close();
             try {
-                wire.receive(ApiKey.FETCH, FETCH_V18);
+                wire.receive(ApiKey.FETCH, FETCH_V18).body();
                 fail("a Fetch answered by a closed cluster");
             } catch (EOFException | java.net.SocketException expected) {
                 // the connection closed unanswered
@@ -386,33 +374,33 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(2)) {
             cluster.createTopic(TOPIC, 1, 2);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
-            try (Wire leader = new Wire(cluster, 0)) {
-                leader.produceAt(0, 1_000, 1_500);
-                leader.produceAt(0, 3_000, 2_000);
+            try (WireConnection leader = new WireConnection(cluster, 0, "read-wire-test")) {
+                produceAt(leader, 0, 1_000, 1_500);
+                produceAt(leader, 0, 3_000, 2_000);
             }
             cluster.moveLeader(tp, 1);
-            try (Wire leader = new Wire(cluster, 1)) {
-                leader.produceAt(0, 3_000, 2_500);
-                assertThat(leader.listOffset(1, ClusterState.EARLIEST_TIMESTAMP))
+            try (WireConnection leader = new WireConnection(cluster, 1, "read-wire-test")) {
+                produceAt(leader, 0, 3_000, 2_500);
+                assertThat(listOffset(leader, 1, ClusterState.EARLIEST_TIMESTAMP))
                     .extracting(ListOffsetsPartitionResponse::errorCode, ListOffsetsPartitionResponse::timestamp,
                         ListOffsetsPartitionResponse::offset, ListOffsetsPartitionResponse::leaderEpoch)
                     .containsExactly((short) 0, -1L, 0L, 0);
-                assertThat(leader.listOffset(1, ClusterState.LATEST_TIMESTAMP))
+                assertThat(listOffset(leader, 1, ClusterState.LATEST_TIMESTAMP))
                     .extracting(ListOffsetsPartitionResponse::timestamp, ListOffsetsPartitionResponse::offset,
                         ListOffsetsPartitionResponse::leaderEpoch)
                     .containsExactly(-1L, 6L, 1);
-                assertThat(leader.listOffset(1, ClusterState.MAX_TIMESTAMP))
+                assertThat(listOffset(leader, 1, ClusterState.MAX_TIMESTAMP))
                     .extracting(ListOffsetsPartitionResponse::timestamp, ListOffsetsPartitionResponse::offset,
                         ListOffsetsPartitionResponse::leaderEpoch)
                     .as("the first record of the largest timestamp, in offset order").containsExactly(3_000L, 2L, 0);
-                assertThat(leader.listOffset(1, 2_200))
+                assertThat(listOffset(leader, 1, 2_200))
                     .extracting(ListOffsetsPartitionResponse::timestamp, ListOffsetsPartitionResponse::offset,
                         ListOffsetsPartitionResponse::leaderEpoch)
                     .as("the first record in offset order at or after 2,200, not the nearest").containsExactly(3_000L, 2L, 0);
-                assertThat(leader.listOffset(1, 1_200))
+                assertThat(listOffset(leader, 1, 1_200))
                     .extracting(ListOffsetsPartitionResponse::timestamp, ListOffsetsPartitionResponse::offset)
                     .containsExactly(1_500L, 1L);
-                assertThat(leader.listOffset(1, 9_000))
+                assertThat(listOffset(leader, 1, 9_000))
                     .extracting(ListOffsetsPartitionResponse::errorCode, ListOffsetsPartitionResponse::timestamp,
                         ListOffsetsPartitionResponse::offset, ListOffsetsPartitionResponse::leaderEpoch)
                     .as("no record that late").containsExactly((short) 0, -1L, -1L, -1);
@@ -422,14 +410,14 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void listOffsetsIsRefusedByAFollowerAndForAnOldEpochButADebuggerMayAskAFollower() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire follower = new Wire(cluster, 1)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection follower = new WireConnection(cluster, 1, "read-wire-test")) {
             cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 0);
-            assertThat(follower.listOffset(1, ClusterState.LATEST_TIMESTAMP).errorCode())
+            assertThat(listOffset(follower, 1, ClusterState.LATEST_TIMESTAMP).errorCode())
                 .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
-            assertThat(follower.listOffset(0, ClusterState.LATEST_TIMESTAMP).errorCode())
+            assertThat(listOffset(follower, 0, ClusterState.LATEST_TIMESTAMP).errorCode())
                 .isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
-            assertThat(follower.listOffset(2, ClusterState.LATEST_TIMESTAMP).errorCode())
+            assertThat(listOffset(follower, 2, ClusterState.LATEST_TIMESTAMP).errorCode())
                 .isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH.code());
             ListOffsetsResponseData debugged = (ListOffsetsResponseData) follower.call(ApiKey.LIST_OFFSETS, LIST_OFFSETS_V11,
                 listOffsets(-2, 1, ClusterState.LATEST_TIMESTAMP));
@@ -444,17 +432,17 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
             cluster.createTopic(TOPIC, 1, 3);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
-            try (Wire leader = new Wire(cluster, 0)) {
-                leader.produce(0, "e0-a", "e0-b");
+            try (WireConnection leader = new WireConnection(cluster, 0, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e0-a", "e0-b");
             }
             cluster.moveLeader(tp, 1);
-            try (Wire leader = new Wire(cluster, 1)) {
-                leader.produce(0, "e1-a", "e1-b", "e1-c");
+            try (WireConnection leader = new WireConnection(cluster, 1, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e1-a", "e1-b", "e1-c");
             }
             cluster.moveLeader(tp, 2);
-            try (Wire leader = new Wire(cluster, 2)) {
-                leader.produce(0, "e2-a");
-                assertThat(List.of(leader.epochEnd(2, 0), leader.epochEnd(2, 1), leader.epochEnd(2, 2), leader.epochEnd(2, 3)))
+            try (WireConnection leader = new WireConnection(cluster, 2, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e2-a");
+                assertThat(List.of(epochEnd(leader, 2, 0), epochEnd(leader, 2, 1), epochEnd(leader, 2, 2), epochEnd(leader, 2, 3)))
                     .extracting(EpochEndOffset::errorCode, EpochEndOffset::leaderEpoch, EpochEndOffset::endOffset)
                     .containsExactly(
                         tuple((short) 0, 0, 2L),
@@ -471,14 +459,14 @@ class SimulatedClusterReadWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
             cluster.createTopic(TOPIC, 1, 3);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
-            try (Wire leader = new Wire(cluster, 0)) {
-                leader.produce(0, "e0-a", "e0-b");
+            try (WireConnection leader = new WireConnection(cluster, 0, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e0-a", "e0-b");
             }
             cluster.moveLeader(tp, 1);
             cluster.moveLeader(tp, 2);
-            try (Wire leader = new Wire(cluster, 2)) {
-                leader.produce(0, "e2-a");
-                EpochEndOffset skipped = leader.epochEnd(2, 1);
+            try (WireConnection leader = new WireConnection(cluster, 2, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e2-a");
+                EpochEndOffset skipped = epochEnd(leader, 2, 1);
                 assertThat(skipped.leaderEpoch()).as("the largest epoch at or below 1 with a start of its own").isZero();
                 assertThat(skipped.endOffset()).isEqualTo(2);
             }
@@ -489,18 +477,18 @@ class SimulatedClusterReadWireTest {
     void offsetForLeaderEpochKnowsTheEpochsOfAStoppedLeaderAndAFailOver() throws IOException {
         try (SimulatedCluster cluster = SimulatedCluster.start(3)) {
             cluster.createTopic(TOPIC, 1, 3);
-            try (Wire leader = new Wire(cluster, 0)) {
-                leader.produce(0, "e0");
+            try (WireConnection leader = new WireConnection(cluster, 0, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e0");
             }
             cluster.stopBroker(0);
-            try (Wire leader = new Wire(cluster, 1)) {
-                leader.produce(0, "e1-a", "e1-b");
+            try (WireConnection leader = new WireConnection(cluster, 1, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e1-a", "e1-b");
             }
             cluster.killBroker(1);
             cluster.failOver(1);
-            try (Wire leader = new Wire(cluster, 2)) {
-                leader.produce(0, "e2");
-                assertThat(List.of(leader.epochEnd(2, 0), leader.epochEnd(2, 1), leader.epochEnd(2, 2)))
+            try (WireConnection leader = new WireConnection(cluster, 2, "read-wire-test")) {
+                leader.produce(TOPIC, 0, "e2");
+                assertThat(List.of(epochEnd(leader, 2, 0), epochEnd(leader, 2, 1), epochEnd(leader, 2, 2)))
                     .extracting(EpochEndOffset::errorCode, EpochEndOffset::leaderEpoch, EpochEndOffset::endOffset)
                     .containsExactly(
                         tuple((short) 0, 0, 1L),
@@ -512,13 +500,13 @@ class SimulatedClusterReadWireTest {
 
     @Test
     void offsetForLeaderEpochIsRefusedByAFollowerAndForAnOldEpoch() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire follower = new Wire(cluster, 1)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection follower = new WireConnection(cluster, 1, "read-wire-test")) {
             cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 0);
-            EpochEndOffset notLeader = follower.epochEnd(1, 0);
+            EpochEndOffset notLeader = epochEnd(follower, 1, 0);
             assertThat(notLeader.errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(notLeader.endOffset()).isEqualTo(-1);
-            assertThat(follower.epochEnd(0, 0).errorCode()).isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
+            assertThat(epochEnd(follower, 0, 0).errorCode()).isEqualTo(ErrorCode.FENCED_LEADER_EPOCH.code());
         }
     }
 
@@ -578,92 +566,34 @@ class SimulatedClusterReadWireTest {
         }
     }
 
-    private static int port(String address) {
-        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    private static FetchResponseData fetch(WireConnection wire, short version, FetchRequestData request) throws IOException {
+        return (FetchResponseData) wire.call(ApiKey.FETCH, version, request);
     }
 
-    /** One connection to one simulated broker: requests sent and answers read, separately when a test needs. */
-    private static final class Wire implements AutoCloseable {
-        private final Socket socket;
-        private final DataInputStream in;
-        private final OutputStream out;
-        private int correlationId;
-
-        Wire(SimulatedCluster cluster, int brokerId) throws IOException {
-            String address = cluster.brokerAddress(brokerId);
-            socket = new Socket(address.substring(0, address.lastIndexOf(':')), port(address));
-            in = new DataInputStream(socket.getInputStream());
-            out = socket.getOutputStream();
+    /** Produce v12 of one batch of records timestamped {@code timestamps}, checked appended. */
+    private static void produceAt(WireConnection wire, int partition, long... timestamps) throws IOException {
+        SimpleRecord[] records = new SimpleRecord[timestamps.length];
+        for (int i = 0; i < timestamps.length; i++) {
+            records[i] = new SimpleRecord(timestamps[i], null, ("at-" + timestamps[i]).getBytes(StandardCharsets.UTF_8));
         }
+        assertThat(wire.produce(TOPIC, partition, MemoryRecords.withRecords(Compression.NONE, records)).errorCode()).isZero();
+    }
 
-        void send(ApiKey api, short version, ApiMessage request) throws IOException {
-            ByteBuffer frame = Framing.encodeRequest(api, version, ++correlationId, "read-wire-test", request);
-            out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
-            out.flush();
-        }
+    /** ListOffsets v11 of partition 0 by a consumer. */
+    private static ListOffsetsPartitionResponse listOffset(WireConnection wire, int currentLeaderEpoch, long timestamp)
+            throws IOException {
+        ListOffsetsResponseData answer = (ListOffsetsResponseData) wire.call(ApiKey.LIST_OFFSETS, LIST_OFFSETS_V11,
+            listOffsets(-1, currentLeaderEpoch, timestamp));
+        return answer.topics().get(0).partitions().get(0);
+    }
 
-        ApiMessage receive(ApiKey api, short version) throws IOException {
-            byte[] frame = new byte[in.readInt()];
-            in.readFully(frame);
-            return Framing.decodeResponse(api, version, ByteBuffer.wrap(frame)).body();
-        }
-
-        ApiMessage call(ApiKey api, short version, ApiMessage request) throws IOException {
-            send(api, version, request);
-            return receive(api, version);
-        }
-
-        FetchResponseData fetch(short version, FetchRequestData request) throws IOException {
-            return (FetchResponseData) call(ApiKey.FETCH, version, request);
-        }
-
-        /** Produce v12, acks=-1, of one batch of {@code values} to partition {@code partition}. */
-        ProduceResponseData produce(int partition, String... values) throws IOException {
-            SimpleRecord[] records = new SimpleRecord[values.length];
-            for (int i = 0; i < values.length; i++) {
-                records[i] = new SimpleRecord(null, values[i].getBytes(StandardCharsets.UTF_8));
-            }
-            return produce(partition, MemoryRecords.withRecords(Compression.NONE, records));
-        }
-
-        /** Produce v12 of one batch of records timestamped {@code timestamps}, checked appended. */
-        void produceAt(int partition, long... timestamps) throws IOException {
-            SimpleRecord[] records = new SimpleRecord[timestamps.length];
-            for (int i = 0; i < timestamps.length; i++) {
-                records[i] = new SimpleRecord(timestamps[i], null, ("at-" + timestamps[i]).getBytes(StandardCharsets.UTF_8));
-            }
-            assertThat(produce(partition, MemoryRecords.withRecords(Compression.NONE, records)).responses().find(TOPIC)
-                .partitionResponses().get(0).errorCode()).isZero();
-        }
-
-        private ProduceResponseData produce(int partition, MemoryRecords records) throws IOException {
-            TopicProduceDataCollection topics = new TopicProduceDataCollection();
-            topics.add(new TopicProduceData().setName(TOPIC).setPartitionData(List.of(new PartitionProduceData()
-                .setIndex(partition).setRecords(records))));
-            return (ProduceResponseData) call(ApiKey.PRODUCE, (short) 12,
-                new ProduceRequestData().setAcks((short) -1).setTimeoutMs(1000).setTopicData(topics));
-        }
-
-        /** ListOffsets v11 of partition 0 by a consumer. */
-        ListOffsetsPartitionResponse listOffset(int currentLeaderEpoch, long timestamp) throws IOException {
-            ListOffsetsResponseData answer = (ListOffsetsResponseData) call(ApiKey.LIST_OFFSETS, LIST_OFFSETS_V11,
-                listOffsets(-1, currentLeaderEpoch, timestamp));
-            return answer.topics().get(0).partitions().get(0);
-        }
-
-        /** OffsetForLeaderEpoch v4 of partition 0 by a consumer. */
-        EpochEndOffset epochEnd(int currentLeaderEpoch, int leaderEpoch) throws IOException {
-            OffsetForLeaderTopicCollection topics = new OffsetForLeaderTopicCollection();
-            topics.add(new OffsetForLeaderTopic().setTopic(TOPIC).setPartitions(List.of(new OffsetForLeaderPartition()
-                .setPartition(0).setCurrentLeaderEpoch(currentLeaderEpoch).setLeaderEpoch(leaderEpoch))));
-            OffsetForLeaderEpochResponseData answer = (OffsetForLeaderEpochResponseData) call(ApiKey.OFFSET_FOR_LEADER_EPOCH,
-                OFFSET_FOR_LEADER_EPOCH_V4, new OffsetForLeaderEpochRequestData().setReplicaId(-1).setTopics(topics));
-            return answer.topics().find(TOPIC).partitions().get(0);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+    /** OffsetForLeaderEpoch v4 of partition 0 by a consumer. */
+    private static EpochEndOffset epochEnd(WireConnection wire, int currentLeaderEpoch, int leaderEpoch) throws IOException {
+        OffsetForLeaderTopicCollection topics = new OffsetForLeaderTopicCollection();
+        topics.add(new OffsetForLeaderTopic().setTopic(TOPIC).setPartitions(List.of(new OffsetForLeaderPartition()
+            .setPartition(0).setCurrentLeaderEpoch(currentLeaderEpoch).setLeaderEpoch(leaderEpoch))));
+        OffsetForLeaderEpochResponseData answer = (OffsetForLeaderEpochResponseData) wire.call(ApiKey.OFFSET_FOR_LEADER_EPOCH,
+            OFFSET_FOR_LEADER_EPOCH_V4, new OffsetForLeaderEpochRequestData().setReplicaId(-1).setTopics(topics));
+        return answer.topics().find(TOPIC).partitions().get(0);
     }
 }

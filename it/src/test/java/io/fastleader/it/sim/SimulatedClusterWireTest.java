@@ -3,17 +3,12 @@ package io.fastleader.it.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
-import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.ResponseFrame;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
@@ -23,15 +18,11 @@ import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
 import io.fastleader.protocol.message.ProduceRequestData;
-import io.fastleader.protocol.message.ProduceRequestData.PartitionProduceData;
-import io.fastleader.protocol.message.ProduceRequestData.TopicProduceData;
-import io.fastleader.protocol.message.ProduceRequestData.TopicProduceDataCollection;
 import io.fastleader.protocol.message.ProduceResponseData;
 import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
@@ -43,7 +34,7 @@ class SimulatedClusterWireTest {
 
     @Test
     void apiVersionsAdvertisesTheWindowsOfMessageSchemas() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "wire-test")) {
             ApiVersionsResponseData answer = (ApiVersionsResponseData) wire.call(ApiKey.API_VERSIONS, (short) 4,
                 new ApiVersionsRequestData().setClientSoftwareName("wire-test").setClientSoftwareVersion("1"));
             assertThat(answer.errorCode()).isZero();
@@ -65,13 +56,13 @@ class SimulatedClusterWireTest {
 
     @Test
     void metadataNamesLeadersEpochsReplicasAndTopicIds() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(3); Wire wire = new Wire(cluster, 2)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3); WireConnection wire = new WireConnection(cluster, 2, "wire-test")) {
             Uuid topicId = cluster.createTopic(TOPIC, 3, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 1), 2);
             MetadataResponseData answer = (MetadataResponseData) wire.call(ApiKey.METADATA, (short) 12, new MetadataRequestData()
                 .setTopics(List.of(new MetadataRequestTopic().setName(TOPIC), new MetadataRequestTopic().setName("absent"))));
             assertThat(answer.brokers()).hasSize(3);
-            assertThat(answer.brokers().find(1).port()).isEqualTo(port(cluster.brokerAddress(1)));
+            assertThat(answer.brokers().find(1).port()).isEqualTo(WireConnection.port(cluster.brokerAddress(1)));
             MetadataResponseTopic topic = answer.topics().find(TOPIC);
             assertThat(topic.errorCode()).isZero();
             assertThat(topic.topicId()).isEqualTo(topicId);
@@ -91,13 +82,13 @@ class SimulatedClusterWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(2)) {
             cluster.createTopic(TOPIC, 1, 2);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
-            try (Wire leader = new Wire(cluster, 0)) {
-                assertThat(leader.appended((short) 12, (short) -1, "a", "b").baseOffset()).isZero();
-                assertThat(leader.appended((short) 12, (short) 1, "c").baseOffset()).isEqualTo(2);
+            try (WireConnection leader = new WireConnection(cluster, 0, "wire-test")) {
+                assertThat(appended(leader, (short) 12, (short) -1, "a", "b").baseOffset()).isZero();
+                assertThat(appended(leader, (short) 12, (short) 1, "c").baseOffset()).isEqualTo(2);
             }
             cluster.moveLeader(tp, 1);
-            try (Wire leader = new Wire(cluster, 1)) {
-                assertThat(leader.appended((short) 3, (short) -1, "d", "e").baseOffset()).isEqualTo(3);
+            try (WireConnection leader = new WireConnection(cluster, 1, "wire-test")) {
+                assertThat(appended(leader, (short) 3, (short) -1, "d", "e").baseOffset()).isEqualTo(3);
             }
             assertThat(cluster.records(tp)).extracting(LoggedRecord::offset, LoggedRecord::leaderEpoch, LoggedRecord::valueString)
                 .containsExactly(
@@ -111,26 +102,26 @@ class SimulatedClusterWireTest {
 
     @Test
     void aRefusalNamesTheNewLeaderFromV10WhenHintsAreOn() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(3); Wire oldLeader = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(3); WireConnection oldLeader = new WireConnection(cluster, 0, "wire-test")) {
             cluster.createTopic(TOPIC, 1, 3);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
             cluster.moveLeader(tp, 2);
 
-            ProduceResponseData hinted = oldLeader.produceResponse((short) 10, (short) -1, "x");
+            ProduceResponseData hinted = produceResponse(oldLeader, (short) 10, (short) -1, "x");
             PartitionProduceResponse refusal = hinted.responses().find(TOPIC).partitionResponses().get(0);
             assertThat(refusal.errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(refusal.currentLeader().leaderId()).isEqualTo(2);
             assertThat(refusal.currentLeader().leaderEpoch()).isEqualTo(1);
             assertThat(hinted.nodeEndpoints()).hasSize(1);
-            assertThat(hinted.nodeEndpoints().find(2).port()).isEqualTo(port(cluster.brokerAddress(2)));
+            assertThat(hinted.nodeEndpoints().find(2).port()).isEqualTo(WireConnection.port(cluster.brokerAddress(2)));
 
-            PartitionProduceResponse v9 = oldLeader.produceResponse((short) 9, (short) -1, "x")
+            PartitionProduceResponse v9 = produceResponse(oldLeader, (short) 9, (short) -1, "x")
                 .responses().find(TOPIC).partitionResponses().get(0);
             assertThat(v9.errorCode()).isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER.code());
             assertThat(v9.currentLeader().leaderId()).as("no hint before v10").isEqualTo(-1);
 
             cluster.hints(false);
-            ProduceResponseData unhinted = oldLeader.produceResponse((short) 12, (short) -1, "x");
+            ProduceResponseData unhinted = produceResponse(oldLeader, (short) 12, (short) -1, "x");
             assertThat(unhinted.responses().find(TOPIC).partitionResponses().get(0).currentLeader().leaderId()).isEqualTo(-1);
             assertThat(unhinted.nodeEndpoints()).isEmpty();
             assertThat(cluster.records(tp)).isEmpty();
@@ -142,20 +133,20 @@ class SimulatedClusterWireTest {
         try (SimulatedCluster cluster = SimulatedCluster.start(2)) {
             cluster.createTopic(TOPIC, 1, 2);
             TopicPartition tp = new TopicPartition(TOPIC, 0);
-            try (Wire leader = new Wire(cluster, 0)) {
-                assertThat(leader.idempotent(7, 1, "seq-ahead").errorCode())
+            try (WireConnection leader = new WireConnection(cluster, 0, "wire-test")) {
+                assertThat(idempotent(leader, 7, 1, "seq-ahead").errorCode())
                     .as("a new producer starts at sequence 0").isEqualTo(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
-                assertThat(leader.idempotent(7, 0, "a", "b").baseOffset()).isZero();
-                assertThat(leader.idempotent(7, 2, "c").baseOffset()).isEqualTo(2);
+                assertThat(idempotent(leader, 7, 0, "a", "b").baseOffset()).isZero();
+                assertThat(idempotent(leader, 7, 2, "c").baseOffset()).isEqualTo(2);
             }
             cluster.moveLeader(tp, 1);
-            try (Wire leader = new Wire(cluster, 1)) {
-                assertThat(leader.idempotent(7, 4, "e").errorCode())
+            try (WireConnection leader = new WireConnection(cluster, 1, "wire-test")) {
+                assertThat(idempotent(leader, 7, 4, "e").errorCode())
                     .as("a gap after the move").isEqualTo(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER.code());
-                PartitionProduceResponse duplicate = leader.idempotent(7, 0, "a", "b");
+                PartitionProduceResponse duplicate = idempotent(leader, 7, 0, "a", "b");
                 assertThat(duplicate.errorCode()).isZero();
                 assertThat(duplicate.baseOffset()).as("a duplicate answered with its first offset").isZero();
-                assertThat(leader.idempotent(7, 3, "d").baseOffset()).isEqualTo(3);
+                assertThat(idempotent(leader, 7, 3, "d").baseOffset()).isEqualTo(3);
             }
             assertThat(cluster.records(tp)).extracting(LoggedRecord::valueString).containsExactly("a", "b", "c", "d");
         }
@@ -163,7 +154,7 @@ class SimulatedClusterWireTest {
 
     @Test
     void acksZeroIsAppendedAndNotAnswered() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(1); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(1); WireConnection wire = new WireConnection(cluster, 0, "wire-test")) {
             cluster.createTopic(TOPIC, 1, 1);
             wire.send(ApiKey.PRODUCE, (short) 12, produce((short) 0, "silent"));
             // the next answer on the connection is the Metadata's: the Produce got none
@@ -175,14 +166,14 @@ class SimulatedClusterWireTest {
 
     @Test
     void anAcksZeroProduceToAFollowerClosesTheConnection() throws IOException {
-        try (SimulatedCluster cluster = SimulatedCluster.start(2); Wire wire = new Wire(cluster, 0)) {
+        try (SimulatedCluster cluster = SimulatedCluster.start(2); WireConnection wire = new WireConnection(cluster, 0, "wire-test")) {
             cluster.createTopic(TOPIC, 1, 2);
             cluster.moveLeader(new TopicPartition(TOPIC, 0), 1);
 
             wire.send(ApiKey.PRODUCE, (short) 12, produce((short) 0, "refused"));
 
             // the broker's only way to tell an acks=0 client: the connection ends, with no answer
-            assertThat(wire.in.read()).isEqualTo(-1);
+            assertThat(wire.closedByBroker()).isTrue();
             assertThat(cluster.records(new TopicPartition(TOPIC, 0))).isEmpty();
         }
     }
@@ -192,80 +183,28 @@ class SimulatedClusterWireTest {
         for (int i = 0; i < values.length; i++) {
             records[i] = new SimpleRecord(("key-" + values[i]).getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
         }
-        TopicProduceDataCollection topics = new TopicProduceDataCollection();
-        topics.add(new TopicProduceData().setName(TOPIC).setPartitionData(List.of(new PartitionProduceData()
-            .setIndex(0).setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
-        return new ProduceRequestData().setAcks(acks).setTimeoutMs(1000).setTopicData(topics);
+        return WireConnection.produceRequest(TOPIC, 0, MemoryRecords.withRecords(Compression.NONE, records)).setAcks(acks);
     }
 
-    private static int port(String address) {
-        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    private static ProduceResponseData produceResponse(WireConnection wire, short version, short acks, String... values)
+            throws IOException {
+        return (ProduceResponseData) wire.call(ApiKey.PRODUCE, version, produce(acks, values));
     }
 
-    /** One connection to one simulated broker, one request at a time. */
-    private static final class Wire implements AutoCloseable {
-        private final Socket socket;
-        private final DataInputStream in;
-        private final OutputStream out;
-        private int correlationId;
+    private static PartitionProduceResponse appended(WireConnection wire, short version, short acks, String... values)
+            throws IOException {
+        PartitionProduceResponse answer = produceResponse(wire, version, acks, values).responses().find(TOPIC).partitionResponses().get(0);
+        assertThat(answer.errorCode()).isZero();
+        return answer;
+    }
 
-        Wire(SimulatedCluster cluster, int brokerId) throws IOException {
-            String address = cluster.brokerAddress(brokerId);
-            socket = new Socket(address.substring(0, address.lastIndexOf(':')), port(address));
-            socket.setSoTimeout(10_000); // an answer that never comes fails the test instead of hanging it
-            in = new DataInputStream(socket.getInputStream());
-            out = socket.getOutputStream();
+    /** Produce v12, acks=-1, of one idempotent batch of producer {@code producerId} at epoch 0 from {@code baseSequence}. */
+    private static PartitionProduceResponse idempotent(WireConnection wire, long producerId, int baseSequence, String... values)
+            throws IOException {
+        SimpleRecord[] records = new SimpleRecord[values.length];
+        for (int i = 0; i < values.length; i++) {
+            records[i] = new SimpleRecord(null, values[i].getBytes(StandardCharsets.UTF_8));
         }
-
-        void send(ApiKey api, short version, ApiMessage request) throws IOException {
-            ByteBuffer frame = Framing.encodeRequest(api, version, ++correlationId, "wire-test", request);
-            out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
-            out.flush();
-        }
-
-        ApiMessage call(ApiKey api, short version, ApiMessage request) throws IOException {
-            return callFrame(api, version, request).body();
-        }
-
-        /** Sends a request and reads the next answer on the connection, whichever request it answers. */
-        ResponseFrame callFrame(ApiKey api, short version, ApiMessage request) throws IOException {
-            send(api, version, request);
-            byte[] frame = new byte[in.readInt()];
-            in.readFully(frame);
-            return Framing.decodeResponse(api, version, ByteBuffer.wrap(frame));
-        }
-
-        int lastCorrelationId() {
-            return correlationId;
-        }
-
-        ProduceResponseData produceResponse(short version, short acks, String... values) throws IOException {
-            return (ProduceResponseData) call(ApiKey.PRODUCE, version, produce(acks, values));
-        }
-
-        PartitionProduceResponse appended(short version, short acks, String... values) throws IOException {
-            PartitionProduceResponse answer = produceResponse(version, acks, values).responses().find(TOPIC).partitionResponses().get(0);
-            assertThat(answer.errorCode()).isZero();
-            return answer;
-        }
-
-        /** Produce v12, acks=-1, of one idempotent batch of producer {@code producerId} at epoch 0 from {@code baseSequence}. */
-        PartitionProduceResponse idempotent(long producerId, int baseSequence, String... values) throws IOException {
-            SimpleRecord[] records = new SimpleRecord[values.length];
-            for (int i = 0; i < values.length; i++) {
-                records[i] = new SimpleRecord(null, values[i].getBytes(StandardCharsets.UTF_8));
-            }
-            TopicProduceDataCollection topics = new TopicProduceDataCollection();
-            topics.add(new TopicProduceData().setName(TOPIC).setPartitionData(List.of(new PartitionProduceData().setIndex(0)
-                .setRecords(MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, baseSequence, records)))));
-            ProduceResponseData answer = (ProduceResponseData) call(ApiKey.PRODUCE, (short) 12,
-                new ProduceRequestData().setAcks((short) -1).setTimeoutMs(1000).setTopicData(topics));
-            return answer.responses().find(TOPIC).partitionResponses().get(0);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+        return wire.produce(TOPIC, 0, MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, baseSequence, records));
     }
 }

@@ -27,10 +27,14 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
- * One bare connection to one simulated broker, for the fault tests: requests sent and answers read
- * apart, so a test can pipeline requests and see which answers come.
+ * One bare connection to one simulated broker, for the wire tests: a request at a time
+ * ({@link #call}), or requests sent and answers read apart ({@link #send}, {@link #receive}), so a
+ * test can pipeline requests and see which answers come.
  */
 final class WireConnection implements AutoCloseable {
+
+    /** How long a read waits: an answer that never comes fails the test instead of hanging it. */
+    private static final int READ_TIMEOUT_MS = 10_000;
 
     private final Socket socket;
     private final DataInputStream in;
@@ -41,6 +45,7 @@ final class WireConnection implements AutoCloseable {
     WireConnection(SimulatedCluster cluster, int brokerId, String clientId) throws IOException {
         String address = cluster.brokerAddress(brokerId);
         socket = new Socket(address.substring(0, address.lastIndexOf(':')), port(address));
+        socket.setSoTimeout(READ_TIMEOUT_MS);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
         this.clientId = clientId;
@@ -66,8 +71,18 @@ final class WireConnection implements AutoCloseable {
     }
 
     ApiMessage call(ApiKey api, short version, ApiMessage request) throws IOException {
+        return callFrame(api, version, request).body();
+    }
+
+    /** Sends a request and reads the next answer on the connection, whichever request it answers. */
+    ResponseFrame callFrame(ApiKey api, short version, ApiMessage request) throws IOException {
         send(api, version, request);
-        return receive(api, version).body();
+        return receive(api, version);
+    }
+
+    /** The correlation id of the last request sent. */
+    int lastCorrelationId() {
+        return correlationId;
     }
 
     MetadataResponseData metadata(String... topics) throws IOException {
@@ -81,21 +96,35 @@ final class WireConnection implements AutoCloseable {
         for (int i = 0; i < values.length; i++) {
             records[i] = new SimpleRecord(null, values[i].getBytes(StandardCharsets.UTF_8));
         }
-        TopicProduceDataCollection topics = new TopicProduceDataCollection();
-        topics.add(new TopicProduceData().setName(topic).setPartitionData(List.of(new PartitionProduceData()
-            .setIndex(partition).setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
-        return send(ApiKey.PRODUCE, (short) 12, new ProduceRequestData().setAcks((short) -1).setTimeoutMs(1000).setTopicData(topics));
+        return send(ApiKey.PRODUCE, (short) 12, produceRequest(topic, partition, MemoryRecords.withRecords(Compression.NONE, records)));
     }
 
+    /** A Produce request, acks=-1, of {@code records} to one partition. */
+    static ProduceRequestData produceRequest(String topic, int partition, MemoryRecords records) {
+        TopicProduceDataCollection topics = new TopicProduceDataCollection();
+        topics.add(new TopicProduceData().setName(topic).setPartitionData(List.of(new PartitionProduceData()
+            .setIndex(partition).setRecords(records))));
+        return new ProduceRequestData().setAcks((short) -1).setTimeoutMs(1000).setTopicData(topics);
+    }
+
+    /** Produce v12, acks=-1, of {@code values} to partition {@code partition} of {@code topic}: the partition's answer. */
     PartitionProduceResponse produce(String topic, int partition, String... values) throws IOException {
         sendProduce(topic, partition, values);
         return ((ProduceResponseData) receive(ApiKey.PRODUCE, (short) 12).body()).responses().find(topic).partitionResponses().get(0);
+    }
+
+    /** Produce v12, acks=-1, of {@code records} to partition {@code partition} of {@code topic}: the partition's answer. */
+    PartitionProduceResponse produce(String topic, int partition, MemoryRecords records) throws IOException {
+        ProduceResponseData answer = (ProduceResponseData) call(ApiKey.PRODUCE, (short) 12, produceRequest(topic, partition, records));
+        return answer.responses().find(topic).partitionResponses().get(0);
     }
 
     /** Whether the broker closed the connection: the next read finds its end. */
     boolean closedByBroker() throws IOException {
         try {
             return in.read() == -1;
+        } catch (SocketTimeoutException e) {
+            return false; // open and silent
         } catch (IOException e) {
             return true; // reset
         }
@@ -110,7 +139,7 @@ final class WireConnection implements AutoCloseable {
         } catch (SocketTimeoutException e) {
             return true;
         } finally {
-            socket.setSoTimeout(0);
+            socket.setSoTimeout(READ_TIMEOUT_MS);
         }
     }
 
