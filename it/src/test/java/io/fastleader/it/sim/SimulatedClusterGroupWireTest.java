@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,7 +13,6 @@ import java.util.Optional;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
-import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.ResponseFrame;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatRequestData;
 import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
@@ -641,33 +636,22 @@ class SimulatedClusterGroupWireTest {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** One connection to one simulated broker; a request may be sent and its answer read later. */
+    /** A {@link WireConnection} with the group RPCs' requests; a request may be sent and its answer read later. */
     private static final class Wire implements AutoCloseable {
-        private final Socket socket;
-        private final DataInputStream in;
-        private final OutputStream out;
-        private int correlationId;
+        private final WireConnection connection;
 
         Wire(SimulatedCluster cluster, int brokerId) throws IOException {
-            String address = cluster.brokerAddress(brokerId);
-            socket = new Socket(address.substring(0, address.lastIndexOf(':')),
-                Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
-            in = new DataInputStream(socket.getInputStream());
-            out = socket.getOutputStream();
+            connection = new WireConnection(cluster, brokerId, "wire-test");
         }
 
         void send(ApiKey api, short version, ApiMessage request) throws IOException {
-            ByteBuffer frame = Framing.encodeRequest(api, version, ++correlationId, "wire-test", request);
-            out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
-            out.flush();
+            connection.send(api, version, request);
         }
 
         /** The next answer on the connection, which must answer the last request sent. */
         ApiMessage receive(ApiKey api, short version) throws IOException {
-            byte[] frame = new byte[in.readInt()];
-            in.readFully(frame);
-            ResponseFrame answer = Framing.decodeResponse(api, version, ByteBuffer.wrap(frame));
-            assertThat(answer.correlationId()).isEqualTo(correlationId);
+            ResponseFrame answer = connection.receive(api, version);
+            assertThat(answer.correlationId()).isEqualTo(connection.lastCorrelationId());
             return answer.body();
         }
 
@@ -706,7 +690,7 @@ class SimulatedClusterGroupWireTest {
 
         @Override
         public void close() throws IOException {
-            socket.close();
+            connection.close();
         }
     }
 }
