@@ -94,13 +94,8 @@ class SimulatedClusterGroupTest {
             ApiKey other = protocol.equals("classic") ? ApiKey.CONSUMER_GROUP_HEARTBEAT : ApiKey.JOIN_GROUP;
             assertThat(cluster.requestsServed(membership)).as("the group protocol asked for").isPositive();
             assertThat(cluster.requestsServed(other)).isZero();
-            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
-                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
-            for (int p = 0; p < PARTITIONS; p++) {
-                TopicPartition tp = new TopicPartition(TOPIC, p);
-                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
-                    .contains(cluster.highWatermark(tp));
-            }
+            assertEveryRecordReadOnce(consumption, 3 * ROUND);
+            assertCommittedAtTheLogEnd(cluster);
         }
     }
 
@@ -148,14 +143,9 @@ class SimulatedClusterGroupTest {
                     member.close();
                 }
             }
-            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(rounds.get() * ROUND)
-                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            assertEveryRecordReadOnce(consumption, rounds.get() * ROUND);
             assertThat(members).allSatisfy(member -> assertThat(consumption.readBy(member)).as(member.toString()).isPositive());
-            for (int p = 0; p < PARTITIONS; p++) {
-                TopicPartition tp = new TopicPartition(TOPIC, p);
-                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
-                    .contains(cluster.highWatermark(tp));
-            }
+            assertCommittedAtTheLogEnd(cluster);
         }
     }
 
@@ -191,8 +181,7 @@ class SimulatedClusterGroupTest {
                 consumption.awaitRecords(3 * ROUND);
                 assertThat(consumption.readBy(second)).as("second reads again").isGreaterThan(readBySecond);
             }
-            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
-                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            assertEveryRecordReadOnce(consumption, 3 * ROUND);
         }
     }
 
@@ -228,13 +217,8 @@ class SimulatedClusterGroupTest {
                 consumption.awaitRecords(3 * ROUND);
                 assertThat(cluster.coordinator(GROUP)).isNotIn(stopped, killed);
             }
-            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(3 * ROUND)
-                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
-            for (int p = 0; p < PARTITIONS; p++) {
-                TopicPartition tp = new TopicPartition(TOPIC, p);
-                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
-                    .contains(cluster.highWatermark(tp));
-            }
+            assertEveryRecordReadOnce(consumption, 3 * ROUND);
+            assertCommittedAtTheLogEnd(cluster);
         }
     }
 
@@ -273,13 +257,8 @@ class SimulatedClusterGroupTest {
                 .filteredOn(logged -> !logged.faults().isEmpty()
                     && Set.of(membership, ApiKey.OFFSET_FETCH, ApiKey.OFFSET_COMMIT).contains(logged.api()))
                 .hasSize(6);
-            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(2 * ROUND)
-                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
-            for (int p = 0; p < PARTITIONS; p++) {
-                TopicPartition tp = new TopicPartition(TOPIC, p);
-                assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
-                    .contains(cluster.highWatermark(tp));
-            }
+            assertEveryRecordReadOnce(consumption, 2 * ROUND);
+            assertCommittedAtTheLogEnd(cluster);
         }
     }
 
@@ -301,8 +280,7 @@ class SimulatedClusterGroupTest {
                 produce(producer, 0);
                 consumption.awaitRecords(ROUND);
             }
-            assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(ROUND)
-                .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+            assertEveryRecordReadOnce(consumption, ROUND);
         }
     }
 
@@ -504,6 +482,19 @@ class SimulatedClusterGroupTest {
         @Override
         public String toString() {
             return name;
+        }
+    }
+
+    private static void assertEveryRecordReadOnce(Consumption consumption, int records) {
+        assertThat(consumption.timesRead()).as("every record read once across the group").hasSize(records)
+            .allSatisfy((record, times) -> assertThat(times).as(record).isEqualTo(1));
+    }
+
+    private static void assertCommittedAtTheLogEnd(SimulatedCluster cluster) {
+        for (int p = 0; p < PARTITIONS; p++) {
+            TopicPartition tp = new TopicPartition(TOPIC, p);
+            assertThat(cluster.committed(GROUP, tp)).as("committed " + tp).map(OffsetAndMetadata::offset)
+                .contains(cluster.highWatermark(tp));
         }
     }
 }
