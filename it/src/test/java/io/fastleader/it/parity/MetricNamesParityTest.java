@@ -11,8 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -113,6 +115,7 @@ class MetricNamesParityTest {
         for (Flavour flavour : Flavour.values()) {
             consume(flavour);
         }
+        awaitGroupCoordinators();
         for (Flavour flavour : Flavour.values()) {
             memberMetrics.put(flavour, consumeAsGroupMember(flavour, "consumer"));
             classicMemberMetrics.put(flavour, consumeAsGroupMember(flavour, "classic"));
@@ -160,13 +163,38 @@ class MetricNamesParityTest {
     }
 
     /**
+     * Returns once every member's group has its coordinator loaded. The first group lookup creates
+     * {@code __consumer_offsets}; a JoinGroup refused while its partition still loads would be one
+     * more failed rebalance for whichever member came first, whatever its client.
+     */
+    private static void awaitGroupCoordinators() {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            for (Flavour flavour : Flavour.values()) {
+                for (String protocol : List.of("consumer", "classic")) {
+                    // Admin retries COORDINATOR_LOAD_IN_PROGRESS and NOT_COORDINATOR until the coordinator answers.
+                    admin.listConsumerGroupOffsets(groupId(flavour, protocol)).partitionsToOffsetAndMetadata().get();
+                }
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a group coordinator did not load", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String groupId(Flavour flavour, String protocol) {
+        return "parity-" + protocol + "-" + flavour.name().toLowerCase();
+    }
+
+    /**
      * Each flavour joins a group of its own under {@code protocol} on the consumed topic and reads
      * {@link #RECORDS_READ} records; the member's metrics.
      */
     private static Map<MetricName, Object> consumeAsGroupMember(Flavour flavour, String protocol) {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put("client.id", "parity-member");
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, "parity-" + protocol + "-" + flavour.name().toLowerCase());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId(flavour, protocol));
         config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
