@@ -33,10 +33,11 @@ import io.fastleader.it.cluster.KafkaTestCluster;
  * ({@link LeaderMoveTraffic#finishPhase()}). And the clients do the same kinds of work for the
  * moves on both: what they counted while the leaders moved (leader moves learned, and from where;
  * hints accepted; recoveries timed; Metadata refreshes by cause; retries sent without backoff) is
- * zero on one exactly where it is zero on the other, and otherwise within {@link #TOLERANCE} times
- * per moved partition. Counts differ within that because timing does: a simulated move is one
- * step where a real one is several (reassign, elect, replicate), so a client batches more of its
- * refusals into one refresh.
+ * zero on one exactly where it is zero on the other, and otherwise, per moved partition, within
+ * {@link #TOLERANCE} times or {@link #SLACK} of each other. Counts differ within that because timing
+ * does: a simulated move is one step where a real one is several (reassign, elect, replicate), so a
+ * client batches more of its refusals into one refresh; and a count of a few refreshes over 20 to
+ * 50 moves is coarse, one more or less moving it by 0.02 to 0.05.
  *
  * <p>Kills are not compared: a real broker can be killed only in a child JVM, which this
  * comparison does not start; {@link BrokerKilledOnRealBrokersTest} runs on both separately.
@@ -47,8 +48,10 @@ class LeaderMovesComparedOnSimulatedAndRealBrokersTest {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderMovesComparedOnSimulatedAndRealBrokersTest.class);
 
     private static final int PARTITIONS = 30;
-    /** How far apart the two clusters' counts per moved partition may be, either way. */
+    /** How many times apart the two clusters' counts per moved partition may be, either way. */
     private static final double TOLERANCE = 4;
+    /** How far apart they may be however many times that is: a quarter of a request per moved partition. */
+    private static final double SLACK = 0.25;
 
     private static KafkaTestCluster real;
     private static KafkaTestCluster simulated;
@@ -93,11 +96,11 @@ class LeaderMovesComparedOnSimulatedAndRealBrokersTest {
 
         onReal.forEach((count, perMove) -> {
             double simulatedPerMove = onSimulated.get(count);
-            if (perMove == 0) {
-                assertThat(simulatedPerMove).as("%s per moved partition, simulated, where real brokers gave none", count).isZero();
-            } else {
+            assertThat(simulatedPerMove == 0).as("%s: none on the simulated cluster exactly where none on real brokers "
+                + "(per moved partition: real %s, simulated %s)", count, perMove, simulatedPerMove).isEqualTo(perMove == 0);
+            if (perMove != 0) {
                 assertThat(simulatedPerMove).as("%s per moved partition, simulated (real brokers: %s)", count, perMove)
-                    .isBetween(perMove / TOLERANCE, perMove * TOLERANCE);
+                    .isBetween(Math.min(perMove / TOLERANCE, perMove - SLACK), Math.max(perMove * TOLERANCE, perMove + SLACK));
             }
         });
     }
