@@ -18,24 +18,23 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
-import io.fastleader.it.cluster.Cluster;
+import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
-import io.fastleader.it.cluster.KafkaClusterExtension;
 import io.fastleader.it.cluster.KafkaTestCluster;
 
 /**
  * A backlog read beside a caught-up partition of the same leader, on a real one-broker Kafka 4.3.1
- * cluster, by {@link FastLeaderConsumer} and by {@link KafkaConsumer}: while the backlog's records
- * are still buffered neither sends its leader a Fetch, which would hold the caught-up partition
- * alone for {@code fetch.max.wait.ms} and keep the backlog's next Fetch waiting behind it.
+ * cluster and on a simulated one, by {@link FastLeaderConsumer} and by {@link KafkaConsumer}: while
+ * the backlog's records are still buffered neither sends its leader a Fetch, which would hold the
+ * caught-up partition alone for {@code fetch.max.wait.ms} and keep the backlog's next Fetch
+ * waiting behind it.
  */
-@ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class BacklogBesideACaughtUpPartitionOnRealBrokersTest {
 
@@ -54,9 +53,15 @@ class BacklogBesideACaughtUpPartitionOnRealBrokersTest {
      */
     private static final int FETCHES_FOR_THE_BACKLOG = RECORDS / MAX_POLL_RECORDS + 10;
 
-    @Test
-    void readsTheBacklogWithAboutOneFetchPerBatchAsKafkaConsumerDoes(
-        @Cluster(brokers = 1, execution = Execution.IN_JVM) KafkaTestCluster cluster) {
+    @ParameterizedTest
+    @EnumSource(value = Execution.class, names = {"IN_JVM", "SIMULATED"})
+    void readsTheBacklogWithAboutOneFetchPerBatchAsKafkaConsumerDoes(Execution execution) {
+        try (KafkaTestCluster cluster = ClusterSpec.builder().brokers(1).execution(execution).start()) {
+            readTheBacklogWithEachClient(cluster);
+        }
+    }
+
+    private static void readTheBacklogWithEachClient(KafkaTestCluster cluster) {
         try (Disturbances disturbances = new Disturbances(cluster)) {
             disturbances.createTopic(new NewTopic(TOPIC, 2, (short) 1));
         }
