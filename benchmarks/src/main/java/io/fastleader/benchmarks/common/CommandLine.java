@@ -2,7 +2,9 @@ package io.fastleader.benchmarks.common;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -65,18 +67,40 @@ public final class CommandLine {
     /** The whole number given for {@code name} (at least 0), or {@code defaultValue}. */
     public int integer(String name, int defaultValue) {
         String value = unread.remove(name);
-        if (value == null) {
-            return defaultValue;
-        }
+        return value == null ? defaultValue : parseWhole(name, value, value, "a whole number >= 0");
+    }
+
+    private static int parseWhole(String name, String given, String number, String expected) {
         try {
-            int parsed = Integer.parseInt(value);
+            int parsed = Integer.parseInt(number);
             if (parsed < 0) {
                 throw new NumberFormatException();
             }
             return parsed;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " " + value + ": expected a whole number >= 0", e);
+            throw new IllegalArgumentException(name + " " + given + ": expected " + expected, e);
         }
+    }
+
+    /**
+     * The whole numbers (each at least 0) given for {@code name} as {@code a,b,c}, in the order
+     * given, or {@code defaultValues}. A number given twice is refused, since each value names one
+     * run of what the option varies.
+     */
+    public List<Integer> integers(String name, List<Integer> defaultValues) {
+        String value = unread.remove(name);
+        if (value == null) {
+            return List.copyOf(defaultValues);
+        }
+        List<Integer> parsed = new ArrayList<>();
+        for (String number : value.split(",", -1)) {
+            int each = parseWhole(name, value, number.trim(), "a list of whole numbers >= 0, e.g. 0,5,20");
+            if (parsed.contains(each)) {
+                throw new IllegalArgumentException(name + " " + value + ": " + each + " is given twice");
+            }
+            parsed.add(each);
+        }
+        return List.copyOf(parsed);
     }
 
     /** {@link #integer} as seconds. */

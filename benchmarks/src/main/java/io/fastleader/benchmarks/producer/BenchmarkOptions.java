@@ -11,10 +11,13 @@ import io.fastleader.benchmarks.common.CommandLine;
  * option is {@code --name value}; {@link #HELP} explains each.
  *
  * @param scenarios         the scenarios to run, in order
- * @param recordBytes       value size of every record
+ * @param recordBytes       value size of every record: steady runs each, reassign the only one
+ * @param steadyLingerMs    steady: the {@code linger.ms} values of the grid
+ * @param steadyMaxInFlight steady: the {@code max.in.flight.requests.per.connection} values of the grid
  * @param steadyWarmUp      steady: sending before the measured window opens
  * @param steadyDuration    steady: length of the measured window
- * @param steadyRepetitions steady: rounds; each round measures every client once, the order alternating
+ * @param steadyRepetitions steady: rounds per cell; each round measures every client once, the order alternating
+ * @param profileJfr        steady: directory for a JDK Flight Recorder file of every measured window, or null for none
  * @param rate              reassign: records per second per client
  * @param partitions        reassign: partitions of each client's topic
  * @param rotations         reassign: how many times every partition's replicas are rotated
@@ -23,14 +26,15 @@ import io.fastleader.benchmarks.common.CommandLine;
  * @param reassignInFlight  reassign: every client's {@code max.in.flight.requests.per.connection}
  * @param json              where the figures are written
  */
-public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
-                               Duration steadyWarmUp, Duration steadyDuration, int steadyRepetitions,
+public record BenchmarkOptions(List<Scenario> scenarios, List<Integer> recordBytes,
+                               List<Integer> steadyLingerMs, List<Integer> steadyMaxInFlight,
+                               Duration steadyWarmUp, Duration steadyDuration, int steadyRepetitions, Path profileJfr,
                                int rate, int partitions, int rotations, Duration reassignWarmUp, Duration settle, int reassignInFlight,
                                Path json) {
 
     /** A scenario of the benchmark. */
     public enum Scenario {
-        /** As many 1 KB records per second as each client manages, one client at a time. */
+        /** As many records per second as each client manages, one client at a time, over a grid of settings. */
         STEADY,
         /** A fixed rate through leader moves, every client at once. */
         REASSIGN
@@ -45,10 +49,13 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
         by itself; a side-by-side table goes to stdout and every figure to a JSON file.
 
         Scenarios:
-          steady    1 KB records, acks=all, default batching, unkeyed, to a 6-partition topic
-                    (replication factor 3), as fast as one sending thread manages; one client at a
-                    time, a fresh topic each, the order alternating between repetitions. Reports
-                    records/s and CPU per record.
+          steady    records of --record-bytes, acks=all, batch.size 16384, unkeyed, to a 6-partition
+                    topic (replication factor 3), as fast as one sending thread manages; one client
+                    at a time, a fresh topic each, the order alternating between rounds. Runs every
+                    cell of the grid --record-bytes x --steady-linger-ms x --steady-max-in-flight.
+                    Reports records/s and CPU per record per turn, then one row per cell: both
+                    clients' means, the ratios, and the verdict on issue 34's goal (at least 1.2x
+                    KafkaProducer's records/s with at most 0.5x its client CPU per record).
           reassign  a fixed rate of 1 KB keyed records, acks=all, linger.ms=0, each client to its
                     own topic (replication factor 3, min.insync.replicas=2); all clients run at
                     once while every partition's replica list is rotated (its leader moves), the
@@ -59,11 +66,19 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
 
         Options (defaults in brackets):
           --scenario steady|reassign|all   what to run [all]
-          --record-bytes N                 value size of every record [1024]
+          --record-bytes N,N,...           value size of every record [1024]; reassign takes one
+          --steady-linger-ms N,N,...       steady: linger.ms of every client [5]
+          --steady-max-in-flight N,N,...   steady: max.in.flight.requests.per.connection of every
+                                           client [5]
           --steady-warmup-s N              steady: seconds sent before measuring [5]
           --steady-duration-s N            steady: seconds measured per client [20]
-          --steady-repetitions N           steady: rounds of every client, order alternating, after
-                                           a first round that only warms the brokers up [2]
+          --steady-repetitions N           steady: rounds of every client per cell, the order
+                                           alternating from round to round, after a first round
+                                           (first cell) that only warms the brokers up [2]
+          --profile-jfr DIR                steady: record every measured window with JDK Flight
+                                           Recorder ("profile" settings) into DIR/<topic>.jfr and
+                                           print the client's hottest methods after each turn;
+                                           profiling costs CPU, so keep such runs' figures apart
           --rate N                         reassign: records/s per client [200]; at 700/s or more
                                            per client, 2 cores were so busy that every client's
                                            median latency through the rotations was seconds
@@ -82,7 +97,18 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
     /** The options, checked. */
     public BenchmarkOptions {
         scenarios = List.copyOf(scenarios);
-        CommandLine.requirePositive("--record-bytes", recordBytes);
+        recordBytes = List.copyOf(recordBytes);
+        steadyLingerMs = List.copyOf(steadyLingerMs);
+        steadyMaxInFlight = List.copyOf(steadyMaxInFlight);
+        requireAllPositive("--record-bytes", recordBytes);
+        requireAllPositive("--steady-max-in-flight", steadyMaxInFlight);
+        if (steadyLingerMs.isEmpty()) {
+            throw new IllegalArgumentException("--steady-linger-ms: expected at least one value");
+        }
+        if (scenarios.contains(Scenario.REASSIGN) && recordBytes.size() > 1) {
+            throw new IllegalArgumentException("--record-bytes " + recordBytes + ": reassign takes one size; run it with "
+                + "--scenario steady, or give one size");
+        }
         CommandLine.requirePositive("--steady-repetitions", steadyRepetitions);
         CommandLine.requirePositive("--rate", rate);
         CommandLine.requirePositive("--partitions", partitions);
@@ -91,6 +117,23 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
         if (steadyDuration.isZero()) {
             throw new IllegalArgumentException("--steady-duration-s must be at least 1");
         }
+    }
+
+    /** The cells the steady scenario runs, in order: every record size × linger × in-flight combination. */
+    List<SteadyCell> steadyGrid() {
+        return SteadyCell.grid(recordBytes, steadyLingerMs, steadyMaxInFlight);
+    }
+
+    /** The value size of the reassign scenario's records. */
+    public int reassignRecordBytes() {
+        return recordBytes.get(0);
+    }
+
+    private static void requireAllPositive(String name, List<Integer> values) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException(name + ": expected at least one value");
+        }
+        values.forEach(value -> CommandLine.requirePositive(name, value));
     }
 
     /**
@@ -106,11 +149,15 @@ public record BenchmarkOptions(List<Scenario> scenarios, int recordBytes,
             case "reassign" -> List.of(Scenario.REASSIGN);
             default -> throw new IllegalArgumentException("--scenario " + scenario + ": expected steady, reassign or all");
         };
+        String profileJfr = line.string("--profile-jfr", null);
         return new BenchmarkOptions(scenarios,
-            line.integer("--record-bytes", 1024),
+            line.integers("--record-bytes", List.of(1024)),
+            line.integers("--steady-linger-ms", List.of(5)),
+            line.integers("--steady-max-in-flight", List.of(5)),
             line.seconds("--steady-warmup-s", 5),
             line.seconds("--steady-duration-s", 20),
             line.integer("--steady-repetitions", 2),
+            profileJfr == null ? null : Path.of(profileJfr),
             line.integer("--rate", 200),
             line.integer("--partitions", 100),
             line.integer("--rotations", 3),

@@ -30,7 +30,7 @@ public final class ProducerBenchmark {
         ClusterBenchmark.run((cluster, disturbances) -> {
             for (BenchmarkOptions.Scenario scenario : options.scenarios()) {
                 switch (scenario) {
-                    case STEADY -> report.steady(new SteadyScenario(cluster, disturbances, options).run(), System.out);
+                    case STEADY -> report.steady(new SteadyScenario(cluster, disturbances, options).run(), options.steadyGrid(), System.out);
                     case REASSIGN -> report.reassign(new ReassignScenario(cluster, disturbances, options).run(), System.out);
                 }
             }

@@ -122,7 +122,7 @@ record ReassignScenario(KafkaTestCluster cluster, Disturbances disturbances, Ben
         }
 
         void start() {
-            byte[] value = Payload.value(options.recordBytes());
+            byte[] value = Payload.value(options.reassignRecordBytes());
             ticker = FixedRate.start("benchmark-reassign-" + client.label(), options.rate(), () -> send(value));
         }
 

@@ -4,21 +4,19 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
 
 import io.fastleader.benchmarks.common.ClientVariant;
 import io.fastleader.benchmarks.common.ClusterBenchmark;
 import io.fastleader.benchmarks.common.Latency;
 
 /**
- * The side-by-side tables with ratios, the verdict on issue 6's targets, and the JSON file with
- * every figure. Ratios are always fastleader ÷ the other client, so below 1 means fastleader's
- * latency is lower, above 1 means its throughput is higher.
+ * The side-by-side tables with ratios, the verdicts on issue 34's steady goal and issue 6's
+ * reassign targets, and the JSON file with every figure. Ratios are always fastleader ÷ the other
+ * client, so below 1 means fastleader's latency or CPU is lower, above 1 means its throughput is
+ * higher.
  */
 final class Report {
 
-    /** Issue 6: steady throughput at least this times KafkaProducer's. */
-    static final double STEADY_THROUGHPUT_TARGET = 1.0;
     /** Issue 6: reassign p99.9 at most this times KafkaProducer's. */
     static final double P999_VS_KAFKA_TARGET = 0.5;
     /** Issue 6: reassign p99.9 at most this times the hints-disabled run's. */
@@ -32,9 +30,12 @@ final class Report {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("scenarios", options.scenarios());
         settings.put("recordBytes", options.recordBytes());
+        settings.put("steadyLingerMs", options.steadyLingerMs());
+        settings.put("steadyMaxInFlightRequestsPerConnection", options.steadyMaxInFlight());
         settings.put("steadyWarmUpSeconds", options.steadyWarmUp().toSeconds());
         settings.put("steadyDurationSeconds", options.steadyDuration().toSeconds());
         settings.put("steadyRepetitions", options.steadyRepetitions());
+        settings.put("steadyProfileJfr", options.profileJfr() == null ? null : options.profileJfr().toString());
         settings.put("reassignRecordsPerSecondPerClient", options.rate());
         settings.put("reassignPartitions", options.partitions());
         settings.put("reassignRotations", options.rotations());
@@ -44,40 +45,37 @@ final class Report {
         json.put("options", settings);
     }
 
-    /** Prints the steady table to {@code out} and keeps its figures for the JSON file. */
-    void steady(List<SteadyScenario.SteadyResult> results, PrintStream out) {
+    /**
+     * Prints the steady turns and the grid, one row per cell with the verdict on issue 34's goal,
+     * to {@code out}, and keeps their figures for the JSON file.
+     */
+    void steady(List<SteadyScenario.SteadyResult> results, List<SteadyCell> grid, PrintStream out) {
         out.println();
         out.println("steady: records/s acknowledged in the measured window; CPU per record in µs (client = the client's threads + its sending thread; process = whole JVM, brokers included)");
-        out.printf("%-22s %4s %5s %12s %12s %12s %8s%n", "client", "rep", "turn", "records/s", "client CPU", "process CPU", "errors");
+        out.printf("%-22s %7s %6s %9s %4s %5s %12s %12s %12s %8s%n", "client", "bytes", "linger", "in-flight", "rep", "turn", "records/s",
+            "client CPU", "process CPU", "errors");
         for (SteadyScenario.SteadyResult r : results) {
-            out.printf("%-22s %4d %5d %,12.0f %12.1f %12.1f %8d%n", r.client(), r.repetition(), r.turn(), r.recordsPerSecond(),
-                r.clientCpuMicrosPerRecord(), r.processCpuMicrosPerRecord(), r.errors());
+            out.printf("%-22s %7d %6d %9d %4d %5d %,12.0f %12.1f %12.1f %8d%n", r.client(), r.cell().recordBytes(), r.cell().lingerMs(),
+                r.cell().maxInFlight(), r.repetition(), r.turn(), r.recordsPerSecond(), r.clientCpuMicrosPerRecord(),
+                r.processCpuMicrosPerRecord(), r.errors());
         }
-        Map<String, Object> means = new LinkedHashMap<>();
-        for (ClientVariant client : SteadyScenario.CLIENTS) {
-            List<SteadyScenario.SteadyResult> mine = results.stream().filter(r -> r.client().equals(client.label())).toList();
-            Map<String, Double> mean = new LinkedHashMap<>();
-            mean.put("recordsPerSecond", mean(mine, SteadyScenario.SteadyResult::recordsPerSecond));
-            mean.put("clientCpuMicrosPerRecord", mean(mine, SteadyScenario.SteadyResult::clientCpuMicrosPerRecord));
-            mean.put("processCpuMicrosPerRecord", mean(mine, SteadyScenario.SteadyResult::processCpuMicrosPerRecord));
-            means.put(client.label(), mean);
-            out.printf("%-22s %4s %5s %,12.0f %12.1f %12.1f%n", client.label(), "mean", "", mean.get("recordsPerSecond"),
-                mean.get("clientCpuMicrosPerRecord"), mean.get("processCpuMicrosPerRecord"));
+        List<CellComparison> cells = grid.stream().map(cell -> CellComparison.of(cell, results)).toList();
+        out.println();
+        out.printf("steady grid: means per cell, ratios fastleader ÷ kafka-clients; goal (issue 34): records/s >= %.1fx and client CPU/record <= %.1fx%n",
+            CellComparison.THROUGHPUT_GOAL, CellComparison.CLIENT_CPU_GOAL);
+        out.printf("%7s %6s %9s | %12s %12s %7s | %10s %10s %7s | %7s | %s%n", "bytes", "linger", "in-flight",
+            "fastleader/s", "kafka/s", "÷", "fl µs CPU", "kafka µs", "÷", "÷ proc", "verdict");
+        for (CellComparison c : cells) {
+            out.printf("%7d %6d %9d | %,12.0f %,12.0f %7.2f | %10.1f %10.1f %7.2f | %7.2f | %s%n", c.cell().recordBytes(), c.cell().lingerMs(),
+                c.cell().maxInFlight(), c.fastleader().recordsPerSecond(), c.kafkaClients().recordsPerSecond(), c.throughputRatio(),
+                c.fastleader().clientCpuMicrosPerRecord(), c.kafkaClients().clientCpuMicrosPerRecord(), c.clientCpuRatio(),
+                c.processCpuRatio(), c.verdict());
         }
-        Map<String, Double> ratios = new LinkedHashMap<>();
-        for (String figure : List.of("recordsPerSecond", "clientCpuMicrosPerRecord", "processCpuMicrosPerRecord")) {
-            ratios.put(figure, figure(means, ClientVariant.FASTLEADER, figure) / figure(means, ClientVariant.KAFKA_CLIENTS, figure));
-        }
-        double throughput = ratios.get("recordsPerSecond");
-        out.printf("%-22s %4s %5s %12.2f %12.2f %12.2f%n", "fastleader ÷ kafka", "", "", throughput,
-            ratios.get("clientCpuMicrosPerRecord"), ratios.get("processCpuMicrosPerRecord"));
-        String verdict = ClusterBenchmark.verdict(throughput >= STEADY_THROUGHPUT_TARGET);
-        out.printf("target: throughput >= %.1fx KafkaProducer: %.2fx, %s%n", STEADY_THROUGHPUT_TARGET, throughput, verdict);
         Map<String, Object> steady = new LinkedHashMap<>();
         steady.put("turns", results);
-        steady.put("means", means);
-        steady.put("fastleaderOverKafkaClients", ratios);
-        steady.put("throughputTarget", Map.of("atLeast", STEADY_THROUGHPUT_TARGET, "ratio", throughput, "verdict", verdict));
+        steady.put("goal", Map.of("throughputRatioAtLeast", CellComparison.THROUGHPUT_GOAL,
+            "clientCpuRatioAtMost", CellComparison.CLIENT_CPU_GOAL));
+        steady.put("cells", cells);
         json.put("steady", steady);
     }
 
@@ -141,14 +139,5 @@ final class Report {
     private static String metric(ReassignResult.ClientResult client, String name) {
         Double value = client.metrics().get(name);
         return value == null ? "-" : String.format("%.0f", value);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static double figure(Map<String, Object> means, ClientVariant client, String figure) {
-        return ((Map<String, Double>) means.get(client.label())).get(figure);
-    }
-
-    private static double mean(List<SteadyScenario.SteadyResult> results, ToDoubleFunction<SteadyScenario.SteadyResult> figure) {
-        return results.stream().mapToDouble(figure).average().orElse(Double.NaN);
     }
 }

@@ -1,11 +1,13 @@
 package io.fastleader.benchmarks.producer;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -21,37 +23,75 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * The {@code steady} scenario: each client in turn sends unkeyed records as fast as one thread
- * can call {@code send} (acks=all, every other setting at its default, so batching is the
- * default's: {@code linger.ms} 5, {@code batch.size} 16384, the uniform sticky partitioner) to a
- * fresh 6-partition topic with replication factor 3. After a warm-up, the acknowledgements and
- * the CPU used in a fixed window give records/s and CPU per record. Clients take turns, and the
- * turn order alternates from one repetition to the next, so neither always meets a colder JVM; a
- * first round, not kept, warms the brokers up.
- * Each topic is deleted after its turn, which keeps the brokers' disks small.
+ * can call {@code send} (acks=all, the uniform sticky partitioner, {@code batch.size} 16384) to a
+ * fresh 6-partition topic with replication factor 3, once for every {@link SteadyCell cell} of the
+ * grid (record size, {@code linger.ms}, {@code max.in.flight.requests.per.connection}). After a
+ * warm-up, the acknowledgements and the CPU used in a fixed window give records/s and CPU per
+ * record. Clients take turns, and the turn order alternates from one round to the next, so
+ * neither always meets a colder JVM; a first round on the first cell, not kept, warms the brokers
+ * up. Each topic is deleted after its turn, which keeps the brokers' disks small. With a profile
+ * directory, every kept turn's window is recorded by JDK Flight Recorder.
  *
  * @param cluster      the brokers
  * @param disturbances creates the topics (and, for reassign, moves their leaders)
- * @param options      sizes and durations
+ * @param options      the grid, sizes, durations and profile directory
  */
 record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, BenchmarkOptions options) {
 
     static final int PARTITIONS = 6;
     static final List<ClientVariant> CLIENTS = List.of(ClientVariant.FASTLEADER, ClientVariant.KAFKA_CLIENTS);
+    /** The thread that calls {@code send}; counted as the client's in CPU and profiles. */
+    static final String SENDER_THREAD = "benchmark-steady-sender";
+    private static final int HOT_FRAMES_PRINTED = 8;
 
-    /** Every client's turn in every repetition, in the order they ran. */
-    List<SteadyResult> run() throws InterruptedException {
+    /**
+     * Every client once on one cell.
+     *
+     * @param number     counts the rounds of the run from 0, the warm-up round
+     * @param cell       what every client of the round sends with
+     * @param repetition of this cell, from 1; 0 for the warm-up round, which is not kept
+     */
+    record Round(int number, SteadyCell cell, int repetition) {
+
+        /** The clients in turn order: fastleader first in odd rounds, kafka-clients first in even ones. */
+        List<ClientVariant> order() {
+            List<ClientVariant> order = new ArrayList<>(CLIENTS);
+            if (number % 2 == 0) {
+                Collections.reverse(order);
+            }
+            return order;
+        }
+
+        boolean kept() {
+            return repetition > 0;
+        }
+    }
+
+    /**
+     * The rounds of a run: a warm-up round on the first cell, then {@code repetitions} rounds of
+     * each cell in turn. Numbered through the whole run, so the order alternates across cells
+     * too, and every cell sees both orders when {@code repetitions} is even.
+     */
+    static List<Round> rounds(List<SteadyCell> cells, int repetitions) {
+        List<Round> rounds = new ArrayList<>();
+        rounds.add(new Round(0, cells.get(0), 0));
+        for (SteadyCell cell : cells) {
+            for (int repetition = 1; repetition <= repetitions; repetition++) {
+                rounds.add(new Round(rounds.size(), cell, repetition));
+            }
+        }
+        return List.copyOf(rounds);
+    }
+
+    /** Every client's turn in every kept round, in the order they ran. */
+    List<SteadyResult> run() throws Exception {
         List<SteadyResult> results = new ArrayList<>();
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            // Round 0 is not kept: it only warms the brokers (and both clients' code) up, so that
-            // the first measured turn does not meet brokers still being compiled.
-            for (int repetition = 0; repetition <= options.steadyRepetitions(); repetition++) {
-                List<ClientVariant> order = new ArrayList<>(CLIENTS);
-                if (repetition % 2 == 0) {
-                    Collections.reverse(order);
-                }
+            for (Round round : rounds(options.steadyGrid(), options.steadyRepetitions())) {
+                List<ClientVariant> order = round.order();
                 for (int turn = 0; turn < order.size(); turn++) {
-                    SteadyResult result = turn(admin, order.get(turn), repetition, turn + 1);
-                    if (repetition > 0) {
+                    SteadyResult result = turn(admin, order.get(turn), round, turn + 1);
+                    if (round.kept()) {
                         results.add(result);
                     }
                 }
@@ -62,29 +102,36 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
         return results;
     }
 
-    private SteadyResult turn(Admin admin, ClientVariant client, int repetition, int turn) throws InterruptedException, ExecutionException {
-        String topic = "steady-" + repetition + "-" + client.label();
-        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3));
-        SteadyResult result = measure(client, topic, repetition, turn);
-        System.out.printf("steady  %-20s %s turn %d: %,.0f records/s, %.1f µs client CPU/record, %.1f µs process CPU/record%n",
-            client.label(), repetition == 0 ? "warm-up round (not kept)" : "repetition " + repetition, turn, result.recordsPerSecond(),
-            result.clientCpuMicrosPerRecord(), result.processCpuMicrosPerRecord());
-        admin.deleteTopics(List.of(topic)).all().get();
+    private SteadyResult turn(Admin admin, ClientVariant client, Round round, int turn) throws Exception {
+        String name = "steady-" + round.number() + "-" + round.cell().name() + "-" + client.label();
+        disturbances.createTopic(new NewTopic(name, PARTITIONS, (short) 3));
+        SteadyResult result = measure(client, name, round, turn);
+        System.out.printf("steady  %-20s %s, %s turn %d: %,.0f records/s, %.1f µs client CPU/record, %.1f µs process CPU/record%n",
+            client.label(), round.cell().name(), round.kept() ? "repetition " + round.repetition() : "warm-up round (not kept)", turn,
+            result.recordsPerSecond(), result.clientCpuMicrosPerRecord(), result.processCpuMicrosPerRecord());
+        if (result.profile() != null) {
+            System.out.println("  profile " + result.profile() + "; the client's hottest methods:");
+            HotFrames.read(Path.of(result.profile()), HotFrames.STEADY_CLIENT_THREADS).print(System.out, HOT_FRAMES_PRINTED);
+        }
+        admin.deleteTopics(List.of(name)).all().get();
         return result;
     }
 
-    private SteadyResult measure(ClientVariant client, String topic, int repetition, int turn) throws InterruptedException {
+    /** Sends to {@code topic} as {@code name} (its client id too), measuring the window after the warm-up. */
+    private SteadyResult measure(ClientVariant client, String name, Round round, int turn) throws Exception {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "steady-" + repetition + "-" + client.label());
-        byte[] value = Payload.value(options.recordBytes());
+        config.put(ProducerConfig.LINGER_MS_CONFIG, round.cell().lingerMs());
+        config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, round.cell().maxInFlight());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, name);
+        byte[] value = Payload.value(round.cell().recordBytes());
         AtomicLong acked = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         try (Producer<byte[], byte[]> producer = client.producer(config)) {
             Thread sender = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     try {
-                        producer.send(new ProducerRecord<>(topic, value), (metadata, exception) -> {
+                        producer.send(new ProducerRecord<>(name, value), (metadata, exception) -> {
                             if (exception == null) {
                                 acked.incrementAndGet();
                             } else {
@@ -99,9 +146,12 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
                         errors.incrementAndGet();
                     }
                 }
-            }, "benchmark-steady-sender");
+            }, SENDER_THREAD);
             sender.start();
             Thread.sleep(options.steadyWarmUp().toMillis());
+            Optional<TurnRecording> recording = round.kept() && options.profileJfr() != null
+                ? Optional.of(TurnRecording.start(options.profileJfr().resolve(name + ".jfr")))
+                : Optional.empty();
             CpuClock cpu = CpuClock.start(client, sender);
             long ackedBefore = acked.get();
             long start = System.nanoTime();
@@ -109,19 +159,22 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
             CpuClock.Elapsed used = cpu.elapsed();
             long records = acked.get() - ackedBefore;
             double seconds = (System.nanoTime() - start) / 1e9;
+            Optional<Path> profile = recording.map(TurnRecording::stop);
             sender.interrupt();
             sender.join(Duration.ofSeconds(30).toMillis());
             producer.flush();
-            return new SteadyResult(client.label(), repetition, turn, records, seconds, records / seconds,
-                used.clientNanos() / 1e3 / records, used.processNanos() / 1e3 / records, errors.get());
+            return new SteadyResult(round.cell(), client.label(), round.repetition(), turn, records, seconds, records / seconds,
+                used.clientNanos() / 1e3 / records, used.processNanos() / 1e3 / records, errors.get(),
+                profile.map(Path::toString).orElse(null));
         }
     }
 
     /**
      * One client's turn.
      *
+     * @param cell                      what it sent with
      * @param client                    the client's label
-     * @param repetition                which repetition, from 1
+     * @param repetition                which repetition of its cell, from 1
      * @param turn                      its turn in that repetition, from 1
      * @param records                   records acknowledged in the measured window
      * @param seconds                   length of the window
@@ -129,8 +182,10 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
      * @param clientCpuMicrosPerRecord  CPU of the client's threads and its sending thread, per record
      * @param processCpuMicrosPerRecord CPU of the whole JVM (brokers included), per record
      * @param errors                    records that failed, in the whole turn
+     * @param profile                   the JDK Flight Recorder file of the window, or null when not profiled
      */
-    record SteadyResult(String client, int repetition, int turn, long records, double seconds, double recordsPerSecond,
-                        double clientCpuMicrosPerRecord, double processCpuMicrosPerRecord, long errors) {
+    record SteadyResult(SteadyCell cell, String client, int repetition, int turn, long records, double seconds, double recordsPerSecond,
+                        double clientCpuMicrosPerRecord, double processCpuMicrosPerRecord, long errors,
+                        String profile) {
     }
 }
