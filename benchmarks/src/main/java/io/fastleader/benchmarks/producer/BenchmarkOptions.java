@@ -3,6 +3,7 @@ package io.fastleader.benchmarks.producer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import io.fastleader.benchmarks.common.CommandLine;
 
@@ -106,7 +107,8 @@ public record BenchmarkOptions(List<Scenario> scenarios, List<Integer> recordByt
             throw new IllegalArgumentException("--steady-linger-ms: expected at least one value");
         }
         if (scenarios.contains(Scenario.REASSIGN) && recordBytes.size() > 1) {
-            throw new IllegalArgumentException("--record-bytes " + recordBytes + ": reassign takes one size; run it with "
+            throw new IllegalArgumentException("--record-bytes " + recordBytes.stream().map(String::valueOf).collect(Collectors.joining(","))
+                + ": reassign takes one size; run it with "
                 + "--scenario steady, or give one size");
         }
         CommandLine.requirePositive("--steady-repetitions", steadyRepetitions);

@@ -1,5 +1,6 @@
 package io.fastleader.benchmarks.producer;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,6 +63,7 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
             return order;
         }
 
+        /** Whether its turns are kept; the warm-up round's are not. */
         boolean kept() {
             return repetition > 0;
         }
@@ -84,10 +86,16 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
     }
 
     /** Every client's turn in every kept round, in the order they ran. */
-    List<SteadyResult> run() throws Exception {
+    List<SteadyResult> run() throws InterruptedException, IOException {
         List<SteadyResult> results = new ArrayList<>();
+        List<SteadyCell> grid = options.steadyGrid();
+        List<Round> rounds = rounds(grid, options.steadyRepetitions());
+        long turnSeconds = options.steadyWarmUp().plus(options.steadyDuration()).toSeconds();
+        System.out.printf("steady: %d cells x %d repetitions after a warm-up round: %d turns of %d s sending (%.1f min, plus topics and producers)%n",
+            grid.size(), options.steadyRepetitions(), rounds.size() * CLIENTS.size(), turnSeconds,
+            rounds.size() * CLIENTS.size() * turnSeconds / 60.0);
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            for (Round round : rounds(options.steadyGrid(), options.steadyRepetitions())) {
+            for (Round round : rounds) {
                 List<ClientVariant> order = round.order();
                 for (int turn = 0; turn < order.size(); turn++) {
                     SteadyResult result = turn(admin, order.get(turn), round, turn + 1);
@@ -102,7 +110,8 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
         return results;
     }
 
-    private SteadyResult turn(Admin admin, ClientVariant client, Round round, int turn) throws Exception {
+    private SteadyResult turn(Admin admin, ClientVariant client, Round round, int turn)
+        throws InterruptedException, IOException, ExecutionException {
         String name = "steady-" + round.number() + "-" + round.cell().name() + "-" + client.label();
         disturbances.createTopic(new NewTopic(name, PARTITIONS, (short) 3));
         SteadyResult result = measure(client, name, round, turn);
@@ -118,7 +127,7 @@ record SteadyScenario(KafkaTestCluster cluster, Disturbances disturbances, Bench
     }
 
     /** Sends to {@code topic} as {@code name} (its client id too), measuring the window after the warm-up. */
-    private SteadyResult measure(ClientVariant client, String name, Round round, int turn) throws Exception {
+    private SteadyResult measure(ClientVariant client, String name, Round round, int turn) throws InterruptedException {
         Map<String, Object> config = new HashMap<>(cluster.clientConfig());
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.LINGER_MS_CONFIG, round.cell().lingerMs());
