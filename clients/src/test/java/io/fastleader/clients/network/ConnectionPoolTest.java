@@ -412,6 +412,8 @@ class ConnectionPoolTest {
 
     @Test
     void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsThreadsEnded() throws Exception {
+        pool.close();
+        pool = poolWith(ConnectionConfig.defaults("test-client").withIoThreads(IoThreads.PLATFORM));
         FrameServer broker = broker();
         pool.send(1, ApiKey.METADATA, new MetadataRequestData());
         // The handshake is out and unanswered: the connect thread waits for it when close interrupts it.
