@@ -274,8 +274,9 @@ public final class ConsumerSettings implements ClusterSettings {
     }
 
     /**
-     * The transport's settings: timeouts, security and the kind of I/O threads. JoinGroup and SyncGroup, which the coordinator
-     * holds for up to the rebalance timeout ({@code max.poll.interval.ms}), time out after
+     * The transport's settings: timeouts, security and the kind of I/O threads. JoinGroup and
+     * SyncGroup, which the coordinator holds for up to the rebalance timeout
+     * ({@code max.poll.interval.ms}), time out after
      * {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, as {@code KafkaConsumer} times its
      * JoinGroup.
      */

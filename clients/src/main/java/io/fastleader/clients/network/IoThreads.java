@@ -60,7 +60,11 @@ public enum IoThreads {
         return setting;
     }
 
-    /** Whether this setting makes virtual threads on the running JVM. */
+    /**
+     * Whether this setting makes virtual threads on the running JVM.
+     *
+     * @throws ConfigException for {@link #VIRTUAL} on a JVM before 25
+     */
     public boolean virtual() {
         return virtualOn(Runtime.version().feature(), VirtualThreads.AVAILABLE);
     }
