@@ -36,7 +36,7 @@ import io.fastleader.it.sim.SimulatedCluster;
  * rest). Once the clients' {@code connection-count} total has stayed the same for a second, the
  * JVM's live platform threads are counted ({@code ThreadMXBean}, which from Java 21 counts platform
  * threads only: virtual threads are not in it, their carriers are), and those named
- * {@code fastleader-*}; then again after every client is closed.
+ * {@code fastleader-*}; then both again after every client is closed.
  *
  * <p>Arguments: {@code ioThreads} (auto, virtual or platform; default auto), {@code producers}
  * (default 5), {@code consumers} (default 5), {@code brokers} (default 100).
@@ -95,8 +95,8 @@ public final class ClientThreadCount {
                 closeAll(producerClients, consumerClients);
                 System.out.printf("fastleader.io.threads=%s on Java %d: %d producers + %d consumers on %d brokers, "
                         + "%d connections; platform threads: %d before the clients, %d connected (%d named fastleader-*), "
-                        + "%d after close%n", ioThreads, Runtime.version().feature(), producers, consumers, brokers,
-                    connections, before, connected, ours, platformThreads());
+                        + "%d after close (%d named fastleader-*)%n", ioThreads, Runtime.version().feature(), producers,
+                    consumers, brokers, connections, before, connected, ours, platformThreads(), fastleaderPlatformThreads());
             } finally {
                 closeAll(producerClients, consumerClients);
             }
