@@ -4,27 +4,31 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.IoThreads;
+import io.fastleader.clients.network.SecurityConfig;
 import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaTestCluster;
+import io.fastleader.it.cluster.Security;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.message.MetadataRequestData;
 import io.fastleader.protocol.message.MetadataResponseData;
 import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.NetworkClientUtils;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.network.PlaintextChannelBuilder;
+import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.Selectable;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -61,6 +65,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>JMH runs every (client, inFlight) pair in its own fork, so each pair gets a freshly started
  * broker with the same settings ({@link ClusterSpec#DEFAULT_BROKER_CONFIGS}) and its own warm-up.
+ * {@code protocol} SSL puts both clients on TLS; {@code ioThreads} chooses fastleader's kind of
+ * reader and writer threads (virtual needs Java 25).
  * The broker runs in the benchmark's JVM and shares its CPUs with the client, as it does in the
  * integration tests: the figures compare the two clients, they are not broker capacity.
  */
@@ -80,11 +86,28 @@ public class RoundTripBenchmark {
     @Param({"1", "5"})
     public int inFlight;
 
+    /** The broker listener's and both clients' {@code security.protocol}: PLAINTEXT or SSL. */
+    @Param({"PLAINTEXT"})
+    public String protocol;
+
+    /**
+     * fastleader's {@code fastleader.io.threads}, the kind of its reader and writer threads: auto,
+     * virtual (Java 25+) or platform. kafka-clients has no such threads, so its figures do not
+     * depend on it.
+     */
+    @Param({"auto"})
+    public String ioThreads;
+
     KafkaTestCluster cluster;
 
     @Setup(Level.Trial)
     public void startBroker() {
-        cluster = ClusterSpec.builder().brokers(1).execution(Execution.IN_JVM).start();
+        Security security = switch (protocol) {
+            case "PLAINTEXT" -> Security.plaintext();
+            case "SSL" -> Security.ssl();
+            default -> throw new IllegalArgumentException("protocol must be PLAINTEXT or SSL, not " + protocol);
+        };
+        cluster = ClusterSpec.builder().brokers(1).execution(Execution.IN_JVM).security(security).start();
     }
 
     @TearDown(Level.Trial)
@@ -120,13 +143,17 @@ public class RoundTripBenchmark {
             inFlight = benchmark.inFlight;
             ConnectionConfig defaults = ConnectionConfig.defaults(CLIENT_ID);
             connection = BrokerConnection.open(benchmark.cluster.firstBootstrapAddress(), new ConnectionConfig(
-                CLIENT_ID, inFlight, REQUEST_TIMEOUT, defaults.connectTimeout(), defaults.maxResponseBytes(), defaults.security()));
+                CLIENT_ID, inFlight, REQUEST_TIMEOUT, defaults.connectTimeout(), defaults.maxResponseBytes(),
+                SecurityConfig.fromKafkaConfigs(benchmark.cluster.clientConfig()))
+                .withIoThreads(IoThreads.parse(benchmark.ioThreads)));
             MetadataResponseData first = (MetadataResponseData) connection.send(ApiKey.METADATA, request)
                 .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             if (first.brokers().size() != 1 || !first.topics().isEmpty()) {
                 throw new IllegalStateException("unexpected Metadata response: " + first);
             }
-            System.out.println("fastleader: Metadata v" + connection.versions().version(ApiKey.METADATA));
+            System.out.println("fastleader: Metadata v" + connection.versions().version(ApiKey.METADATA) + ", "
+                + benchmark.protocol + ", " + (IoThreads.parse(benchmark.ioThreads).virtual() ? "virtual" : "platform")
+                + " I/O threads");
         }
 
         void roundTrip(Blackhole blackhole) throws Exception {
@@ -180,8 +207,8 @@ public class RoundTripBenchmark {
             node = new Node(0, address.getHostString(), address.getPort());
             LogContext logContext = new LogContext("[bench] ");
             metrics = new Metrics(time);
-            PlaintextChannelBuilder channelBuilder = new PlaintextChannelBuilder(null);
-            channelBuilder.configure(Map.of());
+            ChannelBuilder channelBuilder = ClientUtils.createChannelBuilder(
+                new AdminClientConfig(benchmark.cluster.clientConfig()), time, logContext);
             Selector selector = new Selector(Duration.ofMinutes(9).toMillis(), metrics, time, "bench", channelBuilder, logContext);
             client = new NetworkClient(selector, new ManualMetadataUpdater(List.of(node)), CLIENT_ID,
                 benchmark.inFlight,

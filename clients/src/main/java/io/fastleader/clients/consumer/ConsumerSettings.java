@@ -28,6 +28,7 @@ import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.clients.network.IoThreads;
 import io.fastleader.clients.network.PoolConfig;
 
 /**
@@ -273,15 +274,17 @@ public final class ConsumerSettings implements ClusterSettings {
     }
 
     /**
-     * The transport's settings: timeouts and security. JoinGroup and SyncGroup, which the coordinator
-     * holds for up to the rebalance timeout ({@code max.poll.interval.ms}), time out after
+     * The transport's settings: timeouts, security and the kind of I/O threads. JoinGroup and
+     * SyncGroup, which the coordinator holds for up to the rebalance timeout
+     * ({@code max.poll.interval.ms}), time out after
      * {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, as {@code KafkaConsumer} times its
      * JoinGroup.
      */
     @Override
     public ConnectionConfig connectionConfig(String clientId) {
         return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION)
-                .withRebalanceRequestTimeout(rebalanceRequestTimeout());
+                .withRebalanceRequestTimeout(rebalanceRequestTimeout())
+                .withIoThreads(IoThreads.parse((String) fastleader.get(FastLeaderConfigs.IO_THREADS)));
     }
 
     /** {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, in longs: {@code max.poll.interval.ms} may be {@code Integer.MAX_VALUE}. */

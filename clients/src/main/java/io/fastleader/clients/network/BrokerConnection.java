@@ -436,8 +436,8 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private void startThreads() {
-        Thread writer = threads.named("fastleader-writer-" + broker + "-").newThread(this::writeLoop);
-        Thread reader = threads.named("fastleader-reader-" + broker + "-").newThread(this::readLoop);
+        Thread writer = threads.named("fastleader-writer-" + broker + "-", config.ioThreads()).newThread(this::writeLoop);
+        Thread reader = threads.named("fastleader-reader-" + broker + "-", config.ioThreads()).newThread(this::readLoop);
         writer.start();
         reader.start();
     }

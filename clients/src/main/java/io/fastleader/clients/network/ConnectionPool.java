@@ -128,7 +128,8 @@ public final class ConnectionPool implements AutoCloseable {
         this.connector = Objects.requireNonNull(connector, "connector");
         this.random = Objects.requireNonNull(random, "random");
         int poolId = POOL_IDS.incrementAndGet();
-        this.connectThreads = Executors.newCachedThreadPool(threads.named("fastleader-connect-" + poolId + "-"));
+        this.connectThreads = Executors.newCachedThreadPool(
+                threads.named("fastleader-connect-" + poolId + "-", config.ioThreads()));
         if (sweepScheduler == null) {
             this.sweepThread = Executors.newSingleThreadScheduledExecutor(threads.named("fastleader-idle-sweep-" + poolId + "-"));
             this.sweepScheduler = (task, delayNanos) -> sweepThread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);

@@ -1,8 +1,8 @@
 /**
  * Connections to brokers: framing, pipelining, request timeouts and API version negotiation.
  *
- * <p>Each {@link io.fastleader.clients.network.BrokerConnection} has two platform threads, a writer
- * and a reader, and lets the caller write its own request when it can do so without waiting. The
+ * <p>Each {@link io.fastleader.clients.network.BrokerConnection} has two threads, a writer and a
+ * reader, and lets the caller write its own request when it can do so without waiting. The
  * {@link io.fastleader.clients.network.ConnectionPool} keeps one connection per broker for a
  * producer and two for a consumer (its Fetches have their own), and one more to a group
  * coordinator's broker for the classic protocol's JoinGroup and SyncGroup, opened at the first of
@@ -12,9 +12,11 @@
  * consumer's {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, every other request after
  * {@code request.timeout.ms} ({@link io.fastleader.clients.network.ConnectionConfig#requestTimeoutFor}).
  * So a client runs two to six such threads per broker, plus the pool's: one per connection being
- * opened and one for the idle sweep.
- * Java 17, our floor, has no virtual threads, and a client talks to a handful of brokers, so these
- * threads cost little; in exchange the state machine reads top to bottom and a failure of either
+ * opened and one for the idle sweep. The per-connection ones (reader, writer, connect) are virtual
+ * threads on Java 25 and newer and platform threads before ({@link io.fastleader.clients.network.IoThreads},
+ * {@code fastleader.io.threads}), so on 25 a client's platform threads do not grow with the cluster;
+ * Java 17, our floor, has no virtual threads, and before 25 one waiting in a selector keeps its
+ * carrier. Either way the state machine reads top to bottom and a failure of either
  * thread closes the connection and fails every request on it with one
  * {@link io.fastleader.clients.network.BrokerConnectionException}. A connection and the
  * {@link io.fastleader.clients.network.ConnectionPool} complete their futures only after releasing
@@ -35,7 +37,7 @@
  * through the writer: {@code SSLSocket} has no write that gives up when the socket is full, and
  * doing TLS over a non-blocking channel means running {@link javax.net.ssl.SSLEngine}'s handshake,
  * record wrapping and renegotiation loop ourselves, which the JDK's socket already does correctly.
- * The benchmark that showed the handoff's cost is plaintext; TLS round trips have not been measured
- * against kafka-clients, and the {@code SSLEngine} path is the step to take if they fall short.
+ * {@code RoundTripBenchmark} measures TLS round trips against kafka-clients ({@code protocol=SSL});
+ * the {@code SSLEngine} path is the step to take if they fall short.
  */
 package io.fastleader.clients.network;

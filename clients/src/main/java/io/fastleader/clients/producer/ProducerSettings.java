@@ -23,6 +23,7 @@ import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.IoThreads;
 import io.fastleader.clients.network.PoolConfig;
 
 /**
@@ -61,6 +62,7 @@ public final class ProducerSettings implements ClusterSettings {
     private final Duration hintConfirmationDelay;
     private final boolean connectionsPrewarm;
     private final long slowBatchLogMs;
+    private final IoThreads ioThreads;
 
     private ProducerSettings(ProducerConfig kafka, Map<String, Object> fastleader) {
         this.kafka = kafka;
@@ -69,6 +71,7 @@ public final class ProducerSettings implements ClusterSettings {
         this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS));
         this.connectionsPrewarm = (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
         this.slowBatchLogMs = (Long) fastleader.get(SLOW_BATCH_LOG_MS);
+        this.ioThreads = IoThreads.parse((String) fastleader.get(FastLeaderConfigs.IO_THREADS));
     }
 
     /**
@@ -226,10 +229,10 @@ public final class ProducerSettings implements ClusterSettings {
         return slowBatchLogMs;
     }
 
-    /** The transport's settings: in-flight limit, timeouts, security. */
+    /** The transport's settings: in-flight limit, timeouts, security, the kind of I/O threads. */
     @Override
     public ConnectionConfig connectionConfig(String clientId) {
-        return ConnectionConfig.from(kafka, clientId, maxInFlightPerConnection());
+        return ConnectionConfig.from(kafka, clientId, maxInFlightPerConnection()).withIoThreads(ioThreads);
     }
 
     /** The connection pool's settings. */

@@ -23,7 +23,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.EpochBackoff;
+import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.network.ExponentialBackoff;
+import io.fastleader.clients.network.IoThreads;
 
 class ConsumerSettingsTest {
 
@@ -126,6 +128,12 @@ class ConsumerSettingsTest {
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("session.timeout.ms cannot be set when group.protocol=CONSUMER");
+    }
+
+    @Test
+    void testTheIoThreadsSettingReachesTheConnections() {
+        assertThat(parse(Map.of(FastLeaderConfigs.IO_THREADS, "platform")).connectionConfig("c").ioThreads())
+                .isEqualTo(IoThreads.PLATFORM);
     }
 
     private static ConsumerGroup.Classic classic(ConsumerSettings settings) {

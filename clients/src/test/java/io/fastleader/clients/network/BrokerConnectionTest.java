@@ -567,7 +567,7 @@ class BrokerConnectionTest {
 
     @Test
     void closeReturnsOnlyOnceTheConnectionsReaderAndWriterEnded() throws Exception {
-        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        connect(config(5, Duration.ofSeconds(10)).withIoThreads(IoThreads.PLATFORM), KAFKA_4_3);
         List<Thread> threads = threadsOf(server);
         assertThat(threads).as("the connection's reader and writer").hasSize(2);
 
@@ -578,7 +578,7 @@ class BrokerConnectionTest {
 
     @Test
     void closeOnAnInterruptedThreadReturnsOnlyOnceTheConnectionsThreadsEndedAndKeepsTheInterrupt() throws Exception {
-        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
+        connect(config(5, Duration.ofSeconds(10)).withIoThreads(IoThreads.PLATFORM), KAFKA_4_3);
         List<Thread> threads = threadsOf(server);
         assertThat(threads).as("the connection's reader and writer").hasSize(2);
 
@@ -605,7 +605,11 @@ class BrokerConnectionTest {
             .hasMessageContaining("cannot connect to 127.0.0.1:" + closedPort);
     }
 
-    /** The reader and writer threads of connections to {@code broker}. */
+    /**
+     * The reader and writer threads of connections to {@code broker}, when they are platform threads
+     * ({@link IoThreads#PLATFORM}): virtual threads are not listed. {@code ClientThreadsTest} waits
+     * for virtual ones.
+     */
     static List<Thread> threadsOf(FrameServer broker) {
         String port = ":" + broker.address().getPort() + "-";
         return Thread.getAllStackTraces().keySet().stream()

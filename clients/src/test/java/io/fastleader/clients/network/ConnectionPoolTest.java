@@ -412,6 +412,8 @@ class ConnectionPoolTest {
 
     @Test
     void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsThreadsEnded() throws Exception {
+        pool.close();
+        pool = poolWith(ConnectionConfig.defaults("test-client").withIoThreads(IoThreads.PLATFORM));
         FrameServer broker = broker();
         pool.send(1, ApiKey.METADATA, new MetadataRequestData());
         // The handshake is out and unanswered: the connect thread waits for it when close interrupts it.
@@ -734,7 +736,7 @@ class ConnectionPoolTest {
     void aHeldJoinGroupIsNotTimedOutAfterTheRequestTimeout() throws Exception {
         pool.close();
         pool = poolWith(new ConnectionConfig("test-client", 5, Duration.ofMillis(300), Duration.ofMinutes(5),
-            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT));
+            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT, IoThreads.AUTO));
         FrameServer rebalancing = broker();
         CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
         rebalancing.answerHandshake(EVERY_API);

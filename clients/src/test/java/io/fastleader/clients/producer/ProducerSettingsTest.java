@@ -2,6 +2,7 @@ package io.fastleader.clients.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
+import io.fastleader.clients.network.IoThreads;
 
 class ProducerSettingsTest {
 
@@ -185,6 +187,41 @@ class ProducerSettingsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(ProducerSettings.SLOW_BATCH_LOG_MS)
                 .hasMessageContaining("-2");
+    }
+
+    @Test
+    void testTheIoThreadsSettingReachesTheConnections() {
+        configs.put(FastLeaderConfigs.IO_THREADS, "platform");
+
+        assertThat(ProducerSettings.parse(configs, null, null).connectionConfig("c").ioThreads())
+                .isEqualTo(IoThreads.PLATFORM);
+    }
+
+    @Test
+    void testIoThreadsAreAutoByDefault() {
+        assertThat(ProducerSettings.parse(configs, null, null).connectionConfig("c").ioThreads())
+                .isEqualTo(IoThreads.AUTO);
+    }
+
+    @Test
+    void testAnUnknownIoThreadsValueIsRefusedNamingTheKey() {
+        configs.put(FastLeaderConfigs.IO_THREADS, "green");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(FastLeaderConfigs.IO_THREADS)
+                .hasMessageContaining("green");
+    }
+
+    @Test
+    void testVirtualIoThreadsBeforeJava25AreRefusedNamingTheKey() {
+        assumeTrue(Runtime.version().feature() < 25, "virtual threads are fit for the transport from Java 25");
+        configs.put(FastLeaderConfigs.IO_THREADS, "virtual");
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(FastLeaderConfigs.IO_THREADS)
+                .hasMessageContaining("Java 25");
     }
 
     @Test
