@@ -59,7 +59,7 @@ record ScaleOptions(List<Integer> brokers, List<Integer> partitions, List<ScaleS
           --moves N             roll: brokers rolled per cell, at most all (default 3);
                                 reassign: rotations (default 3)
           --reassign-percent N  reassign: share of the partitions moved per rotation (default 100)
-          --topic-partitions N  partitions per topic (default 100)
+          --topic-partitions N  partitions per topic (default 1000)
           --linger-ms N         every variant's linger.ms (default 5)
           --down-ms N           roll: how long a stopped broker stays down (default 1000)
           --client-config K=V,K=V  every variant's producer settings (default %s)
@@ -84,7 +84,7 @@ record ScaleOptions(List<Integer> brokers, List<Integer> partitions, List<ScaleS
         if (reassignPercent < 1 || reassignPercent > 100) {
             throw new IllegalArgumentException("--reassign-percent " + reassignPercent + ": expected 1 to 100");
         }
-        int topicPartitions = line.integer("--topic-partitions", 100);
+        int topicPartitions = line.integer("--topic-partitions", 1000);
         CommandLine.requirePositive("--topic-partitions", topicPartitions);
         int lingerMs = line.integer("--linger-ms", 5);
         int downMillis = line.integer("--down-ms", 1000);

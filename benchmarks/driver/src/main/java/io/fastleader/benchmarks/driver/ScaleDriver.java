@@ -95,7 +95,7 @@ public final class ScaleDriver {
     static List<TopicPartition> partitions(String listed) {
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : listed.split(";")) {
-            int colon = topic.lastIndexOf(':');
+            int colon = topic.indexOf(':');
             String name = topic.substring(0, colon);
             for (String partition : topic.substring(colon + 1).split(",")) {
                 partitions.add(new TopicPartition(name, Integer.parseInt(partition)));
