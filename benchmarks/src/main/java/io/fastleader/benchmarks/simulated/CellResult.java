@@ -23,11 +23,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param simulatedCpuMillis   the cluster's threads' CPU time over the same span, plus the moves themselves
  * @param wallMillis           that span's wall time, roll's down time included
  * @param requests             requests the client sent over that span, by API, from the cluster's request log
- * @param moveNames            each move, in order, with the partitions it moved
+ * @param eachMove             each move, in order, with the partitions it moved and when the last was acknowledged
  */
 record CellResult(int brokers, int partitions, String scenario, String variant, int moves, int movedPartitions, int failed,
                   String firstError, RecoverySummary recoveryMicros, double slowestMoveMillis, double clientCpuMillis,
-                  double simulatedCpuMillis, long wallMillis, Map<String, Long> requests, List<String> moveNames) {
+                  double simulatedCpuMillis, long wallMillis, Map<String, Long> requests, List<String> eachMove) {
 
     /** The client's CPU time per moved partition, in microseconds. */
     @JsonProperty

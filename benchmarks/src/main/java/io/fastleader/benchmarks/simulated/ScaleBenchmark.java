@@ -114,9 +114,9 @@ public final class ScaleBenchmark {
                 log.stream().filter(request -> producer.clientId().equals(request.clientId()))
                     .forEach(request -> requests.merge(request.api().displayName(), 1L, Long::sum));
                 return new CellResult(brokers, partitions, scenario.name().toLowerCase(Locale.ROOT), variant.label(),
-                    moves.names.size(), moves.moved, moves.failed, moves.firstError, RecoverySummary.of(moves.recoveries()),
+                    moves.summaries.size(), moves.moved, moves.failed, moves.firstError, RecoverySummary.of(moves.recoveries()),
                     moves.slowestNanos / 1e6, (moves.lastCpuNanos - clientCpuBefore) / 1e6, simulatedNanos / 1e6,
-                    TimeUnit.NANOSECONDS.toMillis(wallNanos), requests, moves.names);
+                    TimeUnit.NANOSECONDS.toMillis(wallNanos), requests, moves.summaries);
             }
         }
     }
@@ -124,7 +124,7 @@ public final class ScaleBenchmark {
     /** The moves of one cell and variant, and what followed each. */
     private static final class Moves {
         private final ScaleProducer producer;
-        private final List<String> names = new ArrayList<>();
+        private final List<String> summaries = new ArrayList<>();
         private final List<long[]> recoveries = new ArrayList<>();
         private int moved;
         private int failed;
@@ -145,8 +145,8 @@ public final class ScaleBenchmark {
             moveCpuNanos += SimulationThreads.callerCpuNanos() - cpuBefore;
             List<TopicPartition> partitions = new ArrayList<>(epochs.keySet());
             partitions.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-            names.add(name + ": " + partitions.size() + " partitions");
             if (partitions.isEmpty()) {
+                summaries.add(name + ": no partition moved");
                 return epochs.keySet();
             }
             ScaleProducer.Written written = producer.write(partitions);
@@ -157,7 +157,10 @@ public final class ScaleBenchmark {
             }
             long[] acknowledged = Arrays.stream(written.micros()).filter(micros -> micros >= 0).toArray();
             recoveries.add(acknowledged);
-            slowestNanos = Math.max(slowestNanos, TimeUnit.MICROSECONDS.toNanos(Arrays.stream(acknowledged).max().orElse(0)));
+            long lastMicros = Arrays.stream(acknowledged).max().orElse(0);
+            slowestNanos = Math.max(slowestNanos, TimeUnit.MICROSECONDS.toNanos(lastMicros));
+            summaries.add(String.format(Locale.ROOT, "%s: %d partitions, the last acknowledged after %.1f ms", name, partitions.size(),
+                lastMicros / 1000.0));
             lastCpuNanos = written.cpuNanos();
             return epochs.keySet();
         }

@@ -23,13 +23,14 @@ final class ScaleReport {
         long produce = requests.getOrDefault("Produce", 0L);
         long other = requests.values().stream().mapToLong(Long::longValue).sum() - metadata - produce;
         return String.format(Locale.ROOT, FORMAT, result.brokers(), result.partitions(), result.scenario(), result.variant(),
-            result.movedPartitions(), result.failed(), millis(recovery.p50()), millis(recovery.p99()), millis(recovery.p999()),
-            millis(recovery.max()), String.format(Locale.ROOT, "%.0f", result.clientCpuMillis()),
+            result.movedPartitions(), result.failed(), millis(recovery, recovery.p50()), millis(recovery, recovery.p99()),
+            millis(recovery, recovery.p999()), millis(recovery, recovery.max()), String.format(Locale.ROOT, "%.0f", result.clientCpuMillis()),
             String.format(Locale.ROOT, "%.1f", result.clientCpuMicrosPerPartition()), metadata, produce, other,
             String.format(Locale.ROOT, "%.0f", result.simulatedCpuMillis()), String.format(Locale.ROOT, "%.1f", result.wallMillis() / 1000.0));
     }
 
-    private static String millis(long micros) {
-        return String.format(Locale.ROOT, "%.1f", micros / 1000.0);
+    /** {@code micros} of {@code recovery} in ms, or a dash when no record was acknowledged. */
+    private static String millis(RecoverySummary recovery, long micros) {
+        return recovery.count() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", micros / 1000.0);
     }
 }
