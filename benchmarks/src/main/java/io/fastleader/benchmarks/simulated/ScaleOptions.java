@@ -62,7 +62,8 @@ record ScaleOptions(List<Integer> brokers, List<Integer> partitions, List<ScaleS
           --topic-partitions N  partitions per topic (default 1000)
           --linger-ms N         every variant's linger.ms (default 5)
           --down-ms N           roll: how long a stopped broker stays down (default 1000)
-          --client-config K=V,K=V  every variant's producer settings (default %s)
+          --client-config K=V,K=V  every variant's producer settings, in place of the default
+                                (%s)
           --json PATH           where the figures go (default benchmarks/target/scale.json)
         """.formatted(Variant.labels(), DEFAULT_CLIENT_CONFIG);
 
