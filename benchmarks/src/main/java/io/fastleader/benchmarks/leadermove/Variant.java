@@ -10,9 +10,10 @@ import java.util.stream.Collectors;
 
 /**
  * A client variant of the leader-move benchmark: which producer and consumer classes its child
- * JVM builds, with which settings, on which classpath.
+ * JVM builds, with which settings, on which classpath. The scale benchmark
+ * ({@code simulated.ScaleBenchmark}) runs the same variants' producers.
  */
-enum Variant {
+public enum Variant {
     /** fastleader with its defaults: KIP-951 hints followed. */
     FASTLEADER("fastleader", "io.fastleader.clients.producer.FastLeaderProducer",
         "io.fastleader.clients.consumer.FastLeaderConsumer", Map.of()),
@@ -49,25 +50,27 @@ enum Variant {
     }
 
     /** The name in progress lines, tables and JSON. */
-    String label() {
+    public String label() {
         return label;
     }
 
-    String producerClass() {
+    /** The producer class the child JVM builds, with a {@code (Map, Serializer, Serializer)} constructor. */
+    public String producerClass() {
         return producerClass;
     }
 
-    String consumerClass() {
+    /** The consumer class the child JVM builds, with a {@code (Map, Deserializer, Deserializer)} constructor. */
+    public String consumerClass() {
         return consumerClass;
     }
 
     /** This variant's own client settings. */
-    Map<String, String> clientConfig() {
+    public Map<String, String> clientConfig() {
         return clientConfig;
     }
 
     /** Whether this variant runs fastleader's clients. */
-    boolean isFastLeader() {
+    public boolean isFastLeader() {
         return producerClass.startsWith("io.fastleader.");
     }
 
@@ -76,7 +79,7 @@ enum Variant {
      * resource, for the 3.6.0 variant; this JVM's own (fastleader, kafka-clients 4.3.1 and the
      * driver) for the others.
      */
-    String classpath() {
+    public String classpath() {
         if (this != KAFKA_CLIENTS_3_6_0) {
             return System.getProperty("java.class.path");
         }
@@ -91,13 +94,13 @@ enum Variant {
     }
 
     /** The variant labelled {@code label}. */
-    static Variant ofLabel(String label) {
+    public static Variant ofLabel(String label) {
         return Arrays.stream(values()).filter(v -> v.label.equals(label)).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no variant '" + label + "': expected one of " + labels()));
     }
 
     /** Every label, comma-separated. */
-    static String labels() {
+    public static String labels() {
         return Arrays.stream(values()).map(Variant::label).collect(Collectors.joining(","));
     }
 }

@@ -1,7 +1,5 @@
 package io.fastleader.benchmarks.simulated;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,8 +47,7 @@ public final class ProducingCluster implements AutoCloseable {
     private final List<Producer<String, String>> clients = new ArrayList<>();
     /** Each client's partitions, in send order. */
     private final List<List<TopicPartition>> written = new ArrayList<>();
-    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    private final long[] simulationThreadIds;
+    private final SimulationThreads simulationThreads;
     private Map<TopicPartition, Integer> lastEpochs = Map.of();
     private long round;
 
@@ -71,10 +68,7 @@ public final class ProducingCluster implements AutoCloseable {
                 this.movedTopics.add(topic);
             }
         }
-        simulationThreadIds = Thread.getAllStackTraces().keySet().stream()
-            .filter(thread -> thread.getName().startsWith(cluster.name() + "-"))
-            .mapToLong(Thread::getId)
-            .toArray();
+        simulationThreads = SimulationThreads.of(cluster);
         for (int c = 0; c < clients; c++) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : this.movedTopics) {
@@ -212,11 +206,7 @@ public final class ProducingCluster implements AutoCloseable {
 
     /** CPU time the cluster's own threads (its network and timer threads) have used so far, in nanoseconds. */
     public long simulationThreadsCpuNanos() {
-        long total = 0;
-        for (long id : simulationThreadIds) {
-            total += Math.max(0, threads.getThreadCpuTime(id));
-        }
-        return total;
+        return simulationThreads.cpuNanos();
     }
 
     /** Partitions moved at each {@link #move()}. */
