@@ -31,11 +31,12 @@ import io.fastleader.it.cluster.Execution;
  * @param fastleaderConfigs settings for the fastleader variants' clients, on top of their own
  * @param countKafkaClientRequests whether the kafka-clients variants' requests are counted, from their DEBUG log
  * @param slowBatchMillis the fastleader variants log the phases of every batch slower than this
+ * @param brokerRows the brokers' settings to run the scenario with, each on a fresh cluster, in order
  */
 record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String bootstrap, int partitions, int rate, int recordSize,
                          Duration warmup, int moves, Duration interval, Duration settle, Path json, Path chart,
                          Map<String, String> brokerConfigs, Deployment deployment, String acks, Map<String, String> fastleaderConfigs,
-                         boolean countKafkaClientRequests, int slowBatchMillis) {
+                         boolean countKafkaClientRequests, int slowBatchMillis, List<BrokerRow> brokerRows) {
 
     static final String HELP = """
         Runs fastleader's clients side by side with kafka-clients' through leader moves on one real
@@ -46,7 +47,11 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         duplicated, and the requests each variant spent per move, by API (what it sent from the
         move's start to half way through the pause after it, less its quiet rate just before);
         writes every figure as JSON and a PNG chart of each second's worst end-to-end latency,
-        with the disturbances shaded.
+        with the disturbances shaded. With the brokers in this JVM, it also splits every record's
+        produce latency into the time a Produce request carrying its partition was at a broker
+        (from the brokers' request log) and the client's rest, and shows the split of the records
+        at p99, p99.9, p99.99 and the slowest. With several --broker-rows, the scenario runs once
+        per row, each on a fresh cluster, and a summary of the rows comes last.
 
         java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.leadermove.LeaderMoveBenchmark [options]
 
@@ -78,6 +83,10 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --settle S         roll: seconds after a broker is back before the next stops (default 10)
           --broker-config K=V,K=V  settings for the brokers this tool starts, e.g.
                              replica.fetch.backoff.ms=100
+          --broker-rows LIST the brokers' settings to run with, one fresh cluster and run each,
+                             comma-separated (default default): default, the fixtures' settings;
+                             tuned, replica.fetch.backoff.ms=100 on top (both on top of
+                             --broker-config)
           --brokers WHERE    in_jvm: the 3 brokers in this JVM; child_jvm: one JVM each (default:
                              as the profile says)
           --fastleader-config K=V,K=V  settings for the fastleader variants' producer and
@@ -88,8 +97,9 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
           --slow-batch-ms N  the fastleader variants log where every batch slower than this
                              waited (fastleader.slow.batch.log.ms); the report shows the slowest
                              (default: 50 + 2 client round trips)
-          --json PATH        figures (default benchmarks/target/leader-move-<scenario>.json)
-          --chart PATH       chart (default benchmarks/target/leader-move-<scenario>.png)
+          --json PATH        figures, every row's (default benchmarks/target/leader-move-<scenario>.json)
+          --chart PATH       chart, one per row with the row's name before the extension
+                             (default benchmarks/target/leader-move-<scenario>.png)
         """.formatted(NetworkProfile.labels(), Deployment.LAGGING_BROKER, Variant.labels());
 
     static LeaderMoveOptions read(CommandLine line) {
@@ -112,10 +122,16 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
             throw new IllegalArgumentException("--acks " + acks + ": expected all or 1");
         }
         int slowBatchMillis = line.integer("--slow-batch-ms", 50 + 2 * (int) deployment.clientRtt().toMillis());
+        List<BrokerRow> brokerRows = Arrays.stream(line.string("--broker-rows", BrokerRow.DEFAULT.label()).split(","))
+            .map(String::trim).map(BrokerRow::ofLabel).distinct().toList();
+        if (bootstrap != null && !brokerRows.equals(List.of(BrokerRow.DEFAULT))) {
+            throw new IllegalArgumentException("--broker-rows needs the clusters this tool starts: drop --bootstrap");
+        }
         return new LeaderMoveOptions(scenario, variants, bootstrap, partitions, rate, line.integer("--record-size", 512), warmup,
             line.integer("--moves", 3), line.seconds("--interval", 10), line.seconds("--settle", 10),
             line.path("--json", name + ".json"), line.path("--chart", name + ".png"), line.settings("--broker-config"),
-            deployment, acks, line.settings("--fastleader-config"), line.onOff("--count-kafka-requests", true), slowBatchMillis);
+            deployment, acks, line.settings("--fastleader-config"), line.onOff("--count-kafka-requests", true), slowBatchMillis,
+            brokerRows);
     }
 
     private static Deployment deployment(CommandLine line) {

@@ -74,8 +74,8 @@ class LeaderMoveReportTest {
     void eachVariantsFiguresCarryItsRequestsPerMove() {
         MoveRequests fastleaderRequests = MoveRequests.of(Variant.FASTLEADER.label(), List.of());
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll"));
-        Map<String, Object> figures = new LeaderMoveReport(options, List.of(result(Variant.FASTLEADER, 10, 10, 0)), List.of(),
-            Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
+        Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 10, 10, 0)),
+            Map.of(), List.of(), Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
 
         assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
             .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
@@ -84,7 +84,7 @@ class LeaderMoveReportTest {
 
     private static LeaderMoveReport report(List<String> arguments, VariantResult... results) {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse(arguments.toArray(String[]::new)));
-        return new LeaderMoveReport(options, List.of(results), List.of(), Map.of(), 0);
+        return new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(results), Map.of(), List.of(), Map.of(), 0);
     }
 
     private static VariantResult result(Variant variant, double produceP999, double endToEndP999, long lost) {
