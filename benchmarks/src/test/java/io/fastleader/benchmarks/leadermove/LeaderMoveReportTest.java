@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fastleader.benchmarks.common.CommandLine;
 import io.fastleader.benchmarks.common.Latency;
+import io.fastleader.benchmarks.driver.RecordTimes;
 
 class LeaderMoveReportTest {
 
@@ -80,6 +81,24 @@ class LeaderMoveReportTest {
         assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
             .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
             .containsEntry("requestsPerMove", fastleaderRequests);
+    }
+
+    @Test
+    void aP999RecordWithMoreThanThreeClientRoundTripsInTheClientMissesFastleadersTarget() {
+        LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll", "--profile", "cross-zone"));
+        // One record of 300 ms, 290 of them at a broker: 10 ms in the client, 5 round trips of 2 ms.
+        LatencySplits splits = LatencySplits.of(List.of(new RecordTimes.Record(0, 0, 300_000)), BrokerTime.of(List.of(
+            new BrokerRequestLog.ProduceAtBroker("fastleader-producer", "127.0.0.1:9092-127.0.0.1:50000-0", new int[] {0}, 5_000, 295_000))));
+        Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 300, 300, 0)),
+            Map.of(Variant.FASTLEADER.label(), splits), List.of(), Map.of(), 0).figures();
+
+        assertThat(figures.get("targets")).asInstanceOf(InstanceOfAssertFactories.map(String.class, String.class))
+            .containsEntry("fastleader's client share of its p99.9 record <= 3 client round trips", "missed");
+        assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
+            .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
+            .extractingByKey("produceSplitMs").asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
+            .extractingByKey("p99.9").asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
+            .containsEntry("totalMs", 300.0).containsEntry("brokerMs", 290.0).containsEntry("clientMs", 10.0);
     }
 
     private static LeaderMoveReport report(List<String> arguments, VariantResult... results) {
