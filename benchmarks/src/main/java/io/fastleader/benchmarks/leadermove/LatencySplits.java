@@ -12,7 +12,8 @@ import io.fastleader.benchmarks.driver.RecordTimes;
  * One variant's measured records, each one's produce latency split into the time a Produce request
  * carrying its partition was at a broker, and the rest, the client's: queued, backing off, waiting
  * for metadata, connecting, and the network both ways. The figure at a rank is the split of the
- * record at that rank (nearest rank, ordered by latency), not a percentile of each part.
+ * record at that rank (nearest rank, ordered by latency), not a percentile of each part. Without
+ * the brokers' request log the records are kept unsplit, for the latencies within the moves' windows.
  */
 final class LatencySplits {
 
@@ -21,20 +22,50 @@ final class LatencySplits {
     private static final int SLOWEST_KEPT = 10;
 
     private final List<Split> byLatency;
+    private final boolean brokerMeasured;
 
-    private LatencySplits(List<Split> byLatency) {
+    private LatencySplits(List<Split> byLatency, boolean brokerMeasured) {
         this.byLatency = byLatency;
+        this.brokerMeasured = brokerMeasured;
     }
 
-    /** Splits {@code records} by the time {@code atBrokers} says their partitions' requests were at a broker. */
-    static LatencySplits of(List<RecordTimes.Record> records, BrokerTime atBrokers) {
+    /**
+     * Splits {@code records} by the brokers' request log: {@code served} says when their partitions'
+     * requests were being served (read to response), {@code withWaiting} when they were at a broker,
+     * waiting unread behind earlier requests on their connection included. With both null (the
+     * brokers' log out of reach) every broker part is 0 and {@link #brokerMeasured} false.
+     */
+    static LatencySplits of(List<RecordTimes.Record> records, BrokerTime served, BrokerTime withWaiting) {
         List<Split> splits = new ArrayList<>(records.size());
         for (RecordTimes.Record record : records) {
-            splits.add(new Split(record.partition(), record.sentMicros(), record.latencyMicros(),
-                atBrokers.within(record.partition(), record.sentMicros(), record.ackedMicros())));
+            long servedMicros = served == null ? 0 : served.within(record.partition(), record.sentMicros(), record.ackedMicros());
+            long atBrokerMicros = withWaiting == null ? 0 : withWaiting.within(record.partition(), record.sentMicros(), record.ackedMicros());
+            splits.add(new Split(record.partition(), record.sentMicros(), record.latencyMicros(), servedMicros,
+                Math.max(0, atBrokerMicros - servedMicros)));
         }
         splits.sort(Comparator.comparingLong(Split::totalMicros));
-        return new LatencySplits(splits);
+        return new LatencySplits(splits, served != null);
+    }
+
+    /** {@link #of(List, BrokerTime, BrokerTime)} with both broker times from {@code requests}. */
+    static LatencySplits of(List<RecordTimes.Record> records, List<BrokerRequestLog.ProduceAtBroker> requests) {
+        return of(records, BrokerTime.served(requests), BrokerTime.withWaiting(requests));
+    }
+
+    /** The records, unsplit: the brokers' request log is out of reach. */
+    static LatencySplits unsplit(List<RecordTimes.Record> records) {
+        return of(records, null, null);
+    }
+
+    /** Whether the broker parts were measured. */
+    boolean brokerMeasured() {
+        return brokerMeasured;
+    }
+
+    /** The records sent within one of {@code windows}. */
+    LatencySplits sentWithin(List<Scenario.Window> windows) {
+        return new LatencySplits(byLatency.stream().filter(split -> windows.stream().anyMatch(w -> w.contains(split.sentMicros())))
+            .toList(), brokerMeasured);
     }
 
     /** The split of the record at {@code rank} (0 to 1] of the records by latency, nearest rank; null without records. */
@@ -72,12 +103,17 @@ final class LatencySplits {
      * @param partition    its partition
      * @param sentMicros   its send, in epoch microseconds
      * @param totalMicros  send to acknowledgement
-     * @param brokerMicros the part of it a request carrying its partition was at a broker
+     * @param servedMicros the part of it a request carrying its partition was being served at a broker (read to response)
+     * @param unreadMicros the further part such a request waited unread at a broker, behind earlier requests on its connection
      */
-    record Split(int partition, long sentMicros, long totalMicros, long brokerMicros) {
+    record Split(int partition, long sentMicros, long totalMicros, long servedMicros, long unreadMicros) {
+
+        long brokerMicros() {
+            return servedMicros + unreadMicros;
+        }
 
         long clientMicros() {
-            return totalMicros - brokerMicros;
+            return totalMicros - brokerMicros();
         }
 
         double totalMs() {
@@ -85,7 +121,15 @@ final class LatencySplits {
         }
 
         double brokerMs() {
-            return brokerMicros / 1000.0;
+            return brokerMicros() / 1000.0;
+        }
+
+        double servedMs() {
+            return servedMicros / 1000.0;
+        }
+
+        double unreadMs() {
+            return unreadMicros / 1000.0;
         }
 
         double clientMs() {

@@ -104,15 +104,14 @@ public final class LeaderMoveBenchmark {
             Map<String, LatencySplits> splits = new LinkedHashMap<>();
             for (DriverProcess driver : drivers) {
                 results.add(VariantResult.parse(driver.variant(), driver.result()));
-                if (brokerRequests != null) {
-                    splits.put(driver.variant().label(), LatencySplits.of(driver.recordTimes(),
-                        BrokerTime.of(brokerRequests.produceRequests(driver.producerClientId()))));
-                }
+                splits.put(driver.variant().label(), brokerRequests == null ? LatencySplits.unsplit(driver.recordTimes())
+                    : LatencySplits.of(driver.recordTimes(), brokerRequests.produceRequests(driver.producerClientId())));
             }
             if (brokerRequests != null && brokerRequests.unparsed() > 0) {
                 System.out.println("the brokers' request log had " + brokerRequests.unparsed() + " Produce entries that did not parse");
             }
-            LeaderMoveReport report = new LeaderMoveReport(options, row, results, splits, ledger.done(), ledger.requests(), startMillis);
+            LeaderMoveReport report = new LeaderMoveReport(options, row, results, splits, ledger.done(), ledger.windows(),
+                ledger.requests(), startMillis);
             report.print();
             LatencyChart.write(chart(options.chart(), row), results, ledger.done(), measuredFromMillis);
             return report;

@@ -22,8 +22,8 @@ final class LeaderMoveReport {
     private static final int SLOW_BATCHES_PRINTED = 10;
     private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s | %5s%n";
 
-    private static final String SPLIT_ROW = "%-20s %-7s %9s %9s %9s %11s%n";
-    private static final String SUMMARY_ROW = "%-8s %-20s %10s %9s %9s %11s %9s%n";
+    private static final String SPLIT_ROW = "%-20s %-7s %9s %9s %9s %9s %9s %11s%n";
+    private static final String SUMMARY_ROW = "%-8s %-20s %10s %9s %9s %9s %11s %9s%n";
     /** The client's share of a refused record is one round trip to the old leader and one to the new: its physical limit. */
     private static final int LIMIT_ROUND_TRIPS = 2;
 
@@ -32,23 +32,27 @@ final class LeaderMoveReport {
     private final List<VariantResult> results;
     private final Map<String, LatencySplits> splits;
     private final List<Scenario.Disturbance> disturbances;
+    private final List<Scenario.Window> windows;
     private final Map<String, MoveRequests> requests;
     private final long startMillis;
 
     /**
      * @param row the brokers' settings of this run
-     * @param splits each variant's records split into broker and client time, by variant label; empty
+     * @param splits each variant's records split into broker and client time, by variant label; unsplit
      *               where the brokers' request log is out of reach (brokers in other JVMs)
+     * @param windows each disturbance's window, for the latencies within them
      * @param requests what each move cost each variant in requests, by variant label
      * @param startMillis when the variants started sending, the zero of the printed times
      */
     LeaderMoveReport(LeaderMoveOptions options, BrokerRow row, List<VariantResult> results, Map<String, LatencySplits> splits,
-                     List<Scenario.Disturbance> disturbances, Map<String, MoveRequests> requests, long startMillis) {
+                     List<Scenario.Disturbance> disturbances, List<Scenario.Window> windows, Map<String, MoveRequests> requests,
+                     long startMillis) {
         this.options = options;
         this.row = row;
         this.results = results;
         this.splits = splits;
         this.disturbances = disturbances;
+        this.windows = windows;
         this.requests = requests;
         this.startMillis = startMillis;
     }
@@ -72,6 +76,7 @@ final class LeaderMoveReport {
         }
         System.out.println("cpu: each variant's JVM, in cores, from the end of the warm-up until it reported");
         printSplits();
+        printWindows();
         printRoundTrips();
         printRequestsPerMove();
         printSlowBatches();
@@ -124,7 +129,10 @@ final class LeaderMoveReport {
             variant.put("driverCpuCores", result.cpuCores());
             variant.put("requestsPerMove", requests.get(result.variant().label()));
             LatencySplits split = splits.get(result.variant().label());
-            if (split != null) {
+            if (split != null && !windows.isEmpty()) {
+                variant.put("windows", windowFigures(split));
+            }
+            if (split != null && split.brokerMeasured()) {
                 Map<String, Object> atRanks = new LinkedHashMap<>();
                 LatencySplits.RANKS.forEach((rank, fraction) -> atRanks.put(rank, splitFigures(split.at(fraction))));
                 variant.put("produceSplitMs", atRanks);
@@ -207,7 +215,7 @@ final class LeaderMoveReport {
         }
         long rtt = deployment.clientRtt().toMillis();
         LatencySplits fastleaderSplits = splits.get(Variant.FASTLEADER.label());
-        if (rtt > 0 && fastleaderSplits != null && fastleaderSplits.records() > 0) {
+        if (rtt > 0 && fastleaderSplits != null && fastleaderSplits.brokerMeasured() && fastleaderSplits.records() > 0) {
             targets.put("fastleader's client share of its p99.9 record <= " + (LIMIT_ROUND_TRIPS + 1) + " client round trips",
                 fastleaderSplits.at(0.999).clientMs() <= (LIMIT_ROUND_TRIPS + 1) * rtt);
         }
@@ -219,23 +227,59 @@ final class LeaderMoveReport {
 
     /** Each variant's records at p99, p99.9, p99.99 and the slowest, each split into broker and client time. */
     private void printSplits() {
-        System.out.printf("%nproduce latency of the record at each rank, split: broker = time a Produce request carrying its"
-            + " partition was at a broker (the brokers' request log), client = the rest, ms%n");
-        if (splits.isEmpty()) {
+        System.out.printf("%nproduce latency of the record at each rank, split (ms): served = a Produce request carrying its"
+            + " partition was being served at a broker (the brokers' request log, read to response); unread = such a request waited"
+            + " unread behind earlier ones on its connection; broker = both; client = the rest%n");
+        if (splits.values().stream().noneMatch(LatencySplits::brokerMeasured)) {
             System.out.println("  n/a: the brokers run outside this JVM, so their request log is out of reach");
             return;
         }
-        System.out.printf(SPLIT_ROW, "variant", "rank", "total", "broker", "client", "client RTTs");
+        System.out.printf(SPLIT_ROW, "variant", "rank", "total", "served", "unread", "broker", "client", "client RTTs");
         for (VariantResult result : results) {
             LatencySplits split = splits.get(result.variant().label());
             LatencySplits.RANKS.forEach((rank, fraction) -> {
                 LatencySplits.Split at = split.at(fraction);
                 if (at != null) {
-                    System.out.printf(SPLIT_ROW, result.variant().label(), rank, ms(at.totalMs()), ms(at.brokerMs()), ms(at.clientMs()),
-                        roundTrips(at.clientMs()));
+                    System.out.printf(SPLIT_ROW, result.variant().label(), rank, ms(at.totalMs()), ms(at.servedMs()), ms(at.unreadMs()),
+                        ms(at.brokerMs()), ms(at.clientMs()), roundTrips(at.clientMs()));
                 }
             });
         }
+    }
+
+    /**
+     * Each variant's produce p99.9 over all its measured records and over those sent within the
+     * disturbances' windows, and the share of its records sent within them: a p99.9 over a long run
+     * with few records in the windows hides the moves.
+     */
+    private void printWindows() {
+        if (windows.isEmpty() || splits.isEmpty()) {
+            return;
+        }
+        System.out.printf("%nproduce p99.9 over the run and over the moves' windows (from each move's start to half way through"
+            + " the pause after it: %s), ms%n", windows.stream().map(w -> String.format(Locale.ROOT, "%s %.1f s to %.1f s", w.what(),
+            seconds(w.startMillis()), seconds(w.endMillis()))).collect(java.util.stream.Collectors.joining(", ")));
+        System.out.printf("%-20s %9s %9s %9s %9s %9s%n", "variant", "run p99.9", "records", "win p99.9", "in window", "share");
+        for (VariantResult result : results) {
+            LatencySplits split = splits.get(result.variant().label());
+            if (split != null) {
+                Map<String, Object> figures = windowFigures(split);
+                System.out.printf(Locale.ROOT, "%-20s %9s %9d %9s %9d %8.2f%%%n", result.variant().label(), ms((double) figures.get("runP999Ms")),
+                    (int) figures.get("records"), ms((double) figures.get("windowP999Ms")), (int) figures.get("recordsInWindows"),
+                    100 * (double) figures.get("fractionInWindows"));
+            }
+        }
+    }
+
+    private Map<String, Object> windowFigures(LatencySplits split) {
+        LatencySplits inWindows = split.sentWithin(windows);
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("records", split.records());
+        figures.put("recordsInWindows", inWindows.records());
+        figures.put("fractionInWindows", split.records() == 0 ? 0.0 : (double) inWindows.records() / split.records());
+        figures.put("runP999Ms", split.records() == 0 ? 0.0 : split.at(0.999).totalMs());
+        figures.put("windowP999Ms", inWindows.records() == 0 ? 0.0 : inWindows.at(0.999).totalMs());
+        return figures;
     }
 
     private Map<String, Object> splitFigures(LatencySplits.Split split) {
@@ -246,6 +290,8 @@ final class LeaderMoveReport {
         figures.put("partition", split.partition());
         figures.put("sentSeconds", seconds(split.sentMicros() / 1000));
         figures.put("totalMs", split.totalMs());
+        figures.put("servedMs", split.servedMs());
+        figures.put("unreadMs", split.unreadMs());
         figures.put("brokerMs", split.brokerMs());
         figures.put("clientMs", split.clientMs());
         long rtt = options.deployment().clientRtt().toMillis();
@@ -270,16 +316,17 @@ final class LeaderMoveReport {
             options.scenario().name().toLowerCase(Locale.ROOT), options.deployment().describe(), options.acks(), options.partitions(),
             options.rate());
         reports.keySet().forEach(row -> System.out.println("  brokers " + row.describe()));
-        System.out.printf(SUMMARY_ROW, "brokers", "variant", "prod p99.9", "client", "broker", "client RTTs", "e2e p99.9");
+        System.out.printf(SUMMARY_ROW, "brokers", "variant", "prod p99.9", "client", "broker", "(unread)", "client RTTs", "e2e p99.9");
         reports.forEach((row, report) -> report.results.forEach(result -> {
             LatencySplits split = report.splits.get(result.variant().label());
-            LatencySplits.Split at = split == null ? null : split.at(0.999);
+            LatencySplits.Split at = split == null || !split.brokerMeasured() ? null : split.at(0.999);
             System.out.printf(SUMMARY_ROW, row.label(), result.variant().label(), ms(result.produce().p999()),
-                at == null ? "n/a" : ms(at.clientMs()), at == null ? "n/a" : ms(at.brokerMs()),
+                at == null ? "n/a" : ms(at.clientMs()), at == null ? "n/a" : ms(at.brokerMs()), at == null ? "" : ms(at.unreadMs()),
                 at == null ? "" : report.roundTrips(at.clientMs()), ms(result.endToEnd().p999()));
         }));
         System.out.println("client and broker: the split of the record at p99.9 of produce latency (its total is p99.9 to the"
-            + " histogram's precision); client RTTs: the client's share in client round trips, the limit being "
+            + " histogram's precision); (unread): the part of broker its requests waited unread behind earlier ones on their"
+            + " connection; client RTTs: the client's share in client round trips, the limit being "
             + LIMIT_ROUND_TRIPS + " (one to the old leader, one to the new)");
         reports.forEach((row, report) -> report.targets().forEach((target, met) ->
             System.out.printf("target (%s) %s: %s%n", row.label(), target, ClusterBenchmark.verdict(met))));

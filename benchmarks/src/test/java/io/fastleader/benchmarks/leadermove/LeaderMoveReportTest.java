@@ -76,7 +76,7 @@ class LeaderMoveReportTest {
         MoveRequests fastleaderRequests = MoveRequests.of(Variant.FASTLEADER.label(), List.of());
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll"));
         Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 10, 10, 0)),
-            Map.of(), List.of(), Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
+            Map.of(), List.of(), List.of(), Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
 
         assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
             .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
@@ -87,10 +87,10 @@ class LeaderMoveReportTest {
     void aP999RecordWithMoreThanThreeClientRoundTripsInTheClientMissesFastleadersTarget() {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll", "--profile", "cross-zone"));
         // One record of 300 ms, 290 of them at a broker: 10 ms in the client, 5 round trips of 2 ms.
-        LatencySplits splits = LatencySplits.of(List.of(new RecordTimes.Record(0, 0, 300_000)), BrokerTime.of(List.of(
-            new BrokerRequestLog.ProduceAtBroker("fastleader-producer", "127.0.0.1:9092-127.0.0.1:50000-0", new int[] {0}, 5_000, 295_000))));
+        LatencySplits splits = LatencySplits.of(List.of(new RecordTimes.Record(0, 0, 300_000)), List.of(
+            new BrokerRequestLog.ProduceAtBroker("fastleader-producer", "127.0.0.1:9092-127.0.0.1:50000-0", new int[] {0}, 5_000, 295_000)));
         Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 300, 300, 0)),
-            Map.of(Variant.FASTLEADER.label(), splits), List.of(), Map.of(), 0).figures();
+            Map.of(Variant.FASTLEADER.label(), splits), List.of(), List.of(), Map.of(), 0).figures();
 
         assertThat(figures.get("targets")).asInstanceOf(InstanceOfAssertFactories.map(String.class, String.class))
             .containsEntry("fastleader's client share of its p99.9 record <= 3 client round trips", "missed");
@@ -103,7 +103,7 @@ class LeaderMoveReportTest {
 
     private static LeaderMoveReport report(List<String> arguments, VariantResult... results) {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse(arguments.toArray(String[]::new)));
-        return new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(results), Map.of(), List.of(), Map.of(), 0);
+        return new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(results), Map.of(), List.of(), List.of(), Map.of(), 0);
     }
 
     private static VariantResult result(Variant variant, double produceP999, double endToEndP999, long lost) {
