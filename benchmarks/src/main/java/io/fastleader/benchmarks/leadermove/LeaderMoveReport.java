@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import io.fastleader.benchmarks.common.ClusterBenchmark;
 import io.fastleader.benchmarks.common.Latency;
@@ -258,28 +259,32 @@ final class LeaderMoveReport {
         }
         System.out.printf("%nproduce p99.9 over the run and over the moves' windows (from each move's start to half way through"
             + " the pause after it: %s), ms%n", windows.stream().map(w -> String.format(Locale.ROOT, "%s %.1f s to %.1f s", w.what(),
-            seconds(w.startMillis()), seconds(w.endMillis()))).collect(java.util.stream.Collectors.joining(", ")));
+            seconds(w.startMillis()), seconds(w.endMillis()))).collect(Collectors.joining(", ")));
         System.out.printf("%-20s %9s %9s %9s %9s %9s%n", "variant", "run p99.9", "records", "win p99.9", "in window", "share");
         for (VariantResult result : results) {
-            LatencySplits split = splits.get(result.variant().label());
-            if (split != null) {
-                Map<String, Object> figures = windowFigures(split);
-                System.out.printf(Locale.ROOT, "%-20s %9s %9d %9s %9d %8.2f%%%n", result.variant().label(), ms((double) figures.get("runP999Ms")),
-                    (int) figures.get("records"), ms((double) figures.get("windowP999Ms")), (int) figures.get("recordsInWindows"),
-                    100 * (double) figures.get("fractionInWindows"));
-            }
+            WindowFigures figures = windowFigures(splits.get(result.variant().label()));
+            System.out.printf(Locale.ROOT, "%-20s %9s %9d %9s %9d %8.2f%%%n", result.variant().label(), ms(figures.runP999Ms()),
+                figures.records(), ms(figures.windowP999Ms()), figures.recordsInWindows(), 100 * figures.fractionInWindows());
         }
     }
 
-    private Map<String, Object> windowFigures(LatencySplits split) {
+    private WindowFigures windowFigures(LatencySplits split) {
         LatencySplits inWindows = split.sentWithin(windows);
-        Map<String, Object> figures = new LinkedHashMap<>();
-        figures.put("records", split.records());
-        figures.put("recordsInWindows", inWindows.records());
-        figures.put("fractionInWindows", split.records() == 0 ? 0.0 : (double) inWindows.records() / split.records());
-        figures.put("runP999Ms", split.records() == 0 ? 0.0 : split.at(0.999).totalMs());
-        figures.put("windowP999Ms", inWindows.records() == 0 ? 0.0 : inWindows.at(0.999).totalMs());
-        return figures;
+        return new WindowFigures(split.records(), inWindows.records(),
+            split.records() == 0 ? 0 : (double) inWindows.records() / split.records(),
+            split.records() == 0 ? 0 : split.at(0.999).totalMs(), inWindows.records() == 0 ? 0 : inWindows.at(0.999).totalMs());
+    }
+
+    /**
+     * One variant's produce latency over the run and within the disturbances' windows.
+     *
+     * @param records            measured records
+     * @param recordsInWindows   those sent within a window
+     * @param fractionInWindows  their share
+     * @param runP999Ms          p99.9 over all measured records (the record at that rank)
+     * @param windowP999Ms       p99.9 over those within the windows
+     */
+    record WindowFigures(int records, int recordsInWindows, double fractionInWindows, double runP999Ms, double windowP999Ms) {
     }
 
     private Map<String, Object> splitFigures(LatencySplits.Split split) {
