@@ -22,7 +22,6 @@ final class LeaderMoveReport {
 
     private static final int SLOW_BATCHES_PRINTED = 10;
     private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s | %5s%n";
-
     private static final String SPLIT_ROW = "%-20s %-7s %9s %9s %9s %9s %9s %11s%n";
     private static final String SUMMARY_ROW = "%-8s %-20s %10s %9s %9s %9s %11s %9s%n";
     /** The client's share of a refused record is one round trip to the old leader and one to the new: its physical limit. */
