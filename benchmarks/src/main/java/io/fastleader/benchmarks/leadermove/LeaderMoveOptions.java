@@ -52,8 +52,10 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
         with the disturbances shaded. With the brokers in this JVM, it also splits every record's
         produce latency into the time a Produce request carrying its partition was at a broker
         (from the brokers' request log) and the client's rest, and shows the split of the records
-        at p99, p99.9, p99.99 and the slowest. With several --broker-rows, the scenario runs once
-        per row, each on a fresh cluster, and a summary of the rows comes last.
+        at p99, p99.9, p99.99 and the slowest. It gives produce p99.9 over the run and over the
+        records sent within the moves' windows (each move's start to half way through the pause
+        after it), with the share of records inside. With several --broker-rows, the scenario runs
+        once per row, each on a fresh cluster, and a summary of the rows comes last.
 
         java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.leadermove.LeaderMoveBenchmark [options]
 
@@ -62,8 +64,7 @@ record LeaderMoveOptions(Scenario scenario, List<Variant> variants, String boots
                              reassign: every partition's replica list rotates, --moves times;
                              kip951: the KIP-951 measurement: 100 partitions, 1 KB records at
                              %d records/s per variant, a long steady run (--steady), then one
-                             rotation of every replica list and --interval after it; the report
-                             adds p99.9 over the run and over the move's window
+                             rotation of every replica list and --interval after it
           --profile P        the deployment the cluster models (default loopback): %s
                              (each sets the three options below; given options override it)
           --client-rtt-ms N  round trip from every client to every broker, through a delay link
