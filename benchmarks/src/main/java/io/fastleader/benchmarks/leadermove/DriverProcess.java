@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.fastleader.benchmarks.driver.RecordTimes;
 import io.fastleader.clients.producer.ProducerSettings;
 
 /**
@@ -44,10 +45,12 @@ final class DriverProcess implements AutoCloseable {
     private final CompletableFuture<String> result = new CompletableFuture<>();
     private final BlockingQueue<String> requestCounts = new LinkedBlockingQueue<>();
     private final Writer commands;
+    private final Path recordsFile;
 
-    private DriverProcess(Variant variant, Process process) {
+    private DriverProcess(Variant variant, Process process, Path recordsFile) {
         this.variant = variant;
         this.process = process;
+        this.recordsFile = recordsFile;
         this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         Thread relay = new Thread(this::relay, "relay-" + variant.label());
         relay.setDaemon(true);
@@ -60,6 +63,8 @@ final class DriverProcess implements AutoCloseable {
      */
     static DriverProcess launch(Variant variant, LeaderMoveOptions options, Map<String, Object> connection, String topic)
             throws Exception {
+        Path recordsFile = Files.createTempFile("leader-move-" + variant.label() + "-", ".records");
+        recordsFile.toFile().deleteOnExit();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx512m", "-cp", variant.classpath(), DRIVER,
             "--label", variant.label(), "--connection", connectionFile(variant, connection).toString(), "--topic", topic,
@@ -67,7 +72,8 @@ final class DriverProcess implements AutoCloseable {
             "--partitions", String.valueOf(options.partitions()), "--rate", String.valueOf(options.rate()),
             "--record-size", String.valueOf(options.recordSize()),
             "--producer-class", variant.producerClass(), "--consumer-class", variant.consumerClass(),
-            "--requests-from", variant.requestsFrom(options.countKafkaClientRequests())));
+            "--requests-from", variant.requestsFrom(options.countKafkaClientRequests()),
+            "--records-file", recordsFile.toString()));
         Map<String, String> clientConfig = new TreeMap<>(variant.clientConfig());
         if (variant.isFastLeader()) {
             clientConfig.put(ProducerSettings.SLOW_BATCH_LOG_MS, String.valueOf(options.slowBatchMillis()));
@@ -77,7 +83,7 @@ final class DriverProcess implements AutoCloseable {
             command.addAll(List.of("--client-config", clientConfig.entrySet().stream()
                 .map(setting -> setting.getKey() + "=" + setting.getValue()).collect(Collectors.joining(","))));
         }
-        return new DriverProcess(variant, new ProcessBuilder(command).redirectErrorStream(true).start());
+        return new DriverProcess(variant, new ProcessBuilder(command).redirectErrorStream(true).start(), recordsFile);
     }
 
     /**
@@ -169,6 +175,16 @@ final class DriverProcess implements AutoCloseable {
         }
     }
 
+    /** Every measured record's partition, send and acknowledgement times, complete once {@link #result()} returned. */
+    List<RecordTimes.Record> recordTimes() throws IOException {
+        return RecordTimes.read(recordsFile);
+    }
+
+    /** The client id of the variant's producer, as the brokers log it. */
+    String producerClientId() {
+        return variant.label() + "-producer";
+    }
+
     Variant variant() {
         return variant;
     }
@@ -176,5 +192,10 @@ final class DriverProcess implements AutoCloseable {
     @Override
     public void close() {
         process.destroyForcibly();
+        try {
+            Files.deleteIfExists(recordsFile);
+        } catch (IOException e) {
+            System.out.println(variant.label() + ": could not delete " + recordsFile + ": " + e.getMessage());
+        }
     }
 }

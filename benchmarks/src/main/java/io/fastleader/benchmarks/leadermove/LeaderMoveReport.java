@@ -8,34 +8,51 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import io.fastleader.benchmarks.common.ClusterBenchmark;
 import io.fastleader.benchmarks.common.Latency;
 
 /**
- * The side-by-side table, the ratios of fastleader's figures to the other clients', and the
- * issue's targets, printed and as JSON figures.
+ * The side-by-side table, each variant's produce latency split into broker and client time, the
+ * ratios of fastleader's figures to the other clients', and the issue's targets, printed and as
+ * JSON figures; and the summary of several broker rows.
  */
 final class LeaderMoveReport {
 
     private static final int SLOW_BATCHES_PRINTED = 10;
     private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s | %5s%n";
+    private static final String SPLIT_ROW = "%-20s %-7s %9s %9s %9s %9s %9s %11s%n";
+    private static final String SUMMARY_ROW = "%-8s %-20s %10s %9s %9s %9s %11s %9s%n";
+    /** The client's share of a refused record is one round trip to the old leader and one to the new: its physical limit. */
+    private static final int LIMIT_ROUND_TRIPS = 2;
 
     private final LeaderMoveOptions options;
+    private final BrokerRow row;
     private final List<VariantResult> results;
+    private final Map<String, LatencySplits> splits;
     private final List<Scenario.Disturbance> disturbances;
+    private final List<Scenario.Window> windows;
     private final Map<String, MoveRequests> requests;
     private final long startMillis;
 
     /**
+     * @param row the brokers' settings of this run
+     * @param splits each variant's records split into broker and client time, by variant label; unsplit
+     *               where the brokers' request log is out of reach (brokers in other JVMs)
+     * @param windows each disturbance's window, for the latencies within them
      * @param requests what each move cost each variant in requests, by variant label
      * @param startMillis when the variants started sending, the zero of the printed times
      */
-    LeaderMoveReport(LeaderMoveOptions options, List<VariantResult> results, List<Scenario.Disturbance> disturbances,
-                     Map<String, MoveRequests> requests, long startMillis) {
+    LeaderMoveReport(LeaderMoveOptions options, BrokerRow row, List<VariantResult> results, Map<String, LatencySplits> splits,
+                     List<Scenario.Disturbance> disturbances, List<Scenario.Window> windows, Map<String, MoveRequests> requests,
+                     long startMillis) {
         this.options = options;
+        this.row = row;
         this.results = results;
+        this.splits = splits;
         this.disturbances = disturbances;
+        this.windows = windows;
         this.requests = requests;
         this.startMillis = startMillis;
     }
@@ -44,6 +61,7 @@ final class LeaderMoveReport {
         System.out.printf("%n%s: %d partitions, %d records/s of %d bytes per variant, acks=%s%n", scenarioName(), options.partitions(),
             options.rate(), options.recordSize(), options.acks());
         System.out.println("deployment: " + options.deployment().describe());
+        System.out.println("brokers: " + row.describe());
         disturbances.forEach(d -> System.out.printf("  %s: %.1f s to %.1f s%n", d.what(), seconds(d.startMillis()), seconds(d.endMillis())));
         System.out.printf("%n" + ROW, "variant", "sent", "acked", "consumed", "lost", "dup", "errors",
             "prod p50", "p99", "p99.9", "max", "e2e p50", "p99", "p99.9", "max", "cpu");
@@ -57,6 +75,8 @@ final class LeaderMoveReport {
             }
         }
         System.out.println("cpu: each variant's JVM, in cores, from the end of the warm-up until it reported");
+        printSplits();
+        printWindows();
         printRoundTrips();
         printRequestsPerMove();
         printSlowBatches();
@@ -78,6 +98,8 @@ final class LeaderMoveReport {
         run.put("intervalSeconds", options.interval().toSeconds());
         run.put("settleSeconds", options.settle().toSeconds());
         run.put("brokerConfigs", options.brokerConfigs());
+        run.put("brokerRow", row.label());
+        run.put("brokerRowConfigs", row.brokerConfigs());
         Deployment deployment = options.deployment();
         run.put("profile", deployment.profile().label());
         run.put("clientRttMs", deployment.clientRtt().toMillis());
@@ -106,6 +128,16 @@ final class LeaderMoveReport {
             variant.put("metrics", result.metrics());
             variant.put("driverCpuCores", result.cpuCores());
             variant.put("requestsPerMove", requests.get(result.variant().label()));
+            LatencySplits split = splits.get(result.variant().label());
+            if (split != null && !windows.isEmpty()) {
+                variant.put("windows", windowFigures(split));
+            }
+            if (split != null && split.brokerMeasured()) {
+                Map<String, Object> atRanks = new LinkedHashMap<>();
+                LatencySplits.RANKS.forEach((rank, fraction) -> atRanks.put(rank, splitFigures(split.at(fraction))));
+                variant.put("produceSplitMs", atRanks);
+                variant.put("slowestProduceSplitsMs", split.slowest().stream().map(this::splitFigures).toList());
+            }
             if (result.variant().isFastLeader()) {
                 variant.put("slowBatches", result.slowBatches());
                 variant.put("slowBatchPhaseMs", SlowBatchPhases.totals(result.slowBatches()));
@@ -181,10 +213,127 @@ final class LeaderMoveReport {
             kafka431.ifPresent(kip -> find(Variant.KAFKA_CLIENTS_3_6_0).flatMap(preKip -> ratio(kip.produce(), preKip.produce()))
                 .ifPresent(r -> targets.put("the KIP's shape: kafka-clients-4.3.1 produce p99.9 <= 0.3x kafka-clients-3.6.0", r <= 0.3)));
         }
+        long rtt = deployment.clientRtt().toMillis();
+        LatencySplits fastleaderSplits = splits.get(Variant.FASTLEADER.label());
+        if (rtt > 0 && fastleaderSplits != null && fastleaderSplits.brokerMeasured() && fastleaderSplits.records() > 0) {
+            targets.put("fastleader's client share of its p99.9 record <= " + (LIMIT_ROUND_TRIPS + 1) + " client round trips",
+                fastleaderSplits.at(0.999).clientMs() <= (LIMIT_ROUND_TRIPS + 1) * rtt);
+        }
         if (options.acks().equals("all")) {
             targets.put("no record lost or duplicated by any variant", results.stream().allMatch(r -> r.lost() == 0 && r.duplicates() == 0));
         }
         return targets;
+    }
+
+    /** Each variant's records at p99, p99.9, p99.99 and the slowest, each split into broker and client time. */
+    private void printSplits() {
+        System.out.printf("%nproduce latency of the record at each rank, split (ms): served = a Produce request carrying its"
+            + " partition was being served at a broker (the brokers' request log, read to response); unread = such a request waited"
+            + " unread behind earlier ones on its connection; broker = both; client = the rest%n");
+        if (splits.values().stream().noneMatch(LatencySplits::brokerMeasured)) {
+            System.out.println("  n/a: the brokers run outside this JVM, so their request log is out of reach");
+            return;
+        }
+        System.out.printf(SPLIT_ROW, "variant", "rank", "total", "served", "unread", "broker", "client", "client RTTs");
+        for (VariantResult result : results) {
+            LatencySplits split = splits.get(result.variant().label());
+            LatencySplits.RANKS.forEach((rank, fraction) -> {
+                LatencySplits.Split at = split.at(fraction);
+                if (at != null) {
+                    System.out.printf(SPLIT_ROW, result.variant().label(), rank, ms(at.totalMs()), ms(at.servedMs()), ms(at.unreadMs()),
+                        ms(at.brokerMs()), ms(at.clientMs()), roundTrips(at.clientMs()));
+                }
+            });
+        }
+    }
+
+    /**
+     * Each variant's produce p99.9 over all its measured records and over those sent within the
+     * disturbances' windows, and the share of its records sent within them: a p99.9 over a long run
+     * with few records in the windows hides the moves.
+     */
+    private void printWindows() {
+        if (windows.isEmpty() || splits.isEmpty()) {
+            return;
+        }
+        System.out.printf("%nproduce p99.9 over the run and over the moves' windows (from each move's start to half way through"
+            + " the pause after it: %s), ms%n", windows.stream().map(w -> String.format(Locale.ROOT, "%s %.1f s to %.1f s", w.what(),
+            seconds(w.startMillis()), seconds(w.endMillis()))).collect(Collectors.joining(", ")));
+        System.out.printf("%-20s %9s %9s %9s %9s %9s%n", "variant", "run p99.9", "records", "win p99.9", "in window", "share");
+        for (VariantResult result : results) {
+            WindowFigures figures = windowFigures(splits.get(result.variant().label()));
+            System.out.printf(Locale.ROOT, "%-20s %9s %9d %9s %9d %8.2f%%%n", result.variant().label(), ms(figures.runP999Ms()),
+                figures.records(), ms(figures.windowP999Ms()), figures.recordsInWindows(), 100 * figures.fractionInWindows());
+        }
+    }
+
+    private WindowFigures windowFigures(LatencySplits split) {
+        LatencySplits inWindows = split.sentWithin(windows);
+        return new WindowFigures(split.records(), inWindows.records(),
+            split.records() == 0 ? 0 : (double) inWindows.records() / split.records(),
+            split.records() == 0 ? 0 : split.at(0.999).totalMs(), inWindows.records() == 0 ? 0 : inWindows.at(0.999).totalMs());
+    }
+
+    /**
+     * One variant's produce latency over the run and within the disturbances' windows.
+     *
+     * @param records            measured records
+     * @param recordsInWindows   those sent within a window
+     * @param fractionInWindows  their share
+     * @param runP999Ms          p99.9 over all measured records (the record at that rank)
+     * @param windowP999Ms       p99.9 over those within the windows
+     */
+    record WindowFigures(int records, int recordsInWindows, double fractionInWindows, double runP999Ms, double windowP999Ms) {
+    }
+
+    private Map<String, Object> splitFigures(LatencySplits.Split split) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        if (split == null) {
+            return figures;
+        }
+        figures.put("partition", split.partition());
+        figures.put("sentSeconds", seconds(split.sentMicros() / 1000));
+        figures.put("totalMs", split.totalMs());
+        figures.put("servedMs", split.servedMs());
+        figures.put("unreadMs", split.unreadMs());
+        figures.put("brokerMs", split.brokerMs());
+        figures.put("clientMs", split.clientMs());
+        long rtt = options.deployment().clientRtt().toMillis();
+        if (rtt > 0) {
+            figures.put("clientRoundTrips", split.clientMs() / rtt);
+        }
+        return figures;
+    }
+
+    /** {@code millis} in client round trips, or blank without a round trip set. */
+    private String roundTrips(double millis) {
+        long rtt = options.deployment().clientRtt().toMillis();
+        return rtt == 0 ? "" : String.format(Locale.ROOT, "%.1f", millis / rtt);
+    }
+
+    /**
+     * The last screen: per broker row and variant, produce p99.9, the client and broker shares of
+     * the record at p99.9, and end-to-end p99.9.
+     */
+    static void printSummary(LeaderMoveOptions options, Map<BrokerRow, LeaderMoveReport> reports) {
+        System.out.printf("%nsummary: %s, %s, acks=%s, %d partitions, %d records/s per variant%n",
+            options.scenario().name().toLowerCase(Locale.ROOT), options.deployment().describe(), options.acks(), options.partitions(),
+            options.rate());
+        reports.keySet().forEach(row -> System.out.println("  brokers " + row.describe()));
+        System.out.printf(SUMMARY_ROW, "brokers", "variant", "prod p99.9", "client", "broker", "(unread)", "client RTTs", "e2e p99.9");
+        reports.forEach((row, report) -> report.results.forEach(result -> {
+            LatencySplits split = report.splits.get(result.variant().label());
+            LatencySplits.Split at = split == null || !split.brokerMeasured() ? null : split.at(0.999);
+            System.out.printf(SUMMARY_ROW, row.label(), result.variant().label(), ms(result.produce().p999()),
+                at == null ? "n/a" : ms(at.clientMs()), at == null ? "n/a" : ms(at.brokerMs()), at == null ? "" : ms(at.unreadMs()),
+                at == null ? "" : report.roundTrips(at.clientMs()), ms(result.endToEnd().p999()));
+        }));
+        System.out.println("client and broker: the split of the record at p99.9 of produce latency (its total is p99.9 to the"
+            + " histogram's precision); (unread): the part of broker its requests waited unread behind earlier ones on their"
+            + " connection; client RTTs: the client's share in client round trips, the limit being "
+            + LIMIT_ROUND_TRIPS + " (one to the old leader, one to the new)");
+        reports.forEach((row, report) -> report.targets().forEach((target, met) ->
+            System.out.printf("target (%s) %s: %s%n", row.label(), target, ClusterBenchmark.verdict(met))));
     }
 
     /**

@@ -57,6 +57,12 @@ final class MoveLedger {
         return done;
     }
 
+    /** Each disturbance's window, from its start to the end of its counted span, in order. */
+    List<Scenario.Window> windows() {
+        return moves.stream().map(move -> new Scenario.Window(move.what(), move.start().epochMillis(), move.counted().epochMillis()))
+            .toList();
+    }
+
     /** What each move cost each variant, by label. */
     Map<String, MoveRequests> requests() {
         Map<String, MoveRequests> byVariant = new LinkedHashMap<>();

@@ -22,6 +22,22 @@ enum Scenario {
         }
     },
     /**
+     * The KIP-951 measurement: a long steady run ({@code --steady}), then one rotation of every
+     * partition's replica list, then the pause after it; the report reads p99.9 over the whole run
+     * and over the move's window.
+     */
+    KIP951 {
+        @Override
+        void disturb(KafkaTestCluster cluster, Disturbances disturbances, String topic, LeaderMoveOptions options, MoveLedger ledger)
+                throws IOException, InterruptedException {
+            Thread.sleep(options.steady().toMillis());
+            ledger.begin("rotation");
+            disturbances.rotateReplicas(topic);
+            ledger.end();
+            pause(options.interval(), ledger);
+        }
+    },
+    /**
      * Every broker stops gracefully and starts again, one at a time, and gets its leaderships back
      * by a preferred election once it is in every ISR, as operators roll a cluster: clients lose
      * each broker's leaderships and must then find the restarted broker again. The KIP's roll,
@@ -43,6 +59,11 @@ enum Scenario {
         }
     };
 
+    /** kip951's default rate per variant: three variants at this rate keep up on a loaded 2-core machine (see the README). */
+    static final int KIP951_RATE = 500;
+    /** kip951's default steady run before the move. */
+    static final int KIP951_STEADY_SECONDS = 240;
+
     /** Runs the disturbances, booking each in {@code ledger}. */
     abstract void disturb(KafkaTestCluster cluster, Disturbances disturbances, String topic, LeaderMoveOptions options, MoveLedger ledger)
         throws IOException, InterruptedException;
@@ -57,5 +78,16 @@ enum Scenario {
 
     /** One disturbance: what it was, and when it began and ended (epoch milliseconds). */
     record Disturbance(String what, long startMillis, long endMillis) {
+    }
+
+    /**
+     * A disturbance's window: from its start to the end of its counted span, half way through the
+     * pause after it (epoch milliseconds).
+     */
+    record Window(String what, long startMillis, long endMillis) {
+
+        boolean contains(long epochMicros) {
+            return epochMicros >= startMillis * 1000 && epochMicros < endMillis * 1000;
+        }
     }
 }

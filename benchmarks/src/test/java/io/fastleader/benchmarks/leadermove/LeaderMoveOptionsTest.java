@@ -27,6 +27,28 @@ class LeaderMoveOptionsTest {
     }
 
     @Test
+    void kip951RunsAHundredPartitionsOfOneKilobyteRecordsAtItsOwnRate() {
+        LeaderMoveOptions kip951 = read("--scenario", "kip951");
+
+        assertThat(kip951.partitions()).isEqualTo(100);
+        assertThat(kip951.recordSize()).isEqualTo(1024);
+        assertThat(kip951.rate()).isEqualTo(Scenario.KIP951_RATE);
+        assertThat(kip951.steady()).isEqualTo(Duration.ofSeconds(Scenario.KIP951_STEADY_SECONDS));
+    }
+
+    @Test
+    void theBrokerRowsAreTheDefaultOnlyUnlessNamed() {
+        assertThat(read().brokerRows()).containsExactly(BrokerRow.DEFAULT);
+        assertThat(read("--broker-rows", "default,tuned").brokerRows()).containsExactly(BrokerRow.DEFAULT, BrokerRow.TUNED);
+    }
+
+    @Test
+    void brokerRowsNeedTheClustersTheToolStarts() {
+        assertThatThrownBy(() -> read("--scenario", "reassign", "--bootstrap", "localhost:9092", "--broker-rows", "default,tuned"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("drop --bootstrap");
+    }
+
+    @Test
     void everyVariantRunsUnlessSomeAreNamed() {
         assertThat(read().variants()).containsExactly(Variant.values());
         assertThat(read("--variants", "fastleader,kafka-clients-3.6.0").variants())

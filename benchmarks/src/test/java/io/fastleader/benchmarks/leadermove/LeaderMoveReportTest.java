@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fastleader.benchmarks.common.CommandLine;
 import io.fastleader.benchmarks.common.Latency;
+import io.fastleader.benchmarks.driver.RecordTimes;
 
 class LeaderMoveReportTest {
 
@@ -74,17 +75,35 @@ class LeaderMoveReportTest {
     void eachVariantsFiguresCarryItsRequestsPerMove() {
         MoveRequests fastleaderRequests = MoveRequests.of(Variant.FASTLEADER.label(), List.of());
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll"));
-        Map<String, Object> figures = new LeaderMoveReport(options, List.of(result(Variant.FASTLEADER, 10, 10, 0)), List.of(),
-            Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
+        Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 10, 10, 0)),
+            Map.of(), List.of(), List.of(), Map.of(Variant.FASTLEADER.label(), fastleaderRequests), 0).figures();
 
         assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
             .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
             .containsEntry("requestsPerMove", fastleaderRequests);
     }
 
+    @Test
+    void aP999RecordWithMoreThanThreeClientRoundTripsInTheClientMissesFastleadersTarget() {
+        LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll", "--profile", "cross-zone"));
+        // One record of 300 ms, 290 of them at a broker: 10 ms in the client, 5 round trips of 2 ms.
+        LatencySplits splits = LatencySplits.of(List.of(new RecordTimes.Record(0, 0, 300_000)), List.of(
+            new BrokerRequestLog.ProduceAtBroker("fastleader-producer", "127.0.0.1:9092-127.0.0.1:50000-0", new int[] {0}, 5_000, 295_000)));
+        Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 300, 300, 0)),
+            Map.of(Variant.FASTLEADER.label(), splits), List.of(), List.of(), Map.of(), 0).figures();
+
+        assertThat(figures.get("targets")).asInstanceOf(InstanceOfAssertFactories.map(String.class, String.class))
+            .containsEntry("fastleader's client share of its p99.9 record <= 3 client round trips", "missed");
+        assertThat(figures.get("variants")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
+            .extractingByKey(Variant.FASTLEADER.label()).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
+            .extractingByKey("produceSplitMs").asInstanceOf(InstanceOfAssertFactories.map(String.class, Map.class))
+            .extractingByKey("p99.9").asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
+            .containsEntry("totalMs", 300.0).containsEntry("brokerMs", 290.0).containsEntry("clientMs", 10.0);
+    }
+
     private static LeaderMoveReport report(List<String> arguments, VariantResult... results) {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse(arguments.toArray(String[]::new)));
-        return new LeaderMoveReport(options, List.of(results), List.of(), Map.of(), 0);
+        return new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(results), Map.of(), List.of(), List.of(), Map.of(), 0);
     }
 
     private static VariantResult result(Variant variant, double produceP999, double endToEndP999, long lost) {

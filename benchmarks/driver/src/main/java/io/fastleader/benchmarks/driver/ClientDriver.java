@@ -1,6 +1,7 @@
 package io.fastleader.benchmarks.driver;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * {@code REQUESTS} and the requests both clients have sent so far per API as JSON (from
  * fastleader's metrics or kafka-clients' NetworkClient log, as {@code --requests-from} says, or
  * none), and on {@code stop} stops sending, waits for the consumer to catch up, and prints
- * {@code RESULT} followed by its figures as JSON.
+ * {@code RESULT} followed by its figures as JSON. With {@code --records-file}, every measured
+ * record's partition, send and acknowledgement times go to that file ({@link RecordTimes}),
+ * complete once {@code RESULT} is printed.
  */
 public final class ClientDriver {
 
@@ -61,12 +64,14 @@ public final class ClientDriver {
     private final Consumer<byte[], byte[]> consumer;
     private final SentRequests sentRequests;
     private final SlowBatchLog slowBatches;
+    private final RecordTimes recordTimes;
     private final ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "driver-progress"));
     private volatile boolean consuming = true;
     private long nextSequence;
 
-    private ClientDriver(DriverOptions options) throws ReflectiveOperationException {
+    private ClientDriver(DriverOptions options) throws ReflectiveOperationException, IOException {
         this.options = options;
+        this.recordTimes = options.recordsFile() == null ? null : RecordTimes.create(options.recordsFile());
         this.key = options.label().getBytes(StandardCharsets.UTF_8);
         String producerId = options.label() + "-producer";
         String consumerId = options.label() + "-consumer";
@@ -133,6 +138,9 @@ public final class ClientDriver {
         poller.join(TimeUnit.SECONDS.toMillis(10));
         Map<String, Double> metrics = Metrics.totals(producer.metrics(), consumer.metrics());
         producer.close(Duration.ofSeconds(10));
+        if (recordTimes != null) {
+            recordTimes.close();
+        }
         System.out.println("RESULT " + tally.toJson(options.label(), metrics, slowBatches == null ? List.of() : slowBatches.slowest()));
         System.out.flush();
     }
@@ -155,13 +163,18 @@ public final class ClientDriver {
         long sequence = nextSequence++;
         ByteBuffer value = ByteBuffer.allocate(Math.max(HEADER_BYTES, options.recordSize()));
         long sentNanos = System.nanoTime();
+        long sentMicros = RecordTimes.nowMicros();
         value.putLong(0, sequence).putLong(Long.BYTES, sentNanos);
         int partition = (int) (sequence % options.partitions());
         tally.sent();
         try {
             producer.send(new ProducerRecord<>(options.topic(), partition, key, value.array()), (metadata, exception) -> {
                 if (exception == null) {
-                    tally.acked(sequence, sentNanos);
+                    long ackedNanos = System.nanoTime();
+                    if (tally.acked(sequence, sentNanos) && recordTimes != null) {
+                        // The wall clock places the send; the monotonic clock measures the latency, as in the histogram.
+                        recordTimes.write(partition, sentMicros, sentMicros + TimeUnit.NANOSECONDS.toMicros(ackedNanos - sentNanos));
+                    }
                 } else {
                     tally.failed(exception);
                 }

@@ -24,10 +24,12 @@ import java.util.Properties;
  * @param consumerClass a {@code Consumer} with a {@code (Map, Deserializer, Deserializer)} constructor
  * @param clientConfig  settings for both clients, from {@code --client-config k=v,k=v}
  * @param requestsFrom  where the per-API request counts come from, {@code --requests-from metrics|log}
+ * @param recordsFile   where every measured record's partition, send and acknowledgement times go
+ *                      ({@link RecordTimes}), from {@code --records-file}; null for nowhere
  */
 record DriverOptions(String label, Map<String, Object> connection, String topic, int partitions, int rate, int recordSize,
                      String acks, String producerClass, String consumerClass, Map<String, Object> clientConfig,
-                     SentRequests.Source requestsFrom) {
+                     SentRequests.Source requestsFrom, Path recordsFile) {
 
     static DriverOptions parse(String[] args) throws IOException {
         Map<String, String> given = new HashMap<>();
@@ -46,7 +48,8 @@ record DriverOptions(String label, Map<String, Object> connection, String topic,
             required(given, "--topic"), Integer.parseInt(required(given, "--partitions")), Integer.parseInt(required(given, "--rate")),
             Integer.parseInt(required(given, "--record-size")), required(given, "--acks"), required(given, "--producer-class"),
             required(given, "--consumer-class"), clientConfig,
-            SentRequests.Source.valueOf(required(given, "--requests-from").toUpperCase(Locale.ROOT)));
+            SentRequests.Source.valueOf(required(given, "--requests-from").toUpperCase(Locale.ROOT)),
+            given.containsKey("--records-file") ? Path.of(given.get("--records-file")) : null);
     }
 
     private static Map<String, Object> connection(Path file) throws IOException {

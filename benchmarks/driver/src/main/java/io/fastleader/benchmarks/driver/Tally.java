@@ -50,12 +50,17 @@ final class Tally {
         sent.incrementAndGet();
     }
 
-    /** Record {@code sequence}, sent at {@code sentNanos}, was acknowledged now. */
-    void acked(long sequence, long sentNanos) {
-        record(produce, produceMaxBySecond, sentNanos);
+    /**
+     * Record {@code sequence}, sent at {@code sentNanos}, was acknowledged now.
+     *
+     * @return whether its latency counts in the percentiles: it was sent after {@link #startMeasuring}
+     */
+    boolean acked(long sequence, long sentNanos) {
+        boolean measured = record(produce, produceMaxBySecond, sentNanos);
         synchronized (this) {
             acked.set((int) sequence);
         }
+        return measured;
     }
 
     /** Record {@code sequence}, sent at {@code sentNanos}, was consumed now. */
@@ -118,12 +123,15 @@ final class Tally {
             + "}";
     }
 
-    private void record(Histogram histogram, Map<Long, Long> maxBySecond, long sentNanos) {
+    /** Counts the latency of a record sent at {@code sentNanos}, and says whether it went into {@code histogram}. */
+    private boolean record(Histogram histogram, Map<Long, Long> maxBySecond, long sentNanos) {
         long micros = Math.min(HIGHEST_MICROS, Math.max(0, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - sentNanos)));
-        if (sentNanos - measureFromNanos >= 0) {
+        boolean measured = sentNanos - measureFromNanos >= 0;
+        if (measured) {
             histogram.recordValue(micros);
         }
         maxBySecond.merge(System.currentTimeMillis() / 1000, micros, Math::max);
+        return measured;
     }
 
     /** Seconds from {@code fromNanos} to {@code nowNanos} on one clock, or 0 before {@link #startMeasuring}. */
