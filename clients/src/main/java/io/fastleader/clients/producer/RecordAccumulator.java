@@ -43,6 +43,7 @@ public final class RecordAccumulator {
     private final AccumulatorConfig config;
     private final ToIntFunction<TopicPartition> leaderEpochs;
     private final MemoryBudget memory;
+    private final boolean notesPhases;
     private final Map<TopicPartition, Deque<ProducerBatch>> queues = new ConcurrentHashMap<>();
     // Batches that hold memory: queued or in flight. Flush and abort work from this.
     private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
@@ -58,10 +59,14 @@ public final class RecordAccumulator {
      *
      * @param leaderEpochs each partition's leader epoch as the client knows it now, -1 if unknown: a
      *                     retry whose partition's epoch advanced past its refused attempt's goes at once
+     * @param notesPhases  whether its batches keep a {@link BatchTimeline}, which only the slow-batch log
+     *                     reads: without, no phase is noted, and no queue is walked to note one
      */
-    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics, ToIntFunction<TopicPartition> leaderEpochs) {
+    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics, ToIntFunction<TopicPartition> leaderEpochs,
+                             boolean notesPhases) {
         this.config = config;
         this.leaderEpochs = leaderEpochs;
+        this.notesPhases = notesPhases;
         this.memory = new MemoryBudget(config.bufferMemory(), metrics);
         metrics.watchBuffer(memory);
     }
@@ -101,7 +106,7 @@ public final class RecordAccumulator {
                     return appended;
                 }
                 ProducerBatch batch = new ProducerBatch(partition, config.compression(), batchBytes, nowMs,
-                        this::ended);
+                        notesPhases, this::ended);
                 Future<RecordMetadata> future = batch.tryAppend(timestampMs, key, value, headers, callback);
                 queue.addLast(batch);
                 incomplete.add(batch);
@@ -164,8 +169,9 @@ public final class RecordAccumulator {
      *       appenders are waiting for memory (sending is the only way to free it).</li>
      * </ul>
      * Whether the partition may take another batch now (in-flight limits, leader) is the sender's
-     * question, not this one's. The batches of a partition not ready are noted as waiting for the
-     * first one's backoff, or else as {@linkplain BatchPhase#QUEUED queued} ({@link BatchTimeline}).
+     * question, not this one's. When it notes phases, the batches of a partition not ready are noted
+     * as waiting for the first one's backoff, or else as {@linkplain BatchPhase#QUEUED queued}
+     * ({@link BatchTimeline}).
      */
     public ReadyCheck ready(long nowMs) {
         boolean sendEverything = closed || sendAtOnce || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
@@ -209,8 +215,8 @@ public final class RecordAccumulator {
      * at most one batch per partition (a Produce request carries one batch per partition), skipping
      * partitions whose first batch is still backing off, and no batch that would take the request
      * past {@code maxRequestSize} (the first always goes, so a single large record is never stuck).
-     * A taken batch accepts no more records; the batches left behind are noted as
-     * {@linkplain BatchPhase#QUEUED queued}.
+     * A taken batch accepts no more records; when it notes phases, the batches left behind are noted
+     * as {@linkplain BatchPhase#QUEUED queued}.
      */
     public List<ProducerBatch> drain(Collection<TopicPartition> partitions, int maxRequestSize, long nowMs) {
         List<ProducerBatch> drained = new ArrayList<>();
@@ -240,11 +246,11 @@ public final class RecordAccumulator {
 
     /**
      * Notes that every queued batch of the partition waits in {@code phase} from {@code nowMs} on:
-     * the sender found it may not go now ({@link BatchTimeline}).
+     * the sender found it may not go now ({@link BatchTimeline}). Nothing, when it notes no phases.
      */
     void markWaiting(TopicPartition partition, BatchPhase phase, long nowMs) {
         Deque<ProducerBatch> queue = queues.get(partition);
-        if (queue != null) {
+        if (notesPhases && queue != null) {
             synchronized (queue) {
                 markWaiting(queue, phase, nowMs);
             }
@@ -252,10 +258,14 @@ public final class RecordAccumulator {
     }
 
     /**
-     * Caller holds the queue's monitor. A comparison per batch, and nothing more unless its phase
-     * changes; a queue grows long only while its partition cannot send.
+     * Caller holds the queue's monitor. A comparison per queued batch, and nothing more unless its
+     * phase changes; nothing at all when it notes no phases. A fast sender fills
+     * {@code buffer.memory}, so a queue may hold hundreds of batches at every pass of the sender.
      */
-    private static void markWaiting(Deque<ProducerBatch> queue, BatchPhase phase, long nowMs) {
+    private void markWaiting(Deque<ProducerBatch> queue, BatchPhase phase, long nowMs) {
+        if (!notesPhases) {
+            return;
+        }
         for (ProducerBatch batch : queue) {
             batch.timeline().waiting(phase, BatchTimeline.NO_NODE, nowMs);
         }

@@ -40,9 +40,13 @@ class RecordAccumulatorTest {
     private final Map<TopicPartition, Integer> leaderEpochs = new HashMap<>();
 
     private RecordAccumulator accumulator(long bufferMemory) {
+        return accumulator(bufferMemory, true);
+    }
+
+    private RecordAccumulator accumulator(long bufferMemory, boolean notesPhases) {
         return new RecordAccumulator(new AccumulatorConfig(BATCH_SIZE, LINGER_MS, bufferMemory, Compression.NONE,
                 DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE), new ProducerMetrics(new Metrics()),
-                partition -> leaderEpochs.getOrDefault(partition, -1));
+                partition -> leaderEpochs.getOrDefault(partition, -1), notesPhases);
     }
 
     private final RecordAccumulator accumulator = accumulator(64 * 1024);
@@ -477,5 +481,35 @@ class RecordAccumulatorTest {
         accumulator.reenqueue(sent);
 
         assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 0)).isEmpty();
+    }
+
+    @Test
+    void testABatchLeftBehindByADrainIsNotedQueuedAgain() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        append(TP0, 10, 0);
+
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 2);
+        drainOne(accumulator, TP0, 5);
+        ProducerBatch left = drainOne(accumulator, TP0, 9);
+        left.timeline().ended(9);
+
+        assertThat(left.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.METADATA, -1, -1, 3, null),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 4, null));
+    }
+
+    @Test
+    void testBatchesKeepNoTimelineWhenPhasesAreNotNoted() throws Exception {
+        RecordAccumulator quiet = accumulator(64 * 1024, false);
+        append(quiet, TP0, BATCH_SIZE, 0);
+        append(quiet, TP0, 10, 0);
+
+        quiet.ready(LINGER_MS);
+        ProducerBatch first = drainOne(quiet, TP0, LINGER_MS);
+        quiet.markWaiting(TP0, BatchPhase.METADATA, LINGER_MS + 1);
+        ProducerBatch second = drainOne(quiet, TP0, LINGER_MS + 2);
+
+        assertThat(List.of(first, second)).allSatisfy(batch -> assertThat(batch.timeline()).isSameAs(BatchTimeline.untracked()));
     }
 }
