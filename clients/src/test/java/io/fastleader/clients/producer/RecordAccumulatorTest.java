@@ -500,6 +500,44 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void testABatchAppendedWhileItsQueueWaitsIsNotedInTheQueuesPhase() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 2);
+        append(TP0, 10, 4);
+
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 6);
+        drainOne(accumulator, TP0, 8);
+        ProducerBatch appended = drainOne(accumulator, TP0, 9);
+        appended.timeline().ended(9);
+
+        assertThat(appended.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.METADATA, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 1, null));
+    }
+
+    @Test
+    void testARetryPutBackWhileItsQueueWaitsIsNotedInTheQueuesPhase() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        append(TP0, 10, 0);
+        ProducerBatch retried = drainOne(accumulator, TP0, 1);
+        retried.markSent(5);
+        retried.timeline().sent(0, 5, 1);
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 2);
+        retried.timeline().answered("NOT_LEADER_OR_FOLLOWER", 3);
+        accumulator.reenqueue(retried);
+
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 5);
+        retried.timeline().ended(7);
+
+        assertThat(retried.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 1, null),
+                new BatchTimeline.Stretch(BatchPhase.IN_FLIGHT, 0, 5, 2, "NOT_LEADER_OR_FOLLOWER"),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.METADATA, -1, -1, 2, null));
+    }
+
+    @Test
     void testBatchesKeepNoTimelineWhenPhasesAreNotNoted() throws Exception {
         RecordAccumulator quiet = accumulator(64 * 1024, false);
         append(quiet, TP0, BATCH_SIZE, 0);
