@@ -538,6 +538,25 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void testAQueueNotedInTheSamePhaseAgainIsNotWalked() throws Exception {
+        append(TP0, 10, 0);
+        ProducerBatch retried = drainOne(accumulator, TP0, 1);
+        retried.markSent(5);
+        retried.timeline().sent(0, 5, 1);
+        retried.timeline().answered("NOT_LEADER_OR_FOLLOWER", 2);
+        accumulator.reenqueue(retried);
+        accumulator.markWaiting(TP0, BatchPhase.QUEUED, 3);
+        // Changed behind the queue's back, which no caller does: only a walk of the queue would undo it.
+        retried.timeline().waiting(BatchPhase.BACKOFF, BatchTimeline.NO_NODE, 4);
+
+        accumulator.markWaiting(TP0, BatchPhase.QUEUED, 6);
+        drainOne(accumulator, TP0, 9);
+        retried.timeline().ended(9);
+
+        assertThat(retried.timeline().stretches()).endsWith(new BatchTimeline.Stretch(BatchPhase.BACKOFF, -1, -1, 5, null));
+    }
+
+    @Test
     void testBatchesKeepNoTimelineWhenPhasesAreNotNoted() throws Exception {
         RecordAccumulator quiet = accumulator(64 * 1024, false);
         append(quiet, TP0, BATCH_SIZE, 0);
