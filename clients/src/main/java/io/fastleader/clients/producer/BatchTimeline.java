@@ -19,8 +19,11 @@ import java.util.List;
  * <p>Costs a few fields per batch and one small object per change of phase, never anything per
  * record. Written by the sender's thread only (a batch made by an append is handed to it through
  * its partition's queue, under the queue's monitor); not thread-safe.
+ *
+ * <p>Only the slow-batch log reads timelines, so a producer whose log is off gives its batches the
+ * {@linkplain #untracked() untracked} timeline, which notes nothing and costs nothing.
  */
-final class BatchTimeline {
+sealed class BatchTimeline permits BatchTimeline.Untracked {
 
     /** The node of a phase that waits for no particular node. */
     static final int NO_NODE = -1;
@@ -32,6 +35,8 @@ final class BatchTimeline {
     static final String TIMEOUT = "TIMEOUT";
     /** The outcome of an attempt whose Produce response did not mention the batch's partition. */
     static final String LEFT_OUT = "LEFT_OUT";
+
+    private static final BatchTimeline UNTRACKED = new Untracked();
 
     private final List<Stretch> stretches;
     private BatchPhase phase;
@@ -64,6 +69,11 @@ final class BatchTimeline {
 
     private BatchTimeline(List<Stretch> stretches) {
         this.stretches = stretches;
+    }
+
+    /** The timeline shared by every batch of a producer that keeps none: it notes nothing and has no stretches. */
+    static BatchTimeline untracked() {
+        return UNTRACKED;
     }
 
     /**
@@ -140,6 +150,40 @@ final class BatchTimeline {
             stretches.set(last, new Stretch(phase, node, leaderEpoch, before.durationMs() + durationMs, outcome));
         } else {
             stretches.add(new Stretch(phase, node, leaderEpoch, durationMs, outcome));
+        }
+    }
+
+    /** Notes nothing: the timeline of a batch whose producer's slow-batch log is off. */
+    static final class Untracked extends BatchTimeline {
+
+        private Untracked() {
+            super(List.of());
+        }
+
+        @Override
+        void waiting(BatchPhase phase, int node, long nowMs) {
+        }
+
+        @Override
+        void sent(int node, int leaderEpoch, long nowMs) {
+        }
+
+        @Override
+        boolean isConnectingTo(int node) {
+            return false;
+        }
+
+        @Override
+        void answered(String outcome, long nowMs) {
+        }
+
+        @Override
+        void ended(long nowMs) {
+        }
+
+        @Override
+        BatchTimeline copy() {
+            return this;
         }
     }
 }

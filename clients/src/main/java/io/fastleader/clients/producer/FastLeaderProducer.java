@@ -165,11 +165,12 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             this.cache = metadata.cache();
             this.producerMetrics = new ProducerMetrics(metrics);
             producerMetrics.watch(cluster.network()::requestsInFlight, metadata::ageMs);
+            SlowBatchLog slowBatches = new SlowBatchLog(settings.slowBatchLogMs());
             this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
                     settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()),
-                    producerMetrics, cache::leaderEpoch);
+                    producerMetrics, cache::leaderEpoch, slowBatches.isOn());
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
-                    producerMetrics, new SlowBatchLog(settings.slowBatchLogMs()), clockMs);
+                    producerMetrics, slowBatches, clockMs);
             this.transactions = sender.transactions();
             this.transactionalCalls = new TransactionalCalls(sender, settings.maxBlockMs(), producerMetrics, closed::get);
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);

@@ -60,6 +60,22 @@ final class InFlightBatches {
         return byPartition.isEmpty();
     }
 
+    /**
+     * When the oldest batch in flight that has not ended was created, {@link Long#MAX_VALUE} when
+     * none: asked at every pass of the sender, so it copies nothing.
+     */
+    long oldestUnendedCreatedMs() {
+        long oldestMs = Long.MAX_VALUE;
+        for (Route route : byPartition.values()) {
+            for (ProducerBatch batch : route.batches) {
+                if (!batch.isDone()) {
+                    oldestMs = Math.min(oldestMs, batch.createdMs());
+                }
+            }
+        }
+        return oldestMs;
+    }
+
     /** Every batch in flight, a copy. */
     List<ProducerBatch> batches() {
         List<ProducerBatch> batches = new ArrayList<>();

@@ -75,24 +75,31 @@ public final class ProducerBatch {
     private volatile EpochBackoff.State backoff = EpochBackoff.State.NONE;
 
     /**
-     * An empty batch.
+     * An empty batch that keeps its {@link BatchTimeline}.
      *
      * @param capacityBytes the buffer to write into; also where the batch counts as full
      *                      ({@code batch.size}), except that the first record always fits
      * @param createdMs     when it was created: the start of its linger and of its delivery timeout
      */
     public ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs) {
-        this(topicPartition, compression, capacityBytes, createdMs, batch -> { });
+        this(topicPartition, compression, capacityBytes, createdMs, true, batch -> { });
     }
 
-    /** As above; {@code onEnded} runs once after the callbacks, to give the batch's memory back. */
+    /**
+     * As above; {@code onEnded} runs once after the callbacks, to give the batch's memory back.
+     *
+     * @param notesPhases whether the batch keeps a {@link BatchTimeline}, else it has the
+     *                    {@linkplain BatchTimeline#untracked() untracked} one
+     */
     ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs,
-                  Consumer<ProducerBatch> onEnded) {
-        this(topicPartition, compression, capacityBytes, capacityBytes, createdMs, onEnded, null, 0);
+                  boolean notesPhases, Consumer<ProducerBatch> onEnded) {
+        this(topicPartition, compression, capacityBytes, capacityBytes, createdMs, onEnded, null, 0,
+                notesPhases ? new BatchTimeline(createdMs) : BatchTimeline.untracked());
     }
 
     private ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, int reservedBytes,
-                          long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom, int splitAt) {
+                          long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom, int splitAt,
+                          BatchTimeline timeline) {
         this.topicPartition = topicPartition;
         this.compression = compression;
         this.builder = MemoryRecords.builder(ByteBuffer.allocate(capacityBytes), compression,
@@ -104,7 +111,7 @@ public final class ProducerBatch {
         this.onEnded = onEnded;
         this.splitFrom = splitFrom;
         this.outcome = new BatchOutcome(topicPartition);
-        this.timeline = splitFrom == null ? new BatchTimeline(createdMs) : splitFrom.timeline.copy();
+        this.timeline = timeline;
         // A half holds no record larger than the largest of the batch it was split from.
         this.maxRecordBytes = splitFrom == null ? 0 : splitFrom.maxRecordBytes;
     }
@@ -193,7 +200,8 @@ public final class ProducerBatch {
             capacityBytes += record.sizeInBytes();
         }
         // Reserves nothing: this batch's memory covers the halves until the last of them ends.
-        ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this, from);
+        ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this, from,
+                timeline.copy());
         for (int index = from; index < to; index++) {
             // Appended anew, not with the offset it had here: a broker refuses a batch whose records'
             // offset deltas do not run from 0 to its record count less one.

@@ -3,6 +3,7 @@ package io.fastleader.clients.producer;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
@@ -69,6 +70,8 @@ public final class ProducerMetrics {
     private final Sensor flushTime;
     private final Sensor metadataWaitTime;
     private final Sensor backoffsSkipped;
+    /** Each topic's sensors, by topic. */
+    private final Map<String, TopicSensors> topics = new ConcurrentHashMap<>();
     private final LeaderMoveRecoveries produceMoves;
     private final Map<TransactionalCall, Sensor> transactionalCallTimes = new EnumMap<>(TransactionalCall.class);
 
@@ -164,12 +167,13 @@ public final class ProducerMetrics {
             String topic = batch.topicPartition().topic();
             double ratio = batch.compressionRatio();
             int bytes = batch.estimatedSizeBytes();
-            topicSensor(topic, "records-per-batch").record(batch.recordCount());
-            topicSensor(topic, "bytes").record(bytes);
-            topicSensor(topic, "compression-rate").record(ratio);
+            TopicSensors topicSensors = topicSensors(topic);
+            topicSensors.records().record(batch.recordCount());
+            topicSensors.bytes().record(bytes);
+            topicSensors.compressionRate().record(ratio);
             if (batch.recordsSentBefore()) {
                 recordsRetried.record(batch.recordCount());
-                topicSensor(topic, "record-retries").record(batch.recordCount());
+                topicSensors.retries().record(batch.recordCount());
             }
             batchSize.record(bytes);
             queueTime.record(nowMs - batch.createdMs());
@@ -182,7 +186,7 @@ public final class ProducerMetrics {
 
     void batchFailed(ProducerBatch batch) {
         recordErrors.record(batch.recordCount());
-        topicSensor(batch.topicPartition().topic(), "record-errors").record(batch.recordCount());
+        topicSensors(batch.topicPartition().topic()).errors().record(batch.recordCount());
     }
 
     void batchSplit() {
@@ -227,18 +231,23 @@ public final class ProducerMetrics {
     }
 
     /** The topic's sensor {@code what}, with every topic metric registered at the topic's first use, as the Java client does. */
-    private Sensor topicSensor(String topic, String what) {
+    /** The topic's sensors, registered with its first batch sent or failed; looked up by name once, not per batch. */
+    private TopicSensors topicSensors(String topic) {
+        return topics.computeIfAbsent(topic, this::lookUpTopic);
+    }
+
+    private TopicSensors lookUpTopic(String topic) {
         String prefix = "topic." + topic + ".";
-        Sensor sensor = metrics.getSensor(prefix + what);
-        if (sensor != null) {
-            return sensor;
+        if (metrics.getSensor(prefix + "records-per-batch") == null) {
+            registerTopic(topic, prefix);
         }
-        synchronized (this) {
-            if (metrics.getSensor(prefix + "records-per-batch") == null) {
-                registerTopic(topic, prefix);
-            }
-        }
-        return metrics.getSensor(prefix + what);
+        return new TopicSensors(metrics.getSensor(prefix + "records-per-batch"), metrics.getSensor(prefix + "bytes"),
+                metrics.getSensor(prefix + "compression-rate"), metrics.getSensor(prefix + "record-retries"),
+                metrics.getSensor(prefix + "record-errors"));
+    }
+
+    /** One topic's {@code producer-topic-metrics} sensors. */
+    private record TopicSensors(Sensor records, Sensor bytes, Sensor compressionRate, Sensor retries, Sensor errors) {
     }
 
     private void registerTopic(String topic, String prefix) {

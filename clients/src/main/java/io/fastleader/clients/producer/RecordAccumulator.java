@@ -43,7 +43,8 @@ public final class RecordAccumulator {
     private final AccumulatorConfig config;
     private final ToIntFunction<TopicPartition> leaderEpochs;
     private final MemoryBudget memory;
-    private final Map<TopicPartition, Deque<ProducerBatch>> queues = new ConcurrentHashMap<>();
+    private final boolean notesPhases;
+    private final Map<TopicPartition, BatchQueue> queues = new ConcurrentHashMap<>();
     // Batches that hold memory: queued or in flight. Flush and abort work from this.
     private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
     private final AtomicInteger flushesInProgress = new AtomicInteger();
@@ -58,10 +59,14 @@ public final class RecordAccumulator {
      *
      * @param leaderEpochs each partition's leader epoch as the client knows it now, -1 if unknown: a
      *                     retry whose partition's epoch advanced past its refused attempt's goes at once
+     * @param notesPhases  whether its batches keep a {@link BatchTimeline}, which only the slow-batch log
+     *                     reads: without, no phase is noted, and no queue is walked to note one
      */
-    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics, ToIntFunction<TopicPartition> leaderEpochs) {
+    public RecordAccumulator(AccumulatorConfig config, ProducerMetrics metrics, ToIntFunction<TopicPartition> leaderEpochs,
+                             boolean notesPhases) {
         this.config = config;
         this.leaderEpochs = leaderEpochs;
+        this.notesPhases = notesPhases;
         this.memory = new MemoryBudget(config.bufferMemory(), metrics);
         metrics.watchBuffer(memory);
     }
@@ -82,7 +87,7 @@ public final class RecordAccumulator {
      */
     public AppendResult append(TopicPartition partition, long timestampMs, byte[] key, byte[] value, Header[] headers,
                                Callback callback, long maxBlockMs, long nowMs) throws InterruptedException {
-        Deque<ProducerBatch> queue = queues.computeIfAbsent(partition, p -> new ArrayDeque<>());
+        BatchQueue queue = queues.computeIfAbsent(partition, p -> new BatchQueue());
         synchronized (queue) {
             AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
             if (appended != null) {
@@ -101,9 +106,10 @@ public final class RecordAccumulator {
                     return appended;
                 }
                 ProducerBatch batch = new ProducerBatch(partition, config.compression(), batchBytes, nowMs,
-                        this::ended);
+                        notesPhases, this::ended);
                 Future<RecordMetadata> future = batch.tryAppend(timestampMs, key, value, headers, callback);
                 queue.addLast(batch);
+                queue.joinedQueued();
                 incomplete.add(batch);
                 memoryUsed = true;
                 return new AppendResult(future, queue.size() > 1 || batch.isFull(), true);
@@ -164,15 +170,16 @@ public final class RecordAccumulator {
      *       appenders are waiting for memory (sending is the only way to free it).</li>
      * </ul>
      * Whether the partition may take another batch now (in-flight limits, leader) is the sender's
-     * question, not this one's. The batches of a partition not ready are noted as waiting for the
-     * first one's backoff, or else as {@linkplain BatchPhase#QUEUED queued} ({@link BatchTimeline}).
+     * question, not this one's. When it notes phases, the batches of a partition not ready are noted
+     * as waiting for the first one's backoff, or else as {@linkplain BatchPhase#QUEUED queued}
+     * ({@link BatchTimeline}).
      */
     public ReadyCheck ready(long nowMs) {
         boolean sendEverything = closed || sendAtOnce || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
         Set<TopicPartition> ready = new HashSet<>();
         long nextCheckDelayMs = Long.MAX_VALUE;
-        for (Map.Entry<TopicPartition, Deque<ProducerBatch>> entry : queues.entrySet()) {
-            Deque<ProducerBatch> queue = entry.getValue();
+        for (Map.Entry<TopicPartition, BatchQueue> entry : queues.entrySet()) {
+            BatchQueue queue = entry.getValue();
             synchronized (queue) {
                 ProducerBatch first = queue.peekFirst();
                 if (first == null) {
@@ -209,14 +216,14 @@ public final class RecordAccumulator {
      * at most one batch per partition (a Produce request carries one batch per partition), skipping
      * partitions whose first batch is still backing off, and no batch that would take the request
      * past {@code maxRequestSize} (the first always goes, so a single large record is never stuck).
-     * A taken batch accepts no more records; the batches left behind are noted as
-     * {@linkplain BatchPhase#QUEUED queued}.
+     * A taken batch accepts no more records; when it notes phases, the batches left behind are noted
+     * as {@linkplain BatchPhase#QUEUED queued}.
      */
     public List<ProducerBatch> drain(Collection<TopicPartition> partitions, int maxRequestSize, long nowMs) {
         List<ProducerBatch> drained = new ArrayList<>();
         int requestBytes = 0;
         for (TopicPartition partition : partitions) {
-            Deque<ProducerBatch> queue = queues.get(partition);
+            BatchQueue queue = queues.get(partition);
             if (queue == null) {
                 continue;
             }
@@ -240,24 +247,21 @@ public final class RecordAccumulator {
 
     /**
      * Notes that every queued batch of the partition waits in {@code phase} from {@code nowMs} on:
-     * the sender found it may not go now ({@link BatchTimeline}).
+     * the sender found it may not go now ({@link BatchTimeline}). Nothing, when it notes no phases.
      */
     void markWaiting(TopicPartition partition, BatchPhase phase, long nowMs) {
-        Deque<ProducerBatch> queue = queues.get(partition);
-        if (queue != null) {
+        BatchQueue queue = queues.get(partition);
+        if (notesPhases && queue != null) {
             synchronized (queue) {
                 markWaiting(queue, phase, nowMs);
             }
         }
     }
 
-    /**
-     * Caller holds the queue's monitor. A comparison per batch, and nothing more unless its phase
-     * changes; a queue grows long only while its partition cannot send.
-     */
-    private static void markWaiting(Deque<ProducerBatch> queue, BatchPhase phase, long nowMs) {
-        for (ProducerBatch batch : queue) {
-            batch.timeline().waiting(phase, BatchTimeline.NO_NODE, nowMs);
+    /** Caller holds the queue's monitor. Nothing, when it notes no phases. */
+    private void markWaiting(BatchQueue queue, BatchPhase phase, long nowMs) {
+        if (notesPhases) {
+            queue.noteWaiting(phase, nowMs);
         }
     }
 
@@ -271,7 +275,7 @@ public final class RecordAccumulator {
      * others did.
      */
     public void reenqueue(ProducerBatch batch) {
-        Deque<ProducerBatch> queue = queues.computeIfAbsent(batch.topicPartition(), p -> new ArrayDeque<>());
+        BatchQueue queue = queues.computeIfAbsent(batch.topicPartition(), p -> new BatchQueue());
         synchronized (queue) {
             // Read under the queue's monitor: if abortAll has not set it yet, its pass over this
             // queue, which comes after, finds the batch.
@@ -284,10 +288,11 @@ public final class RecordAccumulator {
         batch.fail(abortedWith);
     }
 
-    private static void insertInRecordOrder(Deque<ProducerBatch> queue, ProducerBatch batch) {
+    private static void insertInRecordOrder(BatchQueue queue, ProducerBatch batch) {
         if (batch.isDone()) {
             return;
         }
+        queue.joinedByRetry();
         // A queue is in record order and retries come from its front: the walk is short.
         Deque<ProducerBatch> earlier = new ArrayDeque<>();
         while (!queue.isEmpty() && queue.peekFirst().precedes(batch)) {
@@ -320,7 +325,7 @@ public final class RecordAccumulator {
      */
     public List<ProducerBatch> expired(long nowMs) {
         List<ProducerBatch> expired = new ArrayList<>();
-        for (Deque<ProducerBatch> queue : queues.values()) {
+        for (BatchQueue queue : queues.values()) {
             synchronized (queue) {
                 // Queues are oldest first: the first batch still in time ends the search.
                 while (!queue.isEmpty() && queue.peekFirst().hasReachedDeliveryTimeout(config.deliveryTimeoutMs(), nowMs)) {
@@ -356,7 +361,7 @@ public final class RecordAccumulator {
      * saw and lets the others end as they will, so its sequences stay as the broker has them.
      */
     public void failQueued(RuntimeException error, boolean neverSent) {
-        for (Deque<ProducerBatch> queue : queues.values()) {
+        for (BatchQueue queue : queues.values()) {
             List<ProducerBatch> failed = new ArrayList<>();
             synchronized (queue) {
                 Iterator<ProducerBatch> batches = queue.iterator();
@@ -401,13 +406,48 @@ public final class RecordAccumulator {
         // Then empty the queues. A batch the sender re-enqueued before the pass above is ended
         // and goes; one re-enqueued after it is refused. Appends check 'closed' under their
         // queue's monitor, so a batch an append added after the snapshot is found here.
-        for (Deque<ProducerBatch> queue : queues.values()) {
+        for (BatchQueue queue : queues.values()) {
             List<ProducerBatch> queued;
             synchronized (queue) {
                 queued = new ArrayList<>(queue);
                 queue.clear();
             }
             queued.forEach(batch -> batch.fail(error));
+        }
+    }
+
+    /**
+     * A partition's batches, oldest first, guarded by its own monitor. It remembers the phase it last
+     * noted them all in, so that the sender, which notes the phase of a queue that may not send at
+     * every pass, walks it only when the phase changes: a fast sender fills {@code buffer.memory},
+     * and a queue may then hold hundreds of batches at every pass.
+     */
+    private static final class BatchQueue extends ArrayDeque<ProducerBatch> {
+
+        /** The phase every batch in it was noted waiting in; null when one that joined since may be in another. */
+        private BatchPhase noted;
+
+        /** From {@code nowMs} on, every batch in it waits in {@code phase}. */
+        void noteWaiting(BatchPhase phase, long nowMs) {
+            if (phase == noted) {
+                return;
+            }
+            for (ProducerBatch batch : this) {
+                batch.timeline().waiting(phase, BatchTimeline.NO_NODE, nowMs);
+            }
+            noted = phase;
+        }
+
+        /** A new batch joined at the back, {@linkplain BatchPhase#QUEUED queued} since its creation. */
+        void joinedQueued() {
+            if (noted != BatchPhase.QUEUED) {
+                noted = null;
+            }
+        }
+
+        /** A batch answered, or a half of one, joined: it is in whatever phase its answer left it. */
+        void joinedByRetry() {
+            noted = null;
         }
     }
 }

@@ -676,6 +676,9 @@ public final class Sender implements Runnable {
             fail(batch, RetryLimits.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
         }
         // In flight too: the answer may never come in time. The batch stays in flight until it does.
+        if (untilInFlightExpiry(nowMs) > 0) {
+            return;
+        }
         for (ProducerBatch batch : inFlight.batches()) {
             if (!batch.isDone() && batch.hasReachedDeliveryTimeout(timeoutMs, nowMs)) {
                 fail(batch, RetryLimits.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
@@ -684,13 +687,8 @@ public final class Sender implements Runnable {
     }
 
     private long untilInFlightExpiry(long nowMs) {
-        long waitMs = Long.MAX_VALUE;
-        for (ProducerBatch batch : inFlight.batches()) {
-            if (!batch.isDone()) {
-                waitMs = Math.min(waitMs, Math.max(0, batch.createdMs() + settings.deliveryTimeoutMs() - nowMs));
-            }
-        }
-        return waitMs;
+        long oldestMs = inFlight.oldestUnendedCreatedMs();
+        return oldestMs == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, oldestMs + settings.deliveryTimeoutMs() - nowMs);
     }
 
     /** Sends InitProducerId unless one is in flight or backing off; returns how long until it may be sent again. */

@@ -49,9 +49,14 @@ public final class SlowBatchLog {
         this.lines = lines;
     }
 
+    /** Whether it logs at all: when not, batches need keep no {@link BatchTimeline}. */
+    boolean isOn() {
+        return thresholdMs != OFF;
+    }
+
     /** The batch ended at {@code nowMs}: closes its timeline and logs it if it was slow. Sender thread only. */
     void ended(ProducerBatch batch, long nowMs) {
-        if (thresholdMs == OFF) {
+        if (!isOn()) {
             return;
         }
         BatchTimeline timeline = batch.timeline();

@@ -100,4 +100,18 @@ class BatchTimelineTest {
                 new Stretch(BatchPhase.IN_FLIGHT, 1, 5, 3, "NONE"));
         assertThat(timeline.stretches()).as("the batch split is left as it was").hasSize(2);
     }
+
+    @Test
+    void testTheUntrackedTimelineNotesNothing() {
+        BatchTimeline untracked = BatchTimeline.untracked();
+
+        untracked.waiting(BatchPhase.CONNECTING, 2, 1_001);
+        untracked.sent(2, 6, 1_002);
+        untracked.answered("NONE", 1_010);
+        untracked.ended(1_010);
+
+        assertThat(untracked.stretches()).isEmpty();
+        assertThat(untracked.isConnectingTo(2)).isFalse();
+        assertThat(untracked.copy()).isSameAs(untracked);
+    }
 }

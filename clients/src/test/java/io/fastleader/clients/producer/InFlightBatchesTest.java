@@ -3,6 +3,7 @@ package io.fastleader.clients.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.junit.jupiter.api.Test;
@@ -68,7 +69,28 @@ class InFlightBatchesTest {
         assertThat(inFlight.mayGoTo(P0, 2)).isTrue();
     }
 
+    @Test
+    void testTheOldestUnendedBatchInFlightIsTheOldestNotYetEndedOfAnyPartition() {
+        ProducerBatch ended = batch(P0, 10);
+        inFlight.sent(1, ended);
+        inFlight.sent(1, batch(P0, 30));
+        inFlight.sent(2, batch(P1, 20));
+
+        ended.fail(new KafkaException("expired"));
+
+        assertThat(inFlight.oldestUnendedCreatedMs()).isEqualTo(20);
+    }
+
+    @Test
+    void testWithNothingInFlightNoBatchIsTheOldest() {
+        assertThat(inFlight.oldestUnendedCreatedMs()).isEqualTo(Long.MAX_VALUE);
+    }
+
     private static ProducerBatch batch(TopicPartition partition) {
-        return new ProducerBatch(partition, Compression.NONE, 1024, 0);
+        return batch(partition, 0);
+    }
+
+    private static ProducerBatch batch(TopicPartition partition, long createdMs) {
+        return new ProducerBatch(partition, Compression.NONE, 1024, createdMs);
     }
 }

@@ -40,9 +40,13 @@ class RecordAccumulatorTest {
     private final Map<TopicPartition, Integer> leaderEpochs = new HashMap<>();
 
     private RecordAccumulator accumulator(long bufferMemory) {
+        return accumulator(bufferMemory, true);
+    }
+
+    private RecordAccumulator accumulator(long bufferMemory, boolean notesPhases) {
         return new RecordAccumulator(new AccumulatorConfig(BATCH_SIZE, LINGER_MS, bufferMemory, Compression.NONE,
                 DELIVERY_TIMEOUT_MS, MAX_REQUEST_SIZE), new ProducerMetrics(new Metrics()),
-                partition -> leaderEpochs.getOrDefault(partition, -1));
+                partition -> leaderEpochs.getOrDefault(partition, -1), notesPhases);
     }
 
     private final RecordAccumulator accumulator = accumulator(64 * 1024);
@@ -477,5 +481,92 @@ class RecordAccumulatorTest {
         accumulator.reenqueue(sent);
 
         assertThat(accumulator.drain(List.of(TP0), MAX_REQUEST_SIZE, 0)).isEmpty();
+    }
+
+    @Test
+    void testABatchLeftBehindByADrainIsNotedQueuedAgain() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        append(TP0, 10, 0);
+
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 2);
+        drainOne(accumulator, TP0, 5);
+        ProducerBatch left = drainOne(accumulator, TP0, 9);
+        left.timeline().ended(9);
+
+        assertThat(left.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.METADATA, -1, -1, 3, null),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 4, null));
+    }
+
+    @Test
+    void testABatchAppendedWhileItsQueueWaitsIsNotedInTheQueuesPhase() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 2);
+        append(TP0, 10, 4);
+
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 6);
+        drainOne(accumulator, TP0, 8);
+        ProducerBatch appended = drainOne(accumulator, TP0, 9);
+        appended.timeline().ended(9);
+
+        assertThat(appended.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.METADATA, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 1, null));
+    }
+
+    @Test
+    void testARetryPutBackWhileItsQueueWaitsIsNotedInTheQueuesPhase() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        append(TP0, 10, 0);
+        ProducerBatch retried = drainOne(accumulator, TP0, 1);
+        retried.markSent(5);
+        retried.timeline().sent(0, 5, 1);
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 2);
+        retried.timeline().answered("NOT_LEADER_OR_FOLLOWER", 3);
+        accumulator.reenqueue(retried);
+
+        accumulator.markWaiting(TP0, BatchPhase.METADATA, 5);
+        retried.timeline().ended(7);
+
+        assertThat(retried.timeline().stretches()).containsExactly(
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 1, null),
+                new BatchTimeline.Stretch(BatchPhase.IN_FLIGHT, 0, 5, 2, "NOT_LEADER_OR_FOLLOWER"),
+                new BatchTimeline.Stretch(BatchPhase.QUEUED, -1, -1, 2, null),
+                new BatchTimeline.Stretch(BatchPhase.METADATA, -1, -1, 2, null));
+    }
+
+    @Test
+    void testAQueueNotedInTheSamePhaseAgainIsNotWalked() throws Exception {
+        append(TP0, 10, 0);
+        ProducerBatch retried = drainOne(accumulator, TP0, 1);
+        retried.markSent(5);
+        retried.timeline().sent(0, 5, 1);
+        retried.timeline().answered("NOT_LEADER_OR_FOLLOWER", 2);
+        accumulator.reenqueue(retried);
+        accumulator.markWaiting(TP0, BatchPhase.QUEUED, 3);
+        // Changed behind the queue's back, which no caller does: only a walk of the queue would undo it.
+        retried.timeline().waiting(BatchPhase.BACKOFF, BatchTimeline.NO_NODE, 4);
+
+        accumulator.markWaiting(TP0, BatchPhase.QUEUED, 6);
+        drainOne(accumulator, TP0, 9);
+        retried.timeline().ended(9);
+
+        assertThat(retried.timeline().stretches()).endsWith(new BatchTimeline.Stretch(BatchPhase.BACKOFF, -1, -1, 5, null));
+    }
+
+    @Test
+    void testBatchesKeepNoTimelineWhenPhasesAreNotNoted() throws Exception {
+        RecordAccumulator quiet = accumulator(64 * 1024, false);
+        append(quiet, TP0, BATCH_SIZE, 0);
+        append(quiet, TP0, 10, 0);
+
+        quiet.ready(LINGER_MS);
+        ProducerBatch first = drainOne(quiet, TP0, LINGER_MS);
+        quiet.markWaiting(TP0, BatchPhase.METADATA, LINGER_MS + 1);
+        ProducerBatch second = drainOne(quiet, TP0, LINGER_MS + 2);
+
+        assertThat(List.of(first, second)).allSatisfy(batch -> assertThat(batch.timeline()).isSameAs(BatchTimeline.untracked()));
     }
 }

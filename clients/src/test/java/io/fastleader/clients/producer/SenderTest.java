@@ -721,7 +721,7 @@ class SenderTest {
                     // Asked only of a queue whose first batch is a retry: the sight of a refused batch back in its queue.
                     retryReadinessChecks.incrementAndGet();
                     return metadata.cache().leaderEpoch(partition);
-                });
+                }, settings.slowBatchLogMs() != SlowBatchLog.OFF);
         EpochBackoff policy = new EpochBackoff(new ExponentialBackoff(Duration.ofMillis(100), Duration.ofMillis(1000), 0.2),
                 () -> 0.5, settings.leaderHintsEnabled());
         sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics,

@@ -79,4 +79,10 @@ class SlowBatchLogTest {
         }
         return batch;
     }
+
+    @Test
+    void testTheLogIsOnAtAnyThresholdButOff() {
+        assertThat(new SlowBatchLog(0, lines::add).isOn()).isTrue();
+        assertThat(new SlowBatchLog(SlowBatchLog.OFF, lines::add).isOn()).isFalse();
+    }
 }
