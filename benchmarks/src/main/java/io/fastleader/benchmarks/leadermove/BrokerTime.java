@@ -10,8 +10,10 @@ import java.util.Map;
  * When one producer's Produce requests were at a broker, per partition: the union of the intervals
  * of the requests that carried the partition, so that overlapping requests (several in flight, or
  * a retry at the new leader while the old one still holds the first) count once. For a record,
- * only the requests done by its acknowledgement count: one still at the broker then carried a
- * later batch of the partition.
+ * only the requests read before its acknowledgement count, and only up to it: the broker's log
+ * line can come after the client has read the response (the broker's thread writes the response,
+ * then logs), so a request logged after the acknowledgement may well be the record's own; one
+ * read after it carried a later batch.
  *
  * <p>A broker reads one request per connection at a time: it reads the next only once it has sent
  * the response to the one before, and its log times a request from that read. A producer with
@@ -78,8 +80,7 @@ final class BrokerTime {
 
     /**
      * Microseconds from {@code fromMicros} to {@code toMicros} during which a request carrying
-     * {@code partition} and done by {@code toMicros} was at a broker. A request still at the broker
-     * after a record's acknowledgement was not the record's: it carried a later batch.
+     * {@code partition} was at a broker.
      */
     long within(int partition, long fromMicros, long toMicros) {
         Intervals intervals = byPartition.get(partition);
@@ -91,10 +92,17 @@ final class BrokerTime {
 
         private final long[] starts;
         private final long[] ends;
+        /** The longest interval's length: an interval ending more than this after a moment started after it. */
+        private final long longest;
 
         private Intervals(long[] starts, long[] ends) {
             this.starts = starts;
             this.ends = ends;
+            long longest = 0;
+            for (int i = 0; i < ends.length; i++) {
+                longest = Math.max(longest, ends[i] - starts[i]);
+            }
+            this.longest = longest;
         }
 
         static Intervals of(List<long[]> intervals) {
@@ -103,11 +111,13 @@ final class BrokerTime {
                 intervals.stream().mapToLong(interval -> interval[1]).toArray());
         }
 
-        /** The length of the union of the intervals ending in ({@code from}, {@code to}], clipped to start at {@code from}. */
+        /** The length of the union of the intervals, clipped to [{@code from}, {@code to}]. */
         long unionWithin(long from, long to) {
             List<long[]> clipped = new ArrayList<>();
-            for (int i = firstEndingAfter(from); i < ends.length && ends[i] <= to; i++) {
-                clipped.add(new long[] {Math.max(from, starts[i]), ends[i]});
+            for (int i = firstEndingAfter(from); i < ends.length && ends[i] - longest < to; i++) {
+                if (starts[i] < to) {
+                    clipped.add(new long[] {Math.max(from, starts[i]), Math.min(to, ends[i])});
+                }
             }
             clipped.sort(Comparator.comparingLong(interval -> interval[0]));
             long length = 0;

@@ -32,8 +32,15 @@ class BrokerTimeTest {
     }
 
     @Test
-    void aRequestStillAtTheBrokerAfterTheRecordsAcknowledgementCarriedALaterBatch() {
+    void aRequestLoggedAfterTheRecordsAcknowledgementCountsUpToIt() {
         BrokerTime time = BrokerTime.withWaiting(List.of(request(100, 130, 0)));
+
+        assertThat(time.within(0, 50, 120)).isEqualTo(20);
+    }
+
+    @Test
+    void aRequestReadAfterTheRecordsAcknowledgementCarriedALaterBatch() {
+        BrokerTime time = BrokerTime.withWaiting(List.of(request(130, 150, 0)));
 
         assertThat(time.within(0, 50, 120)).isZero();
     }
