@@ -95,7 +95,7 @@ public class RoundTripBenchmark {
      * virtual (Java 25+) or platform. kafka-clients has no such threads, so its figures do not
      * depend on it.
      */
-    @Param({"auto"})
+    @Param({"platform"})
     public String ioThreads;
 
     KafkaTestCluster cluster;

@@ -29,17 +29,17 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
 
     /**
      * Settings whose JoinGroup and SyncGroup requests time out after {@code requestTimeout}, as
-     * every other request, on {@link IoThreads#AUTO} threads.
+     * every other request, on {@link IoThreads#PLATFORM} threads.
      */
     public ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration connectTimeout,
                             int maxResponseBytes, SecurityConfig security) {
         this(clientId, maxInFlight, requestTimeout, requestTimeout, connectTimeout, maxResponseBytes, security,
-            IoThreads.AUTO);
+            IoThreads.PLATFORM);
     }
 
     /**
      * Kafka's defaults: 5 in flight, 30 s request timeout, 10 s connect timeout, PLAINTEXT; responses
-     * up to 100 MiB; {@link IoThreads#AUTO} threads.
+     * up to 100 MiB; {@link IoThreads#PLATFORM} threads.
      */
     public static ConnectionConfig defaults(String clientId) {
         return new ConnectionConfig(clientId, 5, Duration.ofSeconds(30), Duration.ofSeconds(10), 100 * 1024 * 1024,

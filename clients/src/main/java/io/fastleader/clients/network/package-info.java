@@ -12,11 +12,11 @@
  * consumer's {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, every other request after
  * {@code request.timeout.ms} ({@link io.fastleader.clients.network.ConnectionConfig#requestTimeoutFor}).
  * So a client runs two to six such threads per broker, plus the pool's: one per connection being
- * opened and one for the idle sweep. The per-connection ones (reader, writer, connect) are virtual
- * threads on Java 25 and newer and platform threads before ({@link io.fastleader.clients.network.IoThreads},
- * {@code fastleader.io.threads}), so on 25 a client's platform threads do not grow with the cluster;
- * Java 17, our floor, has no virtual threads, and before 25 one waiting in a selector keeps its
- * carrier. Either way the state machine reads top to bottom and a failure of either
+ * opened and one for the idle sweep. The per-connection ones (reader, writer, connect) are platform
+ * threads by default, and can be virtual threads on Java 25 and newer ({@link io.fastleader.clients.network.IoThreads},
+ * {@code fastleader.io.threads=auto} or {@code virtual}), so that a client's platform threads do not grow
+ * with the cluster; Java 17, our floor, has no virtual threads, and before 25 one waiting in a selector
+ * keeps its carrier. Either way the state machine reads top to bottom and a failure of either
  * thread closes the connection and fails every request on it with one
  * {@link io.fastleader.clients.network.BrokerConnectionException}. A connection and the
  * {@link io.fastleader.clients.network.ConnectionPool} complete their futures only after releasing

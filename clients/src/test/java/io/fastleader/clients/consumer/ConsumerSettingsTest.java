@@ -132,8 +132,8 @@ class ConsumerSettingsTest {
 
     @Test
     void testTheIoThreadsSettingReachesTheConnections() {
-        assertThat(parse(Map.of(FastLeaderConfigs.IO_THREADS, "platform")).connectionConfig("c").ioThreads())
-                .isEqualTo(IoThreads.PLATFORM);
+        assertThat(parse(Map.of(FastLeaderConfigs.IO_THREADS, "auto")).connectionConfig("c").ioThreads())
+                .isEqualTo(IoThreads.AUTO);
     }
 
     private static ConsumerGroup.Classic classic(ConsumerSettings settings) {

@@ -191,16 +191,16 @@ class ProducerSettingsTest {
 
     @Test
     void testTheIoThreadsSettingReachesTheConnections() {
-        configs.put(FastLeaderConfigs.IO_THREADS, "platform");
+        configs.put(FastLeaderConfigs.IO_THREADS, "auto");
 
         assertThat(ProducerSettings.parse(configs, null, null).connectionConfig("c").ioThreads())
-                .isEqualTo(IoThreads.PLATFORM);
+                .isEqualTo(IoThreads.AUTO);
     }
 
     @Test
-    void testIoThreadsAreAutoByDefault() {
+    void testIoThreadsArePlatformThreadsByDefault() {
         assertThat(ProducerSettings.parse(configs, null, null).connectionConfig("c").ioThreads())
-                .isEqualTo(IoThreads.AUTO);
+                .isEqualTo(IoThreads.PLATFORM);
     }
 
     @Test
