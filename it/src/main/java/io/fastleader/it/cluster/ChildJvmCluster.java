@@ -256,6 +256,31 @@ final class ChildJvmCluster implements KafkaTestCluster {
         launchAndAwaitUnfenced(node);
     }
 
+    @Override
+    public synchronized void dropClientConnections(int nodeId) {
+        relays.dropClientConnections(runningNode(nodeId).id);
+    }
+
+    @Override
+    public long clientBytesFrom(int nodeId) {
+        return relays.clientBytesFrom(existingNode(nodeId).id);
+    }
+
+    @Override
+    public synchronized void cutClientLinks(int nodeId) {
+        relays.cutClientLinks(existingNode(nodeId).id);
+    }
+
+    @Override
+    public synchronized void restoreClientLinks(int nodeId) {
+        relays.restoreClientLinks(existingNode(nodeId).id);
+    }
+
+    @Override
+    public synchronized void delayClientLinks(int nodeId, Duration extraOneWay) {
+        relays.delayClientLinks(existingNode(nodeId).id, extraOneWay);
+    }
+
     /** A broker-only node with the next unused id, formatted with this cluster's id. */
     @Override
     public synchronized int addBroker() {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.GeneralSecurityException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
@@ -182,6 +183,24 @@ final class InJvmCluster implements KafkaTestCluster {
     @Override
     public long clientBytesFrom(int nodeId) {
         return relays.clientBytesFrom(nodeId);
+    }
+
+    @Override
+    public synchronized void cutClientLinks(int nodeId) {
+        requireKnown(nodeId);
+        relays.cutClientLinks(nodeId);
+    }
+
+    @Override
+    public synchronized void restoreClientLinks(int nodeId) {
+        requireKnown(nodeId);
+        relays.restoreClientLinks(nodeId);
+    }
+
+    @Override
+    public synchronized void delayClientLinks(int nodeId, Duration extraOneWay) {
+        requireKnown(nodeId);
+        relays.delayClientLinks(nodeId, extraOneWay);
     }
 
     @Override

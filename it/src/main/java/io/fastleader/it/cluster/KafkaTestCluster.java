@@ -1,6 +1,7 @@
 package io.fastleader.it.cluster;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -82,8 +83,9 @@ public interface KafkaTestCluster extends AutoCloseable {
     /**
      * Closes every client connection open to broker {@code nodeId}, as a network failure between
      * them would, while the broker runs on: requests and answers on their way are lost. Clients
-     * may connect again at once. The connections run through the relays of a
-     * {@link NetworkModel} with a client round trip, which the cluster must have.
+     * may connect again at once, unless its client links are {@linkplain #cutClientLinks cut}. The
+     * connections run through the relays of a {@link NetworkModel} with a client round trip, which
+     * the cluster must have.
      *
      * @throws UnsupportedOperationException if this cluster cannot
      * @throws IllegalStateException         if its clients reach the broker directly
@@ -102,6 +104,51 @@ public interface KafkaTestCluster extends AutoCloseable {
      */
     default long clientBytesFrom(int nodeId) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not count the bytes of client connections");
+    }
+
+    /**
+     * Cuts broker {@code nodeId} off from its clients, as a network partition between them would,
+     * while the broker runs on: every client connection to it is closed, requests and answers on
+     * their way lost, and new ones are refused until {@link #restoreClientLinks}. Its replication
+     * and KRaft traffic go on, so it keeps its leaderships and its place in the ISRs. The cut
+     * outlasts a {@link #stopBroker stop} and {@link #startBroker start} of the broker, whose
+     * start is then confirmed through the other brokers. Does nothing if already cut. The
+     * connections run through the relays of a {@link NetworkModel} with a client round trip, which
+     * the cluster must have.
+     *
+     * @throws UnsupportedOperationException if this cluster cannot
+     * @throws IllegalArgumentException      if there is no such broker
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default void cutClientLinks(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot cut client links");
+    }
+
+    /**
+     * Undoes {@link #cutClientLinks}: broker {@code nodeId} accepts client connections again, at
+     * once if it runs, else once it starts. Does nothing if its client links are not cut.
+     *
+     * @throws UnsupportedOperationException if this cluster cannot
+     * @throws IllegalArgumentException      if there is no such broker
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default void restoreClientLinks(int nodeId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot restore client links");
+    }
+
+    /**
+     * Slows the path between broker {@code nodeId} and its clients: {@code extraOneWay} is added to
+     * each direction's delay, on top of the {@link NetworkModel}'s, for every chunk of bytes that
+     * reaches its relay from now on, on open connections and new ones; bytes are never reordered.
+     * {@link Duration#ZERO} restores the model's delay. The delay outlasts restarts of the broker.
+     *
+     * @param extraOneWay the extra delay each way; replaces any added before
+     * @throws UnsupportedOperationException if this cluster cannot
+     * @throws IllegalArgumentException      if there is no such broker, or {@code extraOneWay} is negative
+     * @throws IllegalStateException         if its clients reach the broker directly
+     */
+    default void delayClientLinks(int nodeId, Duration extraOneWay) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot delay client links");
     }
 
     /** Adds a broker to the cluster and returns its node id once it is registered and unfenced. */

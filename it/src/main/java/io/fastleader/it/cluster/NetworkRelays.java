@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +17,10 @@ import io.fastleader.it.network.DelayLink;
  * and kind of traffic, plus, for each node with metadata lag, one per controller it reaches. A
  * link is opened the first time its address is asked for and kept until {@link #close()}, so a
  * node keeps its advertised addresses across restarts.
+ *
+ * <p>A node's client link listens while the node runs and its client links are not
+ * {@linkplain #cutClientLinks cut}: a cut outlasts a restart of the node, and a node restored while
+ * stopped gets its clients back when it starts.
  */
 final class NetworkRelays implements AutoCloseable {
 
@@ -37,6 +42,8 @@ final class NetworkRelays implements AutoCloseable {
 
     private final NetworkModel model;
     private final Map<Key, DelayLink> links = new LinkedHashMap<>();
+    private final Set<Integer> stoppedNodes = new HashSet<>();
+    private final Set<Integer> cutClientNodes = new HashSet<>();
 
     NetworkRelays(NetworkModel model) {
         this.model = model;
@@ -92,6 +99,7 @@ final class NetworkRelays implements AutoCloseable {
 
     /** Refuses connections to a stopped node and drops those open to it, as its own sockets would. */
     synchronized void nodeStopped(int nodeId) {
+        stoppedNodes.add(nodeId);
         links.forEach((key, link) -> {
             if (key.upstreamNode() == nodeId) {
                 link.suspend();
@@ -101,8 +109,9 @@ final class NetworkRelays implements AutoCloseable {
 
     /** Accepts connections to a node again; call before it starts, so that its peers can reach it. */
     synchronized void nodeStarting(int nodeId) {
+        stoppedNodes.remove(nodeId);
         links.forEach((key, link) -> {
-            if (key.upstreamNode() == nodeId) {
+            if (key.upstreamNode() == nodeId && (key.traffic() != Traffic.CLIENT || admitsClients(nodeId))) {
                 link.resume();
             }
         });
@@ -111,14 +120,54 @@ final class NetworkRelays implements AutoCloseable {
     /**
      * Closes every client connection open to {@code nodeId}, bytes on their way either direction
      * lost, as a network failure between them would; the node stays up and new connections are
-     * accepted at once.
+     * accepted at once, unless its client links are cut.
      *
      * @throws IllegalStateException if no relay stands between the clients and the node
      */
     synchronized void dropClientConnections(int nodeId) {
         DelayLink link = clientLink(nodeId);
         link.suspend();
-        link.resume();
+        if (admitsClients(nodeId)) {
+            link.resume();
+        }
+    }
+
+    /**
+     * Closes every client connection to {@code nodeId} and refuses new ones until
+     * {@link #restoreClientLinks}, whether the node runs, stops or starts meanwhile; its links to
+     * other nodes stay as they are. Does nothing if already cut.
+     *
+     * @throws IllegalStateException if no relay stands between the clients and the node
+     */
+    synchronized void cutClientLinks(int nodeId) {
+        DelayLink link = clientLink(nodeId);
+        cutClientNodes.add(nodeId);
+        link.suspend();
+    }
+
+    /**
+     * Accepts client connections to {@code nodeId} again, at once if it runs, else when it starts.
+     * Does nothing if its client links are not cut.
+     *
+     * @throws IllegalStateException if no relay stands between the clients and the node
+     */
+    synchronized void restoreClientLinks(int nodeId) {
+        DelayLink link = clientLink(nodeId);
+        cutClientNodes.remove(nodeId);
+        if (admitsClients(nodeId)) {
+            link.resume();
+        }
+    }
+
+    /**
+     * Adds {@code extraOneWay} to each direction of {@code nodeId}'s client link, on top of the
+     * model's delay, for every chunk from now on ({@link DelayLink#addedDelay}); zero removes it.
+     *
+     * @throws IllegalStateException    if no relay stands between the clients and the node
+     * @throws IllegalArgumentException if {@code extraOneWay} is negative
+     */
+    synchronized void delayClientLinks(int nodeId, Duration extraOneWay) {
+        clientLink(nodeId).addedDelay(extraOneWay);
     }
 
     /**
@@ -129,6 +178,11 @@ final class NetworkRelays implements AutoCloseable {
      */
     synchronized long clientBytesFrom(int nodeId) {
         return clientLink(nodeId).bytesFromUpstream();
+    }
+
+    /** Whether {@code nodeId}'s client link should listen: the node runs and its client links are not cut. */
+    private boolean admitsClients(int nodeId) {
+        return !stoppedNodes.contains(nodeId) && !cutClientNodes.contains(nodeId);
     }
 
     private DelayLink clientLink(int nodeId) {

@@ -40,6 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * so new connections are refused, and every open connection is closed. {@link #resume()} listens
  * again on the same port. {@link #close()} frees everything; no thread is left behind.
  *
+ * <p>{@link #addedDelay(Duration)} changes the network under running connections: it adds to both
+ * directions' delays for every chunk read from then on, until it is set back to zero.
+ *
  * <p>Threads are daemons named {@code delay-link-<port>-...}: one accepting thread while the link
  * listens, and per connection and direction one reading and one writing thread. A link is meant
  * for tests and benchmarks with tens of connections, not for thousands.
@@ -60,6 +63,8 @@ public final class DelayLink implements AutoCloseable {
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionCount = new AtomicInteger();
     private final AtomicLong bytesFromUpstream = new AtomicLong();
+    /** Read by every reading thread per chunk; no lock, as a chunk needs only some recent value. */
+    private volatile Duration addedDelay = Duration.ZERO;
 
     private ServerSocket listener;
     private Thread acceptor;
@@ -148,6 +153,21 @@ public final class DelayLink implements AutoCloseable {
         return upstream;
     }
 
+    /**
+     * Adds {@code extra} to the delay of each direction, on top of the delays the link was opened
+     * with, for every chunk of bytes read after this call, on open connections and new ones alike;
+     * chunks already on their way keep the time they are due at. {@link Duration#ZERO} removes it.
+     * A smaller value never lets a chunk overtake the one before it: a chunk is never due earlier
+     * than its predecessor, so bytes stay in order. The added delay stays across
+     * {@link #suspend()} and {@link #resume()}.
+     *
+     * @param extra the extra one-way delay; replaces any added before
+     * @throws IllegalArgumentException if {@code extra} is negative
+     */
+    public void addedDelay(Duration extra) {
+        addedDelay = requireNonNegative(extra, "added delay");
+    }
+
     /** Whether the link is suspended: not listening, no connection open. */
     public synchronized boolean isSuspended() {
         return listener == null && !closed;
@@ -192,7 +212,7 @@ public final class DelayLink implements AutoCloseable {
     @Override
     public String toString() {
         return "DelayLink[" + address + " -> " + upstream + ", towards upstream " + towardsUpstream
-            + ", towards client " + towardsClient + ", jitter " + jitter + "]";
+            + ", towards client " + towardsClient + ", jitter " + jitter + ", added " + addedDelay + "]";
     }
 
     private void stopListeningAndDisconnect() {
@@ -347,7 +367,7 @@ public final class DelayLink implements AutoCloseable {
                 byte[] buffer = new byte[CHUNK_BYTES];
                 while (true) {
                     int read = in.read(buffer);
-                    // Never earlier than the chunk before: jitter must not reorder bytes.
+                    // Never earlier than the chunk before: neither jitter nor a removed added delay may reorder bytes.
                     lastDue = Math.max(lastDue, dueNanos(delay));
                     if (read < 0) {
                         queue.add(new Chunk(Chunk.Kind.END_OF_STREAM, null, lastDue));
@@ -364,7 +384,7 @@ public final class DelayLink implements AutoCloseable {
 
         private long dueNanos(Duration delay) {
             long extra = jitter.isZero() ? 0 : ThreadLocalRandom.current().nextLong(jitter.toNanos() + 1);
-            return System.nanoTime() + delay.toNanos() + extra;
+            return System.nanoTime() + delay.toNanos() + addedDelay.toNanos() + extra;
         }
 
         private void write(BlockingQueue<Chunk> queue, Socket from, Socket to) {

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,10 +42,15 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.message.ApiVersionsRequestData;
+import io.fastleader.protocol.message.ApiVersionsResponseData;
+
 /**
- * {@link ChildJvmCluster} on real 4.3.1 brokers, one cluster shared by the tests in order because
- * starting three broker JVMs is the slow part. The 3.6.2 release runs the shared scenarios in
- * {@link LegacyClusterTest}.
+ * {@link ChildJvmCluster} on real 4.3.1 brokers, one cluster per nested class shared by its tests
+ * in order because starting three broker JVMs is the slow part. The 3.6.2 release runs the shared
+ * scenarios in {@link LegacyClusterTest}.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ChildJvmClusterTest {
@@ -88,10 +97,21 @@ class ChildJvmClusterTest {
             assertThatThrownBy(() -> cluster.killBroker(42)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> cluster.startBroker(42)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> cluster.startBroker(0)).isInstanceOf(IllegalStateException.class).hasMessageContaining("running");
+            assertThatThrownBy(() -> cluster.cutClientLinks(42)).isInstanceOf(IllegalArgumentException.class);
         }
 
         @Test
         @Order(3)
+        void clientLinkFaultsNeedAClientRoundTrip() {
+            assertThatThrownBy(() -> cluster.cutClientLinks(0)).isInstanceOf(IllegalStateException.class).hasMessageContaining("directly");
+            assertThatThrownBy(() -> cluster.restoreClientLinks(0)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> cluster.delayClientLinks(0, Duration.ofMillis(5))).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> cluster.dropClientConnections(0)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> cluster.clientBytesFrom(0)).isInstanceOf(IllegalStateException.class);
+        }
+
+        @Test
+        @Order(4)
         void killedLeaderIsReplacedAndNoAckedRecordIsLost() throws Exception {
             TopicPartition partition = new TopicPartition("kill-leader", 0);
             List<String> acked = new ArrayList<>();
@@ -118,7 +138,7 @@ class ChildJvmClusterTest {
         }
 
         @Test
-        @Order(4)
+        @Order(5)
         void addedBrokerTakesTheNextIdAndIsUnfenced() throws Exception {
             int added = cluster.addBroker();
 
@@ -135,7 +155,7 @@ class ChildJvmClusterTest {
         }
 
         @Test
-        @Order(5)
+        @Order(6)
         void closeLeavesNoBrokerProcessAndNoListeningPort() {
             List<ProcessHandle> brokers = ProcessHandle.current().children().filter(ChildJvmClusterTest::isKafkaBroker).toList();
             assertThat(brokers).hasSize(cluster.brokerIds().size()).allMatch(ProcessHandle::isAlive);
@@ -148,6 +168,191 @@ class ChildJvmClusterTest {
             FreedPorts.assertBindable(listeners);
             assertThatCode(cluster::close).as("a second close").doesNotThrowAnyException();
         }
+    }
+
+    /**
+     * The network faults on one broker's client links, on a cluster whose clients reach the brokers
+     * through relays of a 1 ms round trip, as a chaos test runs them.
+     */
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    class ClientLinkFaults {
+
+        /** The broker whose links the tests break; it leads partition 0 of the produced topic. */
+        private static final int BROKER = 0;
+
+        private KafkaTestCluster cluster;
+
+        @BeforeAll
+        void startCluster() {
+            cluster = ClusterSpec.builder().execution(Execution.CHILD_JVM)
+                .network(NetworkModel.loopback().withClientRtt(Duration.ofMillis(1)))
+                .start();
+        }
+
+        @AfterAll
+        void closeCluster() {
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+
+        @Test
+        @Order(1)
+        void aCutBrokerRefusesClientConnectionsUntilRestoredAndRunsOn() throws IOException {
+            cluster.cutClientLinks(BROKER);
+
+            assertRefused(cluster.brokerAddress(BROKER));
+            assertThat(cluster.stoppedBrokers()).isEmpty();
+
+            cluster.restoreClientLinks(BROKER);
+
+            assertAnswers(cluster.brokerAddress(BROKER));
+        }
+
+        @Test
+        @Order(2)
+        void aProducerKeepsProducingToTheOtherBrokersWhileOneIsCutAndDeliversEverythingOnceRestored() throws Exception {
+            String topic = "cut-client-links";
+            TopicPartition cutPartition = new TopicPartition(topic, BROKER);
+            try (Admin admin = Admin.create(adminConfig(cluster))) {
+                // Partition n led by broker n, so that two of three partitions are led by brokers clients still reach.
+                admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(0, 1, 2), 1, List.of(1, 2, 0), 2, List.of(2, 0, 1)))))
+                    .all().get(30, TimeUnit.SECONDS);
+            }
+            try (SteadyProducer producer = SteadyProducer.kafkaClients(cluster.clientConfig(), topic, 3, 300)) {
+                producer.awaitMoreAcks(100);
+
+                cluster.cutClientLinks(BROKER);
+                // Past any answer the producer read from the cut broker just before the cut.
+                producer.awaitMoreAcks(50);
+                int cutPartitionAcks = ackedOn(producer, cutPartition);
+                producer.awaitMoreAcks(200);
+
+                assertThat(ackedOn(producer, cutPartition)).as("acknowledgements from the cut leader").isEqualTo(cutPartitionAcks);
+                assertThat(cluster.stoppedBrokers()).isEmpty();
+
+                cluster.restoreClientLinks(BROKER);
+                producer.stopAndFlush();
+
+                assertThat(ackedOn(producer, cutPartition)).isGreaterThan(cutPartitionAcks);
+                AckedRecords.assertAllReadBackOnceInSendOrder(producer, cluster.clientConfig());
+            }
+        }
+
+        @Test
+        @Order(3)
+        void droppedClientConnectionsAreClosedAndNewOnesAccepted() throws IOException {
+            try (Socket open = new Socket(cluster.brokerAddress(1).getAddress(), cluster.brokerAddress(1).getPort())) {
+                assertThat(apiVersionsError(open)).isZero();
+
+                cluster.dropClientConnections(1);
+
+                assertClosedByPeer(open);
+            }
+            assertAnswers(cluster.brokerAddress(1));
+        }
+
+        @Test
+        @Order(4)
+        void clientBytesFromCountsEveryByteOfTheBrokersAnswers() {
+            long before = cluster.clientBytesFrom(2);
+
+            byte[] answer = RawExchange.roundTrip(cluster.brokerAddress(2), ApiKey.API_VERSIONS, API_VERSIONS_V3, 1, apiVersionsRequest());
+
+            assertThat(cluster.clientBytesFrom(2) - before).isEqualTo(Framing.SIZE_PREFIX_BYTES + answer.length);
+        }
+
+        @Test
+        @Order(5)
+        void addedClientDelayLengthensARoundTripUntilRemoved() throws IOException {
+            Duration extra = Duration.ofMillis(400);
+            Duration delayedRoundTrip = extra.multipliedBy(2);
+            try (Socket socket = new Socket(cluster.brokerAddress(2).getAddress(), cluster.brokerAddress(2).getPort())) {
+                cluster.delayClientLinks(2, extra);
+                assertThat(timedApiVersions(socket)).isGreaterThanOrEqualTo(delayedRoundTrip);
+
+                cluster.delayClientLinks(2, Duration.ZERO);
+
+                // Far below the delayed round trip, which a loaded machine does not reach either.
+                assertThat(timedApiVersions(socket)).isLessThan(delayedRoundTrip);
+            }
+        }
+
+        @Test
+        @Order(6)
+        void aBrokerRestartedWhileCutStaysCutUntilRestored() throws IOException {
+            cluster.cutClientLinks(BROKER);
+            cluster.stopBroker(BROKER);
+
+            cluster.startBroker(BROKER);
+
+            assertThat(cluster.stoppedBrokers()).isEmpty();
+            assertRefused(cluster.brokerAddress(BROKER));
+
+            cluster.restoreClientLinks(BROKER);
+
+            assertAnswers(cluster.brokerAddress(BROKER));
+        }
+
+        @Test
+        @Order(7)
+        void aBrokerRestoredWhileStoppedAcceptsClientsOnceStarted() throws IOException {
+            cluster.cutClientLinks(BROKER);
+            cluster.stopBroker(BROKER);
+
+            cluster.restoreClientLinks(BROKER);
+
+            assertRefused(cluster.brokerAddress(BROKER));
+
+            cluster.startBroker(BROKER);
+
+            assertAnswers(cluster.brokerAddress(BROKER));
+        }
+    }
+
+    private static final short API_VERSIONS_V3 = 3;
+
+    private static ApiVersionsRequestData apiVersionsRequest() {
+        return new ApiVersionsRequestData().setClientSoftwareName("fastleader-it").setClientSoftwareVersion("1");
+    }
+
+    /** The error code of an ApiVersions exchange on {@code socket}, which stays open. */
+    private static short apiVersionsError(Socket socket) throws IOException {
+        byte[] frame = RawExchange.roundTrip(socket, ApiKey.API_VERSIONS, API_VERSIONS_V3, 1, apiVersionsRequest());
+        return ((ApiVersionsResponseData) RawExchange.body(ApiKey.API_VERSIONS, API_VERSIONS_V3, frame)).errorCode();
+    }
+
+    private static Duration timedApiVersions(Socket socket) throws IOException {
+        long start = System.nanoTime();
+        assertThat(apiVersionsError(socket)).isZero();
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /** Nothing listens at {@code address}: a connect is refused, as to a host that is gone. */
+    private static void assertRefused(InetSocketAddress address) {
+        assertThatThrownBy(() -> new Socket(address.getAddress(), address.getPort()).close()).isInstanceOf(ConnectException.class);
+    }
+
+    /** A new connection to {@code address} reaches a broker that answers ApiVersions. */
+    private static void assertAnswers(InetSocketAddress address) throws IOException {
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            assertThat(apiVersionsError(socket)).isZero();
+        }
+    }
+
+    /** The peer closed the socket: a read sees the end of the stream or a reset, not the timeout. */
+    private static void assertClosedByPeer(Socket socket) throws IOException {
+        try {
+            assertThat(socket.getInputStream().read()).isEqualTo(-1);
+        } catch (SocketException reset) {
+            assertThat(reset).hasMessageContaining("reset");
+        }
+    }
+
+    private static int ackedOn(SteadyProducer producer, TopicPartition partition) {
+        return producer.acked().getOrDefault(partition, Map.of()).size();
     }
 
     private static boolean isKafkaBroker(ProcessHandle process) {

@@ -88,6 +88,55 @@ class DelayLinkTest {
     }
 
     @Test
+    void anAddedDelayLengthensTheRoundTripUntilItIsRemoved() throws Exception {
+        Duration oneWay = Duration.ofMillis(20);
+        Duration added = Duration.ofMillis(300);
+        Duration delayedRoundTrip = oneWay.plus(added).multipliedBy(2);
+        try (DelayLink link = DelayLink.open(echo.address(), oneWay, Duration.ZERO);
+             Socket socket = connect(link.address())) {
+            link.addedDelay(added);
+            assertThat(timedEcho(socket, "slowed")).isGreaterThanOrEqualTo(delayedRoundTrip);
+
+            link.addedDelay(Duration.ZERO);
+
+            // Far below the added delay's round trip, which a loaded machine does not reach either.
+            assertThat(timedEcho(socket, "restored")).isGreaterThanOrEqualTo(oneWay.multipliedBy(2)).isLessThan(delayedRoundTrip);
+        }
+    }
+
+    @Test
+    void everyByteArrivesInOrderUnderJitterWhileTheAddedDelayChanges() throws Exception {
+        byte[] sent = new byte[1 << 20];
+        new Random(7).nextBytes(sent);
+        int changeEvery = 64 * 1024;
+        try (DelayLink link = DelayLink.open(echo.address(), Duration.ofMillis(2), Duration.ofMillis(10));
+             Socket socket = connect(link.address())) {
+            CompletableFuture<Integer> writing = CompletableFuture.supplyAsync(() -> {
+                int changes = 0;
+                try {
+                    OutputStream out = socket.getOutputStream();
+                    for (int offset = 0; offset < sent.length; offset += 997) {
+                        if (offset / changeEvery != (offset + 997) / changeEvery) {
+                            // Removing the delay makes the next chunks due before those still held back.
+                            link.addedDelay(changes++ % 2 == 0 ? Duration.ofMillis(30) : Duration.ZERO);
+                        }
+                        out.write(sent, offset, Math.min(997, sent.length - offset));
+                    }
+                    socket.shutdownOutput();
+                    return changes;
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+
+            byte[] received = socket.getInputStream().readAllBytes();
+
+            assertThat(writing.get(SOCKET_TIMEOUT_MS, TimeUnit.MILLISECONDS)).isEqualTo(sent.length / changeEvery);
+            assertThat(received).isEqualTo(sent);
+        }
+    }
+
+    @Test
     void eachDirectionHasItsOwnDelay() throws Exception {
         Duration towardsClient = Duration.ofMillis(120);
         try (DelayLink link = DelayLink.open(echo.address(), Duration.ZERO, towardsClient, Duration.ZERO);
@@ -166,12 +215,24 @@ class DelayLinkTest {
         assertThatThrownBy(() -> DelayLink.open(echo.address(), Duration.ZERO, Duration.ofMillis(-1)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("jitter");
+        try (DelayLink link = DelayLink.open(echo.address(), Duration.ZERO, Duration.ZERO)) {
+            assertThatThrownBy(() -> link.addedDelay(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("added delay");
+        }
     }
 
     private static Socket connect(InetSocketAddress address) throws IOException {
         Socket socket = new Socket(address.getAddress(), address.getPort());
         socket.setSoTimeout(SOCKET_TIMEOUT_MS);
         return socket;
+    }
+
+    /** How long one echo of {@code message} took, after checking it came back whole. */
+    private static Duration timedEcho(Socket socket, String message) throws IOException {
+        long start = System.nanoTime();
+        assertThat(echoOnce(socket, message)).isEqualTo(message);
+        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     private static String echoOnce(Socket socket, String message) throws IOException {
