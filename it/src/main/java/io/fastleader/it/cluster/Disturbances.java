@@ -93,6 +93,17 @@ public final class Disturbances implements AutoCloseable {
     }
 
     /**
+     * Gives each partition of {@code topic} that {@code replicas} names those replicas (a
+     * reassignment of part of a topic), and elects each one's first replica leader; the other
+     * partitions keep their replicas and leaders.
+     *
+     * @return the topic once every partition named has its new replicas and is led by the first
+     */
+    public TopicDescription reassign(String topic, Map<Integer, List<Integer>> replicas) {
+        return reassign(topic, partition -> replicas.get(partition.partition()));
+    }
+
+    /**
      * Elects each partition's first replica leader, e.g. after a restart left leadership drifted
      * onto the other brokers.
      *
@@ -199,12 +210,16 @@ public final class Disturbances implements AutoCloseable {
         return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
     }
 
+    /** Reassigns each partition to {@code newReplicas}' answer for it; a partition it answers null for is left alone. */
     private TopicDescription reassign(String topic, Function<TopicPartitionInfo, List<Integer>> newReplicas) {
         TopicDescription description = describe(topic);
         Map<Integer, List<Integer>> target = new HashMap<>();
         Map<TopicPartition, Optional<NewPartitionReassignment>> moves = new HashMap<>();
         for (TopicPartitionInfo partition : description.partitions()) {
             List<Integer> replicas = newReplicas.apply(partition);
+            if (replicas == null) {
+                continue;
+            }
             target.put(partition.partition(), replicas);
             if (!replicas.equals(replicaIds(partition))) {
                 moves.put(new TopicPartition(topic, partition.partition()), Optional.of(new NewPartitionReassignment(replicas)));
@@ -219,7 +234,7 @@ public final class Disturbances implements AutoCloseable {
     }
 
     /**
-     * Waits until every partition has exactly {@code replicas} and is led by the first of them,
+     * Waits until every partition {@code replicas} names has exactly those and is led by the first of them,
      * asking for a preferred-leader election of the partitions that are not there yet. Elections
      * are repeated because one can be refused while the preferred replica is still catching up.
      */
@@ -228,7 +243,7 @@ public final class Disturbances implements AutoCloseable {
         Await.until("leaders " + replicas + " on " + topic, TIMEOUT, () -> {
             seen[0] = describeOnce(topic);
             Set<TopicPartition> pending = seen[0].partitions().stream()
-                .filter(p -> !isLedByFirstOf(p, replicas.get(p.partition())))
+                .filter(p -> replicas.containsKey(p.partition()) && !isLedByFirstOf(p, replicas.get(p.partition())))
                 .map(p -> new TopicPartition(topic, p.partition()))
                 .collect(Collectors.toSet());
             if (pending.isEmpty()) {

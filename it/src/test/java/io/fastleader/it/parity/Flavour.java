@@ -6,6 +6,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -21,31 +23,41 @@ public enum Flavour {
 
     KAFKA {
         @Override
-        public Producer<String, String> producer(Map<String, Object> config) {
-            return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+        public <K, V> Producer<K, V> producer(Map<String, Object> config, Serializer<K> keys, Serializer<V> values) {
+            return new KafkaProducer<>(config, keys, values);
         }
 
         @Override
-        public Consumer<String, String> consumer(Map<String, Object> config) {
-            return new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
+        public <K, V> Consumer<K, V> consumer(Map<String, Object> config, Deserializer<K> keys, Deserializer<V> values) {
+            return new KafkaConsumer<>(config, keys, values);
         }
     },
 
     FASTLEADER {
         @Override
-        public Producer<String, String> producer(Map<String, Object> config) {
-            return new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer());
+        public <K, V> Producer<K, V> producer(Map<String, Object> config, Serializer<K> keys, Serializer<V> values) {
+            return new FastLeaderProducer<>(config, keys, values);
         }
 
         @Override
-        public Consumer<String, String> consumer(Map<String, Object> config) {
-            return new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer());
+        public <K, V> Consumer<K, V> consumer(Map<String, Object> config, Deserializer<K> keys, Deserializer<V> values) {
+            return new FastLeaderConsumer<>(config, keys, values);
         }
     };
 
+    /** A producer with these serializers. */
+    public abstract <K, V> Producer<K, V> producer(Map<String, Object> config, Serializer<K> keys, Serializer<V> values);
+
+    /** A consumer with these deserializers. */
+    public abstract <K, V> Consumer<K, V> consumer(Map<String, Object> config, Deserializer<K> keys, Deserializer<V> values);
+
     /** A producer of string keys and values. */
-    public abstract Producer<String, String> producer(Map<String, Object> config);
+    public Producer<String, String> producer(Map<String, Object> config) {
+        return producer(config, new StringSerializer(), new StringSerializer());
+    }
 
     /** A consumer of string keys and values. */
-    public abstract Consumer<String, String> consumer(Map<String, Object> config);
+    public Consumer<String, String> consumer(Map<String, Object> config) {
+        return consumer(config, new StringDeserializer(), new StringDeserializer());
+    }
 }

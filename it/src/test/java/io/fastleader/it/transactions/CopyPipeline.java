@@ -9,16 +9,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,13 +24,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.fastleader.clients.consumer.FastLeaderConsumer;
-import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.it.parity.Flavour;
 
 /**
  * A consume-transform-produce application, as an exactly-once application is written: a group of
@@ -48,29 +42,12 @@ import io.fastleader.clients.producer.FastLeaderProducer;
  * {@link #allow allowed} have been committed (their partitions are paused otherwise, and they go on
  * polling), so the stages of a roll each see transactions under way however fast the machine is.
  */
-final class CopyPipeline implements AutoCloseable {
+public final class CopyPipeline implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CopyPipeline.class);
     private static final Duration POLL = Duration.ofMillis(100);
     /** Calls that time out are called again (a timed-out commit must be), this many times in all. */
     private static final int ATTEMPTS = 5;
-
-    /** Which clients the members run. */
-    enum Flavour {
-        FASTLEADER(config -> new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer()),
-                config -> new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer())),
-        KAFKA(config -> new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer()),
-                config -> new KafkaProducer<>(config, new StringSerializer(), new StringSerializer()));
-
-        private final Function<Map<String, Object>, Consumer<String, String>> consumer;
-        private final Function<Map<String, Object>, Producer<String, String>> producer;
-
-        Flavour(Function<Map<String, Object>, Consumer<String, String>> consumer,
-                Function<Map<String, Object>, Producer<String, String>> producer) {
-            this.consumer = consumer;
-            this.producer = producer;
-        }
-    }
 
     private final String name;
     private final String input;
@@ -87,7 +64,7 @@ final class CopyPipeline implements AutoCloseable {
      *
      * @param clientConfig the cluster's client settings and any client keys of the test's (both clients get them)
      */
-    CopyPipeline(String name, Flavour flavour, Map<String, Object> clientConfig, String input, String output, int memberCount) {
+    public CopyPipeline(String name, Flavour flavour, Map<String, Object> clientConfig, String input, String output, int memberCount) {
         this.name = name;
         this.input = input;
         this.output = output;
@@ -98,35 +75,40 @@ final class CopyPipeline implements AutoCloseable {
     }
 
     /** The copy of an input record: its value, and the partition and offset it was read at. */
-    static String copy(ConsumerRecord<String, String> record) {
+    public static String copy(ConsumerRecord<String, String> record) {
         return record.value() + " from " + record.partition() + "@" + record.offset();
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    String group() {
+    public String group() {
         return name;
+    }
+
+    /** The members' transactional ids, one each. */
+    public List<String> transactionalIds() {
+        return members.stream().map(member -> member.name).toList();
     }
 
     /** Lets the members copy until {@code records} input records were committed in all. */
-    void allow(long records) {
+    public void allow(long records) {
         allowed = records;
     }
 
     /** Input records whose transaction committed. */
-    long committed() {
+    public long committed() {
         return committed.get();
     }
 
     /** Exceptions that stopped a member: none is expected. */
-    Set<Throwable> failures() {
+    public Set<Throwable> failures() {
         return failures;
     }
 
     /** What happened how often: transactions committed and aborted, members rebuilt, by the exception's class. */
-    Map<String, AtomicLong> events() {
+    public Map<String, AtomicLong> events() {
         return events;
     }
 
@@ -187,9 +169,9 @@ final class CopyPipeline implements AutoCloseable {
 
         private void run() {
             while (!stopping) {
-                Consumer<String, String> built = flavour.consumer.apply(consumerConfig);
+                Consumer<String, String> built = flavour.consumer(consumerConfig);
                 consumer = built;
-                Producer<String, String> producer = flavour.producer.apply(producerConfig);
+                Producer<String, String> producer = flavour.producer(producerConfig);
                 try {
                     attempt("initTransactions", producer::initTransactions);
                     built.subscribe(List.of(input));

@@ -36,7 +36,7 @@ import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Disturbances.StopStyle;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaTestCluster;
-import io.fastleader.it.transactions.CopyPipeline.Flavour;
+import io.fastleader.it.parity.Flavour;
 
 /**
  * Exactly-once through a rolling restart, once per transaction protocol (a subclass per

@@ -1,0 +1,125 @@
+package io.fastleader.it.soak;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.Consumer;
+
+import io.fastleader.it.parity.Flavour;
+
+/**
+ * A soak group's member in a JVM of its own, so that the soak can kill it as a process dies: no
+ * leave, no last commit, sockets dropped by the operating system. The child writes a line
+ * {@code consumed <partition> <offset>} per record consumed, flushed before each commit, so every
+ * record whose offset it committed has reached the parent; the parent hands them to its group.
+ * Other lines on its standard output (a client's log) are skipped.
+ */
+final class ConsumerProcess {
+
+    private static final String CONSUMED = "consumed ";
+
+    private final Process process;
+    private final Thread reader;
+
+    private ConsumerProcess(Process process, GroupMemberLoop.Sink sink, String name) {
+        this.process = process;
+        this.reader = new Thread(() -> read(sink), "soak-process-reader-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts a child JVM whose {@code flavour} consumer subscribes to {@code topic} with {@code config}. */
+    static ConsumerProcess start(String name, Flavour flavour, Map<String, Object> config, String topic, GroupMemberLoop.Sink sink) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp"));
+        // Under surefire java.class.path is only the booter jar; the test class path is here.
+        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+        command.add(ConsumerProcess.class.getName());
+        command.add(flavour.name());
+        command.add(topic);
+        config.forEach((key, value) -> command.add(key + "=" + value));
+        try {
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            return new ConsumerProcess(process, sink, name);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the consumer process " + name, e);
+        }
+    }
+
+    private void read(GroupMemberLoop.Sink sink) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (!line.startsWith(CONSUMED)) {
+                    continue;
+                }
+                String[] record = line.substring(CONSUMED.length()).split(" ");
+                sink.consumed(Integer.parseInt(record[0]), Long.parseLong(record[1]));
+            }
+        } catch (IOException killed) {
+            // The process is gone; what it wrote before is read.
+        }
+    }
+
+    /** Kills the process (SIGKILL) and returns once it is gone and its last line is read. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+    }
+
+    /** The child: {@code flavour topic key=value...}; consumes until killed, or until its parent is gone. */
+    public static void main(String[] args) throws IOException {
+        Map<String, Object> config = new HashMap<>();
+        for (String setting : Arrays.asList(args).subList(2, args.length)) {
+            int equals = setting.indexOf('=');
+            config.put(setting.substring(0, equals), setting.substring(equals + 1));
+        }
+        Thread orphanWatch = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // Nothing is sent; end of input means the parent is gone.
+                }
+            } catch (IOException gone) {
+                // As gone.
+            }
+            Runtime.getRuntime().halt(1);
+        }, "orphan-watch");
+        orphanWatch.setDaemon(true);
+        orphanWatch.start();
+        BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+        try (Consumer<String, String> consumer = Flavour.valueOf(args[0]).consumer(config)) {
+            GroupMemberLoop.run(consumer, args[1], new GroupMemberLoop.Sink() {
+                @Override
+                public void consumed(int partition, long offset) {
+                    try {
+                        out.write(CONSUMED + partition + " " + offset + "\n");
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+
+                @Override
+                public void beforeCommit() {
+                    try {
+                        out.flush();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }, () -> true);
+        }
+    }
+}
