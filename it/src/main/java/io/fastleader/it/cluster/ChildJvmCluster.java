@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -78,6 +79,13 @@ final class ChildJvmCluster implements KafkaTestCluster {
     /** The storage tool runs for a second or two: C1 only, so it does not wait for C2 compiler threads. */
     private static final List<String> TOOL_JVM_OPTIONS = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
+    /**
+     * Nodes listen on ports below Linux's ephemeral range (32768 to 60999 by default): the kernel
+     * hands none of these to a socket bound to port 0 (a relay) or to an outgoing connection, so no
+     * such socket can take a node's port between its choice and the node binding it.
+     */
+    static final int FIRST_PORT = 20_000;
+    static final int LAST_PORT = 32_767;
     private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
     /** A controlled shutdown takes well under a second here; this bounds one that hangs. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
@@ -362,7 +370,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
     }
 
     private void launchBroker(Node node) {
-        node.process = launch(node, BROKER_JVM_OPTIONS, "kafka.Kafka", node.config().toString());
+        List<String> jvmOptions = new ArrayList<>(BROKER_JVM_OPTIONS);
+        jvmOptions.addAll(spec.brokerJvmOptions());
+        node.process = launch(node, jvmOptions, "kafka.Kafka", node.config().toString());
     }
 
     private Process launch(Node node, List<String> jvmOptions, String mainClass, String... args) {
@@ -644,15 +654,26 @@ final class ChildJvmCluster implements KafkaTestCluster {
         taken.addAll(relays.ports());
         List<ServerSocket> held = new ArrayList<>();
         int[] ports = new int[count];
+        int candidate = FIRST_PORT + ThreadLocalRandom.current().nextInt(LAST_PORT - FIRST_PORT + 1);
         try {
-            // Holding every socket until all are found keeps the OS from handing out one port twice.
-            for (int found = 0; found < count; ) {
-                ServerSocket socket = new ServerSocket();
-                held.add(socket);
-                socket.bind(new InetSocketAddress(HOST, 0));
-                if (taken.add(socket.getLocalPort())) {
-                    ports[found++] = socket.getLocalPort();
+            // Holding every socket until all are found keeps two nodes from being given one port.
+            for (int found = 0, tried = 0; found < count; tried++, candidate = candidate == LAST_PORT ? FIRST_PORT : candidate + 1) {
+                if (tried > LAST_PORT - FIRST_PORT) {
+                    throw new IllegalStateException("fewer than " + count + " free ports between " + FIRST_PORT + " and " + LAST_PORT);
                 }
+                if (taken.contains(candidate)) {
+                    continue;
+                }
+                ServerSocket socket = new ServerSocket();
+                try {
+                    socket.bind(new InetSocketAddress(HOST, candidate));
+                } catch (IOException inUse) {
+                    socket.close();
+                    continue;
+                }
+                held.add(socket);
+                taken.add(candidate);
+                ports[found++] = candidate;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot find free ports", e);

@@ -1,7 +1,9 @@
 package io.fastleader.it.cluster;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,9 +20,11 @@ import org.apache.kafka.server.common.TransactionVersion;
  * @param network       the delays between clients and brokers and among brokers
  * @param featureLevels Kafka features (by name) finalized at the levels given when the storage is
  *                      formatted; a feature not named here gets the release's default level
+ * @param brokerJvmOptions options added to each child-JVM broker's {@code java} command line
  */
 public record ClusterSpec(int brokers, Execution execution, KafkaRelease release, Security security,
-                          Map<String, String> brokerConfigs, NetworkModel network, Map<String, Short> featureLevels) {
+                          Map<String, String> brokerConfigs, NetworkModel network, Map<String, Short> featureLevels,
+                          List<String> brokerJvmOptions) {
 
     /**
      * Settings every fixture broker gets. They keep a small cluster small and quick on a 2-core
@@ -34,6 +38,10 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         "auto.create.topics.enable", "false");
 
     public ClusterSpec {
+        brokerJvmOptions = List.copyOf(brokerJvmOptions);
+        if (!brokerJvmOptions.isEmpty() && execution != Execution.CHILD_JVM) {
+            throw new IllegalArgumentException("broker JVM options " + brokerJvmOptions + " need brokers in child JVMs, not " + execution);
+        }
         if (brokers < 1) {
             throw new IllegalArgumentException("a cluster needs at least one broker, not " + brokers);
         }
@@ -112,6 +120,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
         private NetworkModel network = NetworkModel.loopback();
         private final Map<String, Short> featureLevels = new LinkedHashMap<>();
+        private final List<String> brokerJvmOptions = new ArrayList<>();
 
         private Builder() {
         }
@@ -180,13 +189,24 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         }
 
         /**
+         * One option added to each broker's {@code java} command line, after the fixture's own
+         * (a small heap, the serial collector); {@link Execution#CHILD_JVM} only. For example
+         * {@code -XX:TieredStopAtLevel=1}: a restarted broker that shares two cores with a busy
+         * test is unfenced in about 28 s instead of 41 s, at the cost of its peak speed.
+         */
+        public Builder brokerJvmOption(String option) {
+            brokerJvmOptions.add(Objects.requireNonNull(option, "option"));
+            return this;
+        }
+
+        /**
          * The spec.
          *
          * @throws IllegalArgumentException if the settings contradict each other, e.g. a
          *                                  {@link NetworkModel#metadataLag()} the execution cannot do
          */
         public ClusterSpec build() {
-            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network, featureLevels);
+            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network, featureLevels, brokerJvmOptions);
         }
 
         /** Builds the spec and starts the cluster. */

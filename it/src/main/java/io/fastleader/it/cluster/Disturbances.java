@@ -315,18 +315,19 @@ public final class Disturbances implements AutoCloseable {
         /** Controlled shutdown: leaderships move away before the broker stops. */
         GRACEFUL {
             @Override
-            void stop(KafkaTestCluster cluster, int nodeId) {
+            public void stop(KafkaTestCluster cluster, int nodeId) {
                 cluster.stopBroker(nodeId);
             }
         },
         /** SIGKILL: the broker vanishes mid-request. Needs {@link KafkaTestCluster#supportsKill()}. */
         KILL {
             @Override
-            void stop(KafkaTestCluster cluster, int nodeId) {
+            public void stop(KafkaTestCluster cluster, int nodeId) {
                 cluster.killBroker(nodeId);
             }
         };
 
-        abstract void stop(KafkaTestCluster cluster, int nodeId);
+        /** Takes broker {@code nodeId} of {@code cluster} down this way; returns once it is down. */
+        public abstract void stop(KafkaTestCluster cluster, int nodeId);
     }
 }

@@ -9,6 +9,8 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -88,6 +90,18 @@ class ChildJvmClusterTest {
             assertThat(cluster.clientConfig()).containsOnlyKeys(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)
                 .containsEntry(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
             assertThat(cluster.bootstrapAddresses()).hasSize(3).allMatch(address -> address.getHostString().equals("127.0.0.1"));
+        }
+
+        /**
+         * A node's port chosen inside the kernel's ephemeral range could be handed to a relay bound
+         * to port 0, or to an outgoing connection, before the node binds it (a soak's start failed
+         * with "Address already in use" that way).
+         */
+        @Test
+        @Order(1)
+        void nodesListenBelowTheKernelsEphemeralPortRange() throws IOException {
+            int firstEphemeral = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
+            assertThat(cluster.bootstrapAddresses()).allSatisfy(address -> assertThat(address.getPort()).isLessThan(firstEphemeral));
         }
 
         @Test

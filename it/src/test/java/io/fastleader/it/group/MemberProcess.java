@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +20,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
+import io.fastleader.it.cluster.ChildMain;
 
 /**
  * A {@link FastLeaderConsumer} group member in a JVM of its own, so that a test can kill it the way
@@ -113,23 +113,8 @@ final class MemberProcess implements AutoCloseable {
     /** The child: {@code topic key=value...}; polls until killed, or until its parent closes its standard input. */
     public static void main(String[] args) {
         PrintStream out = System.out;
-        Map<String, Object> config = new HashMap<>();
-        for (String setting : Arrays.asList(args).subList(1, args.length)) {
-            int equals = setting.indexOf('=');
-            config.put(setting.substring(0, equals), setting.substring(equals + 1));
-        }
-        Thread orphaned = new Thread(() -> {
-            try {
-                while (System.in.read() >= 0) {
-                    // Nothing is sent; end of input means the parent is gone.
-                }
-            } catch (IOException ignored) {
-                // As gone.
-            }
-            Runtime.getRuntime().halt(1);
-        }, "orphan-watch");
-        orphaned.setDaemon(true);
-        orphaned.start();
+        Map<String, Object> config = ChildMain.settings(Arrays.asList(args).subList(1, args.length));
+        ChildMain.haltWhenParentGone();
         try (FastLeaderConsumer<String, String> consumer = new FastLeaderConsumer<>(config, new StringDeserializer(),
                 new StringDeserializer())) {
             consumer.subscribe(List.of(args[0]), new ConsumerRebalanceListener() {

@@ -3,9 +3,11 @@ package io.fastleader.it.soak;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.KafkaTestCluster;
@@ -80,12 +82,21 @@ final class Chaos {
         }
     }
 
-    /** Returns once every broker runs and every partition of the soak's and the coordinators' topics has its full ISR. */
-    void recover() {
+    /**
+     * Returns once every broker runs and every partition of the soak's topics, and of the
+     * coordinators' topics once the brokers created them, has its full ISR.
+     */
+    void recover() throws InterruptedException {
         for (int broker : cluster.stoppedBrokers()) {
             cluster.startBroker(broker);
         }
         topics.forEach(disturbances::awaitFullIsr);
-        INTERNAL_TOPICS.forEach(disturbances::awaitFullIsr);
+        Set<String> existing;
+        try {
+            existing = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot list the topics: " + e.getCause(), e.getCause());
+        }
+        INTERNAL_TOPICS.stream().filter(existing::contains).forEach(disturbances::awaitFullIsr);
     }
 }

@@ -10,13 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.Consumer;
 
+import io.fastleader.it.cluster.ChildMain;
 import io.fastleader.it.parity.Flavour;
 
 /**
@@ -82,23 +82,9 @@ final class ConsumerProcess {
 
     /** The child: {@code flavour topic key=value...}; consumes until killed, or until its parent is gone. */
     public static void main(String[] args) throws IOException {
-        Map<String, Object> config = new HashMap<>();
-        for (String setting : Arrays.asList(args).subList(2, args.length)) {
-            int equals = setting.indexOf('=');
-            config.put(setting.substring(0, equals), setting.substring(equals + 1));
-        }
-        Thread orphanWatch = new Thread(() -> {
-            try {
-                while (System.in.read() >= 0) {
-                    // Nothing is sent; end of input means the parent is gone.
-                }
-            } catch (IOException gone) {
-                // As gone.
-            }
-            Runtime.getRuntime().halt(1);
-        }, "orphan-watch");
-        orphanWatch.setDaemon(true);
-        orphanWatch.start();
+        ClientPriority.lowerThisProcess();
+        Map<String, Object> config = ChildMain.settings(Arrays.asList(args).subList(2, args.length));
+        ChildMain.haltWhenParentGone();
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
         try (Consumer<String, String> consumer = Flavour.valueOf(args[0]).consumer(config)) {
             GroupMemberLoop.run(consumer, args[1], new GroupMemberLoop.Sink() {

@@ -13,6 +13,8 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 
+import io.fastleader.it.cluster.Disturbances.StopStyle;
+
 /**
  * The faults a soak applies, one at a time, each drawn with its target and its durations from the
  * run's seeded random; {@link Chaos#recover()} runs between two of them. Each returns what it did,
@@ -25,10 +27,7 @@ enum Fault {
         @Override
         String apply(Chaos chaos, Random random) throws InterruptedException {
             int broker = chaos.randomBroker(random);
-            chaos.cluster().stopBroker(broker);
-            long downMs = pause(random, 1_000, 3_000);
-            chaos.cluster().startBroker(broker);
-            return "broker " + broker + " stopped gracefully, down " + downMs + " ms";
+            return "broker " + broker + " " + restart(chaos, broker, StopStyle.GRACEFUL, random, 1_000, 3_000);
         }
     },
 
@@ -37,10 +36,7 @@ enum Fault {
         @Override
         String apply(Chaos chaos, Random random) throws InterruptedException {
             int broker = chaos.randomBroker(random);
-            chaos.cluster().killBroker(broker);
-            long downMs = pause(random, 2_000, 6_000);
-            chaos.cluster().startBroker(broker);
-            return "broker " + broker + " killed, down " + downMs + " ms";
+            return "broker " + broker + " " + restart(chaos, broker, StopStyle.KILL, random, 2_000, 6_000);
         }
     },
 
@@ -90,10 +86,8 @@ enum Fault {
         @Override
         String apply(Chaos chaos, Random random) throws InterruptedException {
             Chaos.Coordinator coordinator = chaos.randomCoordinator(random);
-            chaos.cluster().stopBroker(coordinator.broker());
-            long downMs = pause(random, 1_000, 3_000);
-            chaos.cluster().startBroker(coordinator.broker());
-            return "broker " + coordinator.broker() + ", coordinator of " + coordinator.of() + ", restarted, down " + downMs + " ms";
+            return "broker " + coordinator.broker() + ", coordinator of " + coordinator.of() + ", "
+                + restart(chaos, coordinator.broker(), StopStyle.GRACEFUL, random, 1_000, 3_000);
         }
     },
 
@@ -134,6 +128,19 @@ enum Fault {
 
     /** Applies the fault; returns once the fault is over (not recovered from), with what it did. */
     abstract String apply(Chaos chaos, Random random) throws InterruptedException;
+
+    /** Stops or kills {@code broker}, keeps it down between the bounds, starts it; says how long each step took. */
+    private static String restart(Chaos chaos, int broker, StopStyle style, Random random, int minDownMs, int maxDownMs)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        style.stop(chaos.cluster(), broker);
+        long stopped = System.nanoTime();
+        long downMs = pause(random, minDownMs, maxDownMs);
+        long starting = System.nanoTime();
+        chaos.cluster().startBroker(broker);
+        return String.format("%s in %d ms, down %d ms, started in %d ms", style == StopStyle.KILL ? "killed" : "stopped gracefully",
+            TimeUnit.NANOSECONDS.toMillis(stopped - start), downMs, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - starting));
+    }
 
     /** How long a fault holds: drawn between the bounds, in milliseconds. */
     private static long pause(Random random, int minMs, int maxMs) throws InterruptedException {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -17,13 +18,15 @@ import org.apache.kafka.common.errors.WakeupException;
 
 /**
  * What every member of a soak group does, in this JVM or in a process of its own: poll, hand each
- * record on, then commit synchronously, so a record is handed on at least once before its offset is
- * committed. A commit refused by a rebalance, or one that failed retriably, is left to the next
+ * record on, then (at most every 500 ms) commit synchronously what it has handed on, so a record is
+ * handed on at least once before its offset is committed. A commit refused by a rebalance, or one that failed retriably, is left to the next
  * poll's: the new owner reads those records again, and the read-back counts them as duplicates.
  */
 final class GroupMemberLoop {
 
     private static final Duration POLL = Duration.ofMillis(100);
+    /** Commits at most this often, as an application committing after its work would: two cores carry the whole soak. */
+    private static final long COMMIT_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /** Where a member hands its records. */
     interface Sink {
@@ -60,16 +63,22 @@ final class GroupMemberLoop {
     /** Subscribes to {@code topic} and consumes until {@link Consumer#wakeup()} or {@code running} turns false. */
     static void run(Consumer<String, String> consumer, String topic, Sink sink, BooleanSupplier running) {
         consumer.subscribe(List.of(topic));
+        long lastCommit = System.nanoTime();
+        boolean uncommitted = false;
         try {
             while (running.getAsBoolean()) {
                 ConsumerRecords<String, String> records = consumer.poll(POLL);
-                if (records.isEmpty()) {
-                    continue;
-                }
                 for (ConsumerRecord<String, String> record : records) {
                     sink.consumed(record.partition(), record.offset());
                 }
+                uncommitted |= !records.isEmpty();
+                // An idle poll commits what is left at once: the last records must not wait for more.
+                if (!uncommitted || !records.isEmpty() && System.nanoTime() - lastCommit < COMMIT_INTERVAL_NANOS) {
+                    continue;
+                }
                 sink.beforeCommit();
+                lastCommit = System.nanoTime();
+                uncommitted = false;
                 try {
                     consumer.commitSync();
                 } catch (CommitFailedException | RebalanceInProgressException e) {

@@ -31,8 +31,8 @@ import io.fastleader.it.transactions.CopyPipeline;
  */
 final class Lane {
 
-    static final int EVENT_PARTITIONS = 12;
-    static final int ACKS_ONE_PARTITIONS = 6;
+    static final int EVENT_PARTITIONS = 6;
+    static final int ACKS_ONE_PARTITIONS = 3;
     private static final short REPLICATION_FACTOR = 3;
     private static final String EVENTS = "events";
     private static final String ACKS_ONE = "acks1";
@@ -60,10 +60,10 @@ final class Lane {
         this.prefix = prefix(flavour);
         this.clientConfig = clientConfig;
         this.closes = closes;
-        this.idempotent = new SequencedProducers(prefix + "idempotent-producers", flavour, clientConfig, events(), "all", 2, 16, 100);
-        this.acksOne = new SequencedProducers(prefix + "acks1-producer", flavour, clientConfig, prefix + ACKS_ONE, "1", 1, 8, 50);
+        this.idempotent = new SequencedProducers(prefix + "idempotent-producers", flavour, clientConfig, events(), "all", 2, 16, 50);
+        this.acksOne = new SequencedProducers(prefix + "acks1-producer", flavour, clientConfig, prefix + ACKS_ONE, "1", 1, 8, 25);
         for (String protocol : List.of("classic", "consumer")) {
-            groups.add(new ChurningGroup(prefix + protocol + "-group", flavour, protocol, clientConfig, events(), 2, random.nextLong(), closes));
+            groups.add(new ChurningGroup(prefix + protocol + "-group", flavour, protocol, clientConfig, events(), 1, random.nextLong(), closes));
         }
         this.pipeline = new CopyPipeline(prefix + "transactional-pipeline", flavour, clientConfig, events(), copied(), 2);
         this.streams = new StreamsCopy(prefix + "streams-eos", flavour, clientConfig, events(), streamed());

@@ -58,7 +58,7 @@ import io.fastleader.it.parity.Flavour;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 abstract class ExactlyOnceThroughARollTest {
 
-    private static final int RECORDS = 20_000;
+    private static final int RECORDS = 10_000;
     private static final int PARTITIONS = 6;
     private static final int KEYS = 600;
     /** The input each stage of the roll lets through: twelfths, ten of them released during the roll. */
