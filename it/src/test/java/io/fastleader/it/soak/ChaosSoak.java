@@ -3,7 +3,6 @@ package io.fastleader.it.soak;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +51,7 @@ final class ChaosSoak {
     }
 
     /** What a run found, and its report. */
-    record Result(List<String> failures, EnumSet<Fault> faultsApplied, String report) {
+    record Result(List<String> failures, String report) {
     }
 
     private final SoakSettings settings;
@@ -100,7 +99,7 @@ final class ChaosSoak {
             checkResources(before, after);
             String report = new SoakReport(settings, cluster.kafkaVersion(), AppInfoParser.getVersion(), applied, findings, stalls,
                 closes, before, after, allFailures(findings)).render();
-            return new Result(allFailures(findings), faultsApplied(), report);
+            return new Result(allFailures(findings), report);
         }
     }
 
@@ -225,9 +224,4 @@ final class ChaosSoak {
         return all;
     }
 
-    private EnumSet<Fault> faultsApplied() {
-        EnumSet<Fault> kinds = EnumSet.noneOf(Fault.class);
-        applied.forEach(fault -> kinds.add(fault.fault()));
-        return kinds;
-    }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumSet;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * The chaos soak ({@link ChaosSoak}) as a test: three minutes from a fixed seed in {@code mvn
  * verify}, any length and seed on demand ({@code bin/chaos-soak}). The report goes to standard
  * output and to {@code target/chaos-soak-report.txt}; a failure names the seed and the command
- * that replays it.
+ * that replays it. Every kind of fault is applied at least once, whatever the length: a fault that
+ * could not be applied, or that the cluster did not recover from, is a failure.
  */
 class ChaosSoakTest {
 
@@ -27,6 +27,5 @@ class ChaosSoakTest {
         Files.writeString(report, result.report());
 
         assertThat(result.failures()).as("failures of the soak with seed %d; replay with %s", settings.seed(), settings.replayCommand()).isEmpty();
-        assertThat(result.faultsApplied()).as("kinds of fault applied (seed %d)", settings.seed()).isEqualTo(EnumSet.allOf(Fault.class));
     }
 }
