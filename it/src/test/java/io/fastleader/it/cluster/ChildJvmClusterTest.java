@@ -100,7 +100,9 @@ class ChildJvmClusterTest {
         @Test
         @Order(1)
         void nodesListenBelowTheKernelsEphemeralPortRange() throws IOException {
-            int firstEphemeral = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
+            // readAllLines, not readString: the JDK 17 reads a single byte of this file, whose size says 0.
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);
+            int firstEphemeral = Integer.parseInt(range.trim().split("\\s+")[0]);
             assertThat(cluster.bootstrapAddresses()).allSatisfy(address -> assertThat(address.getPort()).isLessThan(firstEphemeral));
         }
 
