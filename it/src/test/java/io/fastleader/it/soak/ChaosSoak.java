@@ -97,9 +97,10 @@ final class ChaosSoak {
             runLanes(cluster, disturbances, admin, topics, findings, stalls);
             Resources after = awaitSettled(before);
             checkResources(before, after);
+            List<String> failed = allFailures(findings);
             String report = new SoakReport(settings, cluster.kafkaVersion(), AppInfoParser.getVersion(), applied, findings, stalls,
-                closes, before, after, allFailures(findings)).render();
-            return new Result(allFailures(findings), report);
+                closes, before, after, failed).render();
+            return new Result(failed, report);
         }
     }
 

@@ -174,10 +174,10 @@ final class Lane {
         for (ChurningGroup group : groups) {
             group.verify(idempotent.acked(), findings);
         }
-        verifyCopies(pipeline.name(), events, ReadBack.readAll(clientConfig, partitions(copied(), EVENT_PARTITIONS)), findings);
+        verifyCopies(pipeline.name(), events(), events, ReadBack.readAll(clientConfig, partitions(copied(), EVENT_PARTITIONS)), findings);
         findings.check(pipeline.name(), pipeline.failures().isEmpty(), "members failed: " + pipeline.failures());
         findings.figure(pipeline.name(), "transactions", pipeline.events());
-        verifyCopies(streams.applicationId(), events, ReadBack.readAll(clientConfig, partitions(streamed(), EVENT_PARTITIONS)), findings);
+        verifyCopies(streams.applicationId(), events(), events, ReadBack.readAll(clientConfig, partitions(streamed(), EVENT_PARTITIONS)), findings);
         streams.report(findings);
         return findings;
     }
@@ -197,7 +197,7 @@ final class Lane {
      * Checks that the output holds exactly one copy of each input record, and nothing else: read
      * {@code read_committed}, so a copy from an aborted transaction does not count.
      */
-    static void verifyCopies(String name, Map<TopicPartition, Map<Long, String>> input,
+    static void verifyCopies(String name, String inputTopic, Map<TopicPartition, Map<Long, String>> input,
                              Map<TopicPartition, Map<Long, String>> output, Findings findings) {
         Map<String, Integer> copiesOf = new HashMap<>();
         long strays = 0;
@@ -208,7 +208,7 @@ final class Lane {
                 int from = copy.lastIndexOf(" from ");
                 String source = copy.substring(from + " from ".length());
                 int at = source.indexOf('@');
-                TopicPartition sourcePartition = new TopicPartition(input.keySet().iterator().next().topic(), Integer.parseInt(source.substring(0, at)));
+                TopicPartition sourcePartition = new TopicPartition(inputTopic, Integer.parseInt(source.substring(0, at)));
                 String original = input.getOrDefault(sourcePartition, Map.of()).get(Long.parseLong(source.substring(at + 1)));
                 if (!copy.substring(0, from).equals(original)) {
                     strays++;
