@@ -37,6 +37,12 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         "broker.heartbeat.interval.ms", "500",
         "auto.create.topics.enable", "false");
 
+    /**
+     * A {@link Builder#brokerJvmOption broker JVM option} for brokers that must start quickly more
+     * than run fast: C1 only. Test clusters take it; benchmarks' clusters do not.
+     */
+    public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+
     public ClusterSpec {
         brokerJvmOptions = List.copyOf(brokerJvmOptions);
         if (!brokerJvmOptions.isEmpty() && execution != Execution.CHILD_JVM) {
@@ -191,8 +197,8 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         /**
          * One option added to each broker's {@code java} command line, after the fixture's own
          * (a small heap, the serial collector); {@link Execution#CHILD_JVM} only. For example
-         * {@code -XX:TieredStopAtLevel=1}: a restarted broker that shares two cores with a busy
-         * test is unfenced in about 28 s instead of 41 s, at the cost of its peak speed.
+         * {@link #C1_ONLY}: a restarted broker that shares two cores with a busy test is unfenced
+         * in about 28 s instead of 41 s, at the cost of its peak speed.
          */
         public Builder brokerJvmOption(String option) {
             brokerJvmOptions.add(Objects.requireNonNull(option, "option"));

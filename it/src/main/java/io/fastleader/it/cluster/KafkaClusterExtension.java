@@ -19,6 +19,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *
  * <p>A test or class whose cluster needs an {@link Execution} that cannot run here (containers
  * without Docker) is disabled with the reason instead of failing.
+ *
+ * <p>Child-JVM brokers started here run C1 only ({@link ClusterSpec#C1_ONLY}): a test's broker
+ * lives for seconds to minutes and is restarted often, so getting up sooner beats peak speed.
  */
 public final class KafkaClusterExtension implements ParameterResolver, ExecutionCondition {
 
@@ -70,6 +73,9 @@ public final class KafkaClusterExtension implements ParameterResolver, Execution
                 builder.brokerConfig(setting.substring(0, eq), setting.substring(eq + 1));
             }
         });
+        if (builder.build().execution() == Execution.CHILD_JVM) {
+            builder.brokerJvmOption(ClusterSpec.C1_ONLY);
+        }
         return builder.build();
     }
 

@@ -68,7 +68,7 @@ class ChildJvmClusterTest {
 
         @BeforeAll
         void startCluster() {
-            cluster = ClusterSpec.builder().execution(Execution.CHILD_JVM).start();
+            cluster = ClusterSpec.builder().execution(Execution.CHILD_JVM).brokerJvmOption(ClusterSpec.C1_ONLY).start();
         }
 
         @AfterAll
@@ -202,7 +202,7 @@ class ChildJvmClusterTest {
 
         @BeforeAll
         void startCluster() {
-            cluster = ClusterSpec.builder().execution(Execution.CHILD_JVM)
+            cluster = ClusterSpec.builder().execution(Execution.CHILD_JVM).brokerJvmOption(ClusterSpec.C1_ONLY)
                 .network(NetworkModel.loopback().withClientRtt(Duration.ofMillis(1)))
                 .start();
         }

@@ -50,6 +50,14 @@ class KafkaClusterExtensionTest {
         assertThat(KafkaClusterExtension.spec(annotationOf("killableInContainers")).execution()).isEqualTo(Execution.CONTAINER);
     }
 
+    @Test
+    void childJvmBrokersRunC1OnlyToStartSooner() throws Exception {
+        System.setProperty(Execution.SWITCH_PROPERTY, "in_jvm");
+
+        assertThat(KafkaClusterExtension.spec(annotationOf("killable")).brokerJvmOptions()).containsExactly(ClusterSpec.C1_ONLY);
+        assertThat(KafkaClusterExtension.spec(annotationOf("plain")).brokerJvmOptions()).isEmpty();
+    }
+
     private static Optional<Cluster> annotationOf(String method) throws NoSuchMethodException {
         Method declared = Annotated.class.getDeclaredMethod(method, KafkaTestCluster.class);
         return Optional.of(declared.getParameters()[0].getAnnotation(Cluster.class));

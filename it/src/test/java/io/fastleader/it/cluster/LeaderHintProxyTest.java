@@ -66,7 +66,7 @@ class LeaderHintProxyTest {
 
     @BeforeAll
     static void startClustersAndProxy() {
-        legacy = ClusterSpec.builder().release(KafkaRelease.LEGACY).start();
+        legacy = ClusterSpec.builder().release(KafkaRelease.LEGACY).brokerJvmOption(ClusterSpec.C1_ONLY).start();
         legacyDisturbances = new Disturbances(legacy);
         proxy = KroxyliciousProxy.start(legacy, true);
         current = ClusterSpec.builder().execution(Execution.IN_JVM).start();

@@ -45,6 +45,7 @@ class MetadataLagTest {
         try (KafkaTestCluster cluster = ClusterSpec.builder()
                 .brokers(3)
                 .execution(Execution.CHILD_JVM)
+                .brokerJvmOption(ClusterSpec.C1_ONLY)
                 .network(NetworkModel.loopback()
                     .withClientRtt(Duration.ofMillis(20))
                     .withBrokerRtt(Duration.ofMillis(10))

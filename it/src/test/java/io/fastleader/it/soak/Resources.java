@@ -3,8 +3,10 @@ package io.fastleader.it.soak;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 
@@ -14,6 +16,8 @@ import com.sun.management.UnixOperatingSystemMXBean;
  * closed, tell whether the run leaked.
  */
 record Resources(List<String> threads, long openFileDescriptors, long heapUsedBytes) {
+
+    private static final Pattern DIGITS = Pattern.compile("\\d+");
 
     static Resources now() {
         System.gc();
@@ -25,11 +29,20 @@ record Resources(List<String> threads, long openFileDescriptors, long heapUsedBy
         return new Resources(names, descriptors, heap.getUsed());
     }
 
-    /** Names of threads alive now that were not, by name, before. */
-    Set<String> threadsNotIn(Resources before) {
-        Set<String> added = new TreeSet<>(threads);
-        added.removeAll(before.threads);
-        return added;
+    /**
+     * How many more threads of each kind are alive now than before, for the kinds that grew. A kind
+     * is a name with its numbers masked ({@code delay-link-#-#-up-read}), so a connection or a
+     * process that was replaced by another counts as the same thread.
+     */
+    Map<String, Long> threadGrowth(Resources before) {
+        Map<String, Long> growth = new TreeMap<>(countByKind(threads));
+        countByKind(before.threads).forEach((kind, count) -> growth.merge(kind, -count, Long::sum));
+        growth.values().removeIf(count -> count <= 0);
+        return growth;
+    }
+
+    private static Map<String, Long> countByKind(List<String> names) {
+        return names.stream().collect(Collectors.groupingBy(name -> DIGITS.matcher(name).replaceAll("#"), Collectors.counting()));
     }
 
     @Override

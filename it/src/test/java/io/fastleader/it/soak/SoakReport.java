@@ -68,8 +68,8 @@ final class SoakReport {
         List<Closes.Close> all = closes.all();
         out.append(String.format("%nCloses: %d clients closed, the slowest in %d ms, %d late%n", all.size(), closes.slowest().toMillis(),
             all.stream().filter(Closes.Close::late).count()));
-        out.append(String.format("This JVM before the workloads: %s; after: %s; threads not there before: %s%n", before, after,
-            after.threadsNotIn(before)));
+        out.append(String.format("This JVM before the workloads: %s; after: %s; thread kinds that grew: %s%n", before, after,
+            after.threadGrowth(before)));
         out.append(String.format("%nFailures: %s%n", failures.isEmpty() ? "none" : ""));
         failures.forEach(failure -> out.append("  ").append(failure).append('\n'));
         return out.toString();

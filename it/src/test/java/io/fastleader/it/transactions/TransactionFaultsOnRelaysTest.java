@@ -33,8 +33,12 @@ import io.fastleader.it.cluster.NetworkModel;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 abstract class TransactionFaultsOnRelaysTest {
 
-    /** Long against the test's reaction to a request written (a poll of the metric, then the cut), short against the test's length. */
-    private static final Duration CLIENT_RTT = Duration.ofMillis(1000);
+    /**
+     * Long against the test's reaction to a request written (a poll of the metric every 100 ms, then
+     * the cut): each direction holds 300 ms. Short against the test's length, which is about 30
+     * round trips.
+     */
+    private static final Duration CLIENT_RTT = Duration.ofMillis(600);
     private static final Duration AWAIT = Duration.ofSeconds(60);
 
     private static TransactionsFixture fixture;
