@@ -60,6 +60,8 @@ public final class ClusterMetadata implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterMetadata.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** kafka-clients' words when a closed client's metadata is asked for, as {@code KafkaProducer.partitionsFor} after close says them. */
+    private static final String CLOSED = "Requested metadata update after close";
 
     private final MetadataConfig config;
     private final ConnectionPool pool;
@@ -172,7 +174,7 @@ public final class ClusterMetadata implements AutoCloseable {
         List<CompletableFuture<Void>> waits = new ArrayList<>();
         synchronized (lock) {
             if (closed) {
-                return CompletableFuture.failedFuture(new KafkaException("the client's metadata is closed"));
+                return CompletableFuture.failedFuture(new KafkaException(CLOSED));
             }
             for (String topic : topics) {
                 if (!topicUse.contains(topic) || cache.partitionCount(topic) == 0) {
@@ -198,7 +200,7 @@ public final class ClusterMetadata implements AutoCloseable {
         CompletableFuture<Void> wait;
         synchronized (lock) {
             if (closed) {
-                return CompletableFuture.failedFuture(new KafkaException("the client's metadata is closed"));
+                return CompletableFuture.failedFuture(new KafkaException(CLOSED));
             }
             wait = addWaitLocked(partition.topic(), partition.partition() + 1);
         }
@@ -325,7 +327,7 @@ public final class ClusterMetadata implements AutoCloseable {
         try {
             thread.schedule(attempt, delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closed) {
-            answer.completeExceptionally(new KafkaException("the client's metadata is closed"));
+            answer.completeExceptionally(new KafkaException(CLOSED));
         }
     }
 
@@ -351,7 +353,7 @@ public final class ClusterMetadata implements AutoCloseable {
             topicWaiters.clear();
         }
         thread.shutdownNow();
-        waits.forEach(wait -> wait.completeExceptionally(new KafkaException("the client's metadata is closed")));
+        waits.forEach(wait -> wait.completeExceptionally(new KafkaException(CLOSED)));
         // Its tasks send requests, apply answers and do upkeep that never blocks (ReplicaPrewarm's):
         // it ends as soon as the one running returns.
         threads.awaitEnd(THREAD_END_MILLIS);

@@ -85,6 +85,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     /** The JMX domain of the client's MBeans, kafka-clients' own. */
     private static final String JMX_PREFIX = "kafka.producer";
     private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
+    /** KafkaProducer's words for a send or a transactional call after close. */
+    static final String CLOSED = "Cannot perform operation after producer has been closed";
     /** KafkaProducer's words for the same refusal. */
     private static final String FLUSH_IN_CALLBACK =
             "KafkaProducer.flush() invocation inside a callback is not permitted because it may lead to deadlock.";
@@ -172,7 +174,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
                     producerMetrics, slowBatches, clockMs);
             this.transactions = sender.transactions();
-            this.transactionalCalls = new TransactionalCalls(sender, settings.maxBlockMs(), producerMetrics, closed::get);
+            this.transactionalCalls = new TransactionalCalls(sender, settings.idempotent(), settings.maxBlockMs(), producerMetrics, closed::get);
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();
@@ -212,7 +214,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         TopicPartition partition = null;
         try {
             if (closed.get()) {
-                throw new IllegalStateException("Cannot send after the producer is closed");
+                throw new IllegalStateException(CLOSED);
             }
             long nowMs = clockMs.getAsLong();
             long deadlineMs = nowMs + settings.maxBlockMs();

@@ -32,13 +32,19 @@ final class TransactionalCalls {
     private final Sender sender;
     /** Null without {@code transactional.id}. */
     private final Transactions transactions;
+    /**
+     * Whether {@code KafkaProducer} would hold a transaction manager: with {@code transactional.id},
+     * or for idempotence alone. Its refusals depend on it (see {@link #requireTransactionManager}).
+     */
+    private final boolean hasTransactionManager;
     private final long maxBlockMs;
     private final ProducerMetrics metrics;
     private final Supplier<Boolean> closed;
 
-    TransactionalCalls(Sender sender, long maxBlockMs, ProducerMetrics metrics, Supplier<Boolean> closed) {
+    TransactionalCalls(Sender sender, boolean idempotent, long maxBlockMs, ProducerMetrics metrics, Supplier<Boolean> closed) {
         this.sender = sender;
         this.transactions = sender.transactions();
+        this.hasTransactionManager = transactions != null || idempotent;
         this.maxBlockMs = maxBlockMs;
         this.metrics = metrics;
         this.closed = closed;
@@ -62,7 +68,8 @@ final class TransactionalCalls {
         if (group.generationId() > 0 && group.memberId().isEmpty()) {
             throw new IllegalArgumentException("Passed in group metadata " + group + " has generationId > 0 but the member.id is unknown");
         }
-        requireTransactional();
+        // KafkaProducer lets an idempotent producer without transactional.id send no offsets.
+        requireTransactionManager();
         if (!offsets.isEmpty()) {
             awaited(TransactionalCall.SEND_OFFSETS, () -> transactions.sendOffsets(offsets, group), SEND_OFFSETS_TIMEOUT);
         }
@@ -93,14 +100,25 @@ final class TransactionalCalls {
         metrics.transactionalCallTook(timer, System.nanoTime() - startNanos);
     }
 
-    /** {@code KafkaProducer}'s refusals: without {@code transactional.id}, and after close. */
+    /**
+     * {@code KafkaProducer}'s refusals, in its order: without a transaction manager (neither
+     * {@code transactional.id} nor idempotence), after close, and with a manager that is only
+     * there for idempotence.
+     */
     private void requireTransactional() {
+        requireTransactionManager();
         if (transactions == null) {
+            throw new IllegalStateException("Transactional method invoked on a non-transactional producer.");
+        }
+    }
+
+    private void requireTransactionManager() {
+        if (!hasTransactionManager) {
             throw new IllegalStateException("Cannot use transactional methods without enabling transactions by setting the "
                     + ProducerConfig.TRANSACTIONAL_ID_CONFIG + " configuration property");
         }
         if (closed.get()) {
-            throw new IllegalStateException("Cannot perform operation after producer has been closed");
+            throw new IllegalStateException(FastLeaderProducer.CLOSED);
         }
     }
 }

@@ -12,11 +12,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -61,23 +64,66 @@ class FastLeaderProducerTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation")
-    void testTransactionalMethodsWithoutATransactionalIdAreRefusedAsKafkaProducerRefusesThem() {
+    void testTransactionalMethodsOfAnIdempotentProducerWithoutATransactionalIdAreRefusedAsNonTransactional() {
         producer = unreachable(Map.of());
 
-        List<Runnable> calls = List.of(producer::initTransactions, producer::beginTransaction,
-                () -> producer.sendOffsetsToTransaction(Map.of(), new ConsumerGroupMetadata("group")), producer::commitTransaction,
-                producer::abortTransaction,
-                // kafka-clients 3.x's, deprecated there and gone in 4.0.
-                () -> producer.sendOffsetsToTransaction(Map.of(), "group"));
+        for (Runnable call : transactionalCalls(producer, Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(1)))) {
+            assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("Transactional method invoked on a non-transactional producer.");
+        }
+        assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class);
+    }
 
-        for (Runnable call : calls) {
+    @Test
+    @SuppressWarnings("deprecation")
+    void testNoOffsetsSentToTheTransactionOfAnIdempotentProducerWithoutATransactionalIdReturn() {
+        producer = unreachable(Map.of());
+
+        producer.sendOffsetsToTransaction(Map.of(), new ConsumerGroupMetadata("group"));
+        // kafka-clients 3.x's, deprecated there and gone in 4.0: an idle poll's empty offsets, as 3.x applications send them.
+        producer.sendOffsetsToTransaction(Map.of(), "group");
+    }
+
+    @Test
+    void testTransactionalMethodsWithoutIdempotenceOrATransactionalIdAreRefusedForWantOfTransactions() {
+        producer = unreachable(Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false));
+
+        for (Runnable call : transactionalCalls(producer, Map.of())) {
             assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
                     .hasMessage("Cannot use transactional methods without enabling transactions by setting the "
                             + "transactional.id configuration property");
         }
-        assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void testTransactionalMethodsOfAClosedIdempotentProducerAreRefusedAsClosed() {
+        producer = unreachable(Map.of());
+        producer.close(Duration.ofMillis(100));
+
+        for (Runnable call : transactionalCalls(producer, Map.of())) {
+            assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("Cannot perform operation after producer has been closed");
+        }
+    }
+
+    /** Every transactional method of {@code target}, each {@code sendOffsetsToTransaction} with {@code offsets}. */
+    @SuppressWarnings("deprecation")
+    private static List<Runnable> transactionalCalls(FastLeaderProducer<String, String> target, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return List.of(target::initTransactions, target::beginTransaction,
+                () -> target.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata("group")), target::commitTransaction,
+                target::abortTransaction,
+                // kafka-clients 3.x's, deprecated there and gone in 4.0.
+                () -> target.sendOffsetsToTransaction(offsets, "group"));
+    }
+
+    @Test
+    void testPartitionsForAfterCloseFailsAsKafkaProducerDoes() {
+        producer = unreachable(Map.of());
+        producer.close(Duration.ofMillis(100));
+
+        assertThatThrownBy(() -> producer.partitionsFor("t")).isExactlyInstanceOf(KafkaException.class)
+                .hasMessage("Requested metadata update after close");
     }
 
     @Test
@@ -102,7 +148,8 @@ class FastLeaderProducerTest {
 
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(
                 thread -> thread.getName().equals("fastleader-producer-sender-closing") && thread.isAlive());
-        assertThatThrownBy(() -> producer.send(new ProducerRecord<>("t", "v"))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> producer.send(new ProducerRecord<>("t", "v"))).isInstanceOf(IllegalStateException.class)
+                .hasMessage("Cannot perform operation after producer has been closed");
     }
 
     private static FastLeaderProducer<String, String> unreachable(Map<String, Object> overrides) {

@@ -48,6 +48,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
@@ -201,6 +202,22 @@ class BesideKafkaClientsIT {
         producer.close();
 
         assertThat(server.queryNames(new ObjectName("kafka.producer:client-id=beside-jmx,*"), null)).isEmpty();
+    }
+
+    static List<MethodOutcomes.Case> methodsOfThisRelease() {
+        return MethodOutcomes.all().stream().filter(MethodOutcomes.Case::inThisRelease).toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("methodsOfThisRelease")
+    void testEachMethodEndsAsThisReleasesClientEndsIt(MethodOutcomes.Case call) throws Exception {
+        Map<String, Object> base = new HashMap<>(cluster.clientConfig());
+        base.putAll(MethodOutcomes.baseConfig(call.kind()));
+
+        String kafkas = call.outcomeOn(MethodOutcomes::kafkaClient, base);
+        String fastLeaders = call.outcomeOn(MethodOutcomes::fastLeaderClient, base);
+
+        assertThat(fastLeaders).as("beside kafka-clients %s", RELEASE).isEqualTo(kafkas);
     }
 
     private static double total(Map<MetricName, ? extends Metric> metrics, String name, String group) {
