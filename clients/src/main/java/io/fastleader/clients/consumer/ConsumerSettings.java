@@ -25,6 +25,7 @@ import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
+import io.fastleader.clients.metadata.KafkaKeys;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.ExponentialBackoff;
@@ -306,9 +307,9 @@ public final class ConsumerSettings implements ClusterSettings {
                 kafka.getBoolean(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG), MetadataConfig.NO_IDLE_EXPIRY, leaderHintsEnabled());
     }
 
-    /** Logs the keys neither Kafka's nor fastleader's, as Kafka logs them. */
+    /** Logs the keys neither Kafka's nor fastleader's, as Kafka logs them, and warns of the keys set that fastleader does not build. */
     void logIgnoredKeys() {
-        FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configNames());
+        FastLeaderConfigs.logUnusedKeys(kafka, ConsumerConfig.configDef(), KafkaKeys.Clients.CONSUMER);
     }
 
     /** Kafka's rule: auto-commit needs a group; asked for explicitly without one, it is an error. */

@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import io.fastleader.clients.network.IoThreads;
 import org.apache.kafka.clients.ClientUtils;
@@ -71,14 +70,18 @@ public final class FastLeaderConfigs {
     /**
      * Logs the keys supplied that neither Kafka's definition of the client nor any plugin read, in
      * the line {@code KafkaProducer} and {@code KafkaConsumer} log once they are built ("These
-     * configurations '[...]' were supplied but are not used yet."). Called last in a client's
-     * constructor: a plugin marks the keys it reads from the configuration it is given as used.
-     * Every key Kafka defines counts as used, also those fastleader parses but does not act on, so
-     * only keys no one knows are logged.
+     * configurations '[...]' were supplied but are not used yet."), and warns of each key set that
+     * fastleader does not build ({@link KafkaKeys#warnNotBuilt}). Called last in a
+     * client's constructor: a plugin marks the keys it reads from the configuration it is given as
+     * used.
+     *
+     * @param definition the client's kafka-clients definition ({@code ProducerConfig.configDef()} or
+     *                   {@code ConsumerConfig.configDef()}): its keys are known, so not logged as unused
      */
-    public static void logUnusedKeys(AbstractConfig kafka, Set<String> kafkaKeys) {
-        kafkaKeys.forEach(kafka::ignore);
+    public static void logUnusedKeys(AbstractConfig kafka, ConfigDef definition, KafkaKeys.Clients client) {
+        definition.names().forEach(kafka::ignore);
         kafka.logUnused();
+        KafkaKeys.warnNotBuilt(kafka, definition, client);
     }
 
     /**

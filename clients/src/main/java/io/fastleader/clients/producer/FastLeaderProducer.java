@@ -51,6 +51,7 @@ import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.ClusterView;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
+import io.fastleader.clients.metadata.KafkaKeys;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.ReplicaPrewarm;
@@ -178,7 +179,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
             senderThread.setDaemon(true);
             senderThread.start();
-            FastLeaderConfigs.logUnusedKeys(kafka, ProducerConfig.configNames());
+            FastLeaderConfigs.logUnusedKeys(kafka, ProducerConfig.configDef(), KafkaKeys.Clients.PRODUCER);
         } catch (RuntimeException e) {
             throw resources.failedToStart(e);
         }

@@ -52,6 +52,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
+import io.fastleader.clients.metadata.KafkaKeys;
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Execution;
@@ -202,6 +203,12 @@ class BesideKafkaClientsIT {
         producer.close();
 
         assertThat(server.queryNames(new ObjectName("kafka.producer:client-id=beside-jmx,*"), null)).isEmpty();
+    }
+
+    @Test
+    void testEveryKeyOfThisReleaseIsInTheKeyTable() {
+        assertThat(KafkaKeys.missing(ProducerConfig.configNames(), KafkaKeys.Clients.PRODUCER)).as("producer keys").isEmpty();
+        assertThat(KafkaKeys.missing(ConsumerConfig.configNames(), KafkaKeys.Clients.CONSUMER)).as("consumer keys").isEmpty();
     }
 
     static List<MethodOutcomes.Case> methodsOfThisRelease() {

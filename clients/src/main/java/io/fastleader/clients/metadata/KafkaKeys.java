@@ -1,0 +1,323 @@
+package io.fastleader.clients.metadata;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.types.Password;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every configuration key kafka-clients 3.7 to 4.4 defines for a producer or a consumer, with what
+ * fastleader does with it: {@link Treatment#HONOURED honoured} as kafka-clients honours it,
+ * {@link Treatment#PARTLY in part}, or {@link Treatment#NOT_BUILT not built}. A key not built that
+ * the application set, to other than its default, gets one WARN when the client is built
+ * ({@link #warnNotBuilt}), so no key is ignored in silence. A key honoured in part is acted on, and
+ * is not warned of: serializers and interceptors are among them, and every application sets them.
+ * clients/README.md renders the table ({@link #markdown}); the tests fail on a key of any release
+ * in the matrix that the table lacks.
+ */
+public final class KafkaKeys {
+
+    /** What fastleader does with a key. */
+    public enum Treatment {
+        /** Read and acted on as kafka-clients does. */
+        HONOURED,
+        /** Read, with some of what kafka-clients does with it not done: the note says what. */
+        PARTLY,
+        /** Parsed and validated by kafka-clients' definition, then not acted on: the note says what is missing. */
+        NOT_BUILT
+    }
+
+    /** Which client defines the key. */
+    public enum Clients {
+        PRODUCER, CONSUMER, BOTH;
+
+        boolean includes(Clients client) {
+            return this == BOTH || this == client;
+        }
+    }
+
+    /**
+     * One key of the table.
+     *
+     * @param name      the key
+     * @param clients   which client defines it
+     * @param treatment what fastleader does with it
+     * @param note      for a key not wholly honoured, what is not done; otherwise how, briefly, or empty
+     * @param actsAs    for a key not built, the value whose behaviour fastleader has, if one has it (set
+     *                  to that value, the key needs no warning); otherwise null
+     */
+    public record Key(String name, Clients clients, Treatment treatment, String note, String actsAs) {
+        public Key {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(clients, "clients");
+            Objects.requireNonNull(treatment, "treatment");
+            Objects.requireNonNull(note, "note");
+            if (treatment != Treatment.HONOURED && note.isEmpty()) {
+                throw new IllegalArgumentException(name + " is " + treatment + " and needs a note saying what is not done");
+            }
+        }
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaKeys.class);
+    /** Notes many keys share. */
+    private static final String OAUTHBEARER = "OAUTHBEARER is not built yet: sasl.mechanism=OAUTHBEARER is refused with ConfigException";
+    private static final String GSSAPI = "GSSAPI (Kerberos) is not built yet: sasl.mechanism=GSSAPI is refused with ConfigException";
+    private static final String NO_LOGIN = "no SASL login runs: PLAIN and SCRAM take their credentials from sasl.jaas.config, and token logins are not built yet";
+    private static final String NO_REFRESH = "no token refresh: the OAUTHBEARER login that refreshes tokens is not built yet";
+    private static final String PLUGIN_GAPS = "a plugin that implements ClusterResourceListener is not told the cluster id; on 4.1+ a Monitorable plugin gets no plugin metrics (KIP-877)";
+    private static final Map<String, Key> TABLE = table();
+
+    private KafkaKeys() {
+    }
+
+    /** Every key of the table, by name, in name order. */
+    public static Map<String, Key> all() {
+        return Collections.unmodifiableMap(TABLE);
+    }
+
+    /**
+     * The keys of {@code defined} (a kafka-clients release's {@code configNames()} for {@code client})
+     * the table lacks, or lists for the other client only: what a test fails on.
+     */
+    public static Set<String> missing(Set<String> defined, Clients client) {
+        Set<String> missing = new TreeSet<>();
+        for (String name : defined) {
+            Key key = TABLE.get(name);
+            if (key == null || !key.clients().includes(client)) {
+                missing.add(name);
+            }
+        }
+        return missing;
+    }
+
+    /** Logs one WARN for each key {@link #notBuilt} finds. */
+    public static void warnNotBuilt(AbstractConfig kafka, ConfigDef definition, Clients client) {
+        notBuilt(kafka, definition, client).forEach(LOG::warn);
+    }
+
+    /**
+     * What {@link #warnNotBuilt} logs, one line per key, in name order: each key of {@code client}
+     * not built that {@code kafka} sets to other than {@code definition}'s default and other than
+     * the value fastleader acts as, with its value (a password hidden) and what is not done.
+     */
+    static List<String> notBuilt(AbstractConfig kafka, ConfigDef definition, Clients client) {
+        Map<String, Object> defaults = definition.defaultValues();
+        List<String> warnings = new ArrayList<>();
+        for (String name : new TreeSet<>(kafka.originals().keySet())) {
+            Key key = TABLE.get(name);
+            if (key == null || key.treatment() != Treatment.NOT_BUILT || !key.clients().includes(client)
+                    || !definition.names().contains(name)) {
+                continue;
+            }
+            Object value = kafka.values().get(name);
+            if (Objects.equals(value, defaults.get(name)) || String.valueOf(value).equals(key.actsAs())) {
+                continue;
+            }
+            warnings.add("Configuration '" + name + "' was supplied as '" + (value instanceof Password ? Password.HIDDEN : value)
+                + "' but fastleader does not act on it: " + key.note());
+        }
+        return warnings;
+    }
+
+    /** The table as clients/README.md shows it: one row per key, in name order. */
+    public static String markdown() {
+        StringBuilder out = new StringBuilder("| key | producer | consumer | treatment | what is not done, or how |\n|---|---|---|---|---|\n");
+        for (Key key : TABLE.values()) {
+            out.append("| `").append(key.name()).append("` | ")
+                .append(key.clients().includes(Clients.PRODUCER) ? "yes" : "—").append(" | ")
+                .append(key.clients().includes(Clients.CONSUMER) ? "yes" : "—").append(" | ")
+                .append(key.treatment().name().toLowerCase(Locale.ROOT).replace('_', ' ')).append(" | ")
+                .append(key.note()).append(" |\n");
+        }
+        return out.toString();
+    }
+
+    private static Map<String, Key> table() {
+        Map<String, Key> table = new TreeMap<>();
+        for (Key key : List.of(
+            honoured("acks", Clients.PRODUCER),
+            honoured("allow.auto.create.topics", Clients.CONSUMER),
+            honoured("auto.commit.interval.ms", Clients.CONSUMER),
+            honoured("auto.include.jmx.reporter", Clients.BOTH),
+            honoured("auto.offset.reset", Clients.CONSUMER),
+            honoured("batch.size", Clients.PRODUCER),
+            notBuilt("bootstrap.resolve.timeout.ms", Clients.BOTH, "bootstrap.servers are resolved once, when the client is built, as with 0; resolution retried in the background is not built"),
+            honoured("bootstrap.servers", Clients.BOTH),
+            honoured("buffer.memory", Clients.PRODUCER),
+            notBuilt("buffer.memory.allocation.strategy", Clients.PRODUCER, "each new batch reserves a whole batch.size of buffer.memory, as with full"),
+            honoured("check.crcs", Clients.CONSUMER),
+            partly("client.dns.lookup", Clients.BOTH, "read for bootstrap.servers only: a host with several addresses is tried at one of them, not at each in turn (use_all_dns_ips)"),
+            honoured("client.id", Clients.BOTH, "a producer given none is named fastleader-producer-N (KafkaProducer: producer-N)"),
+            partly("client.rack", Clients.BOTH, "sent in group membership (rack-aware assignors see it); every Fetch goes to the leader (no KIP-392 fetching from the nearest replica); the 4.4 producer's rack-aware partitioning is not built"),
+            honoured("compression.gzip.level", Clients.PRODUCER),
+            honoured("compression.lz4.level", Clients.PRODUCER),
+            honoured("compression.type", Clients.PRODUCER),
+            honoured("compression.zstd.level", Clients.PRODUCER),
+            honoured("config.providers", Clients.BOTH, "resolved by kafka-clients' own configuration; fastleader.* keys are not resolved through providers"),
+            honoured("connections.max.idle.ms", Clients.BOTH),
+            honoured("default.api.timeout.ms", Clients.CONSUMER),
+            honoured("delivery.timeout.ms", Clients.PRODUCER),
+            honoured("enable.auto.commit", Clients.CONSUMER),
+            honoured("enable.idempotence", Clients.PRODUCER),
+            notBuilt("enable.metrics.push", Clients.BOTH, "no client telemetry (KIP-714) is pushed; clientInstanceId throws IllegalStateException, as with false", "false"),
+            notBuilt("exclude.internal.topics", Clients.CONSUMER, "a Pattern subscription always leaves internal topics out, as with true", "true"),
+            honoured("fetch.max.bytes", Clients.CONSUMER),
+            honoured("fetch.max.wait.ms", Clients.CONSUMER),
+            honoured("fetch.min.bytes", Clients.CONSUMER),
+            honoured("group.id", Clients.CONSUMER),
+            honoured("group.instance.id", Clients.CONSUMER),
+            honoured("group.protocol", Clients.CONSUMER),
+            honoured("group.remote.assignor", Clients.CONSUMER),
+            honoured("heartbeat.interval.ms", Clients.CONSUMER),
+            partly("interceptor.classes", Clients.BOTH, "built and called; the producer calls onAcknowledgement(metadata, exception), not 4.1's variant with headers; " + PLUGIN_GAPS),
+            notBuilt("internal.leave.group.on.close", Clients.CONSUMER, "a dynamic classic member always leaves its group on close, as with true (Kafka Streams sets false)", "true"),
+            notBuilt("internal.throw.on.fetch.stable.offset.unsupported", Clients.CONSUMER, "under read_committed, committed offsets from a broker older than 2.5 fail with UnsupportedVersionException, as with true", "true"),
+            honoured("isolation.level", Clients.CONSUMER),
+            partly("key.deserializer", Clients.CONSUMER, "built and configured; " + PLUGIN_GAPS),
+            partly("key.serializer", Clients.PRODUCER, "built and configured; " + PLUGIN_GAPS),
+            honoured("linger.ms", Clients.PRODUCER),
+            honoured("max.block.ms", Clients.PRODUCER),
+            honoured("max.in.flight.requests.per.connection", Clients.PRODUCER),
+            honoured("max.partition.fetch.bytes", Clients.CONSUMER),
+            honoured("max.poll.interval.ms", Clients.CONSUMER),
+            honoured("max.poll.records", Clients.CONSUMER),
+            honoured("max.request.size", Clients.PRODUCER),
+            notBuilt("metadata.cluster.check.enable", Clients.BOTH, "the client sends no cluster or node identity when it connects, so a 4.4 broker cannot detect a misrouted connection, as with false", "false"),
+            honoured("metadata.max.age.ms", Clients.BOTH),
+            honoured("metadata.max.idle.ms", Clients.PRODUCER),
+            notBuilt("metadata.recovery.rebootstrap.trigger.ms", Clients.BOTH, "the client never rebootstraps after this long without Metadata"),
+            notBuilt("metadata.recovery.strategy", Clients.BOTH, "the bootstrap addresses, resolved once, stay in the Metadata rotation after the known brokers whatever the value: none does not drop them, rebootstrap does not drop the known brokers"),
+            partly("metric.reporters", Clients.BOTH, "built and given every metric; a reporter that implements ClusterResourceListener is not told the cluster id"),
+            honoured("metrics.num.samples", Clients.BOTH),
+            honoured("metrics.recording.level", Clients.BOTH),
+            honoured("metrics.sample.window.ms", Clients.BOTH),
+            honoured("partition.assignment.strategy", Clients.CONSUMER),
+            notBuilt("partitioner.adaptive.partitioning.enable", Clients.PRODUCER, "records without a key are spread evenly over the partitions that have a leader, as with false", "false"),
+            notBuilt("partitioner.availability.timeout.ms", Clients.PRODUCER, "a partition whose leader is slow to take batches is not skipped; only partitions without a leader are"),
+            partly("partitioner.class", Clients.PRODUCER, "built and called; 3.x's Partitioner.onNewBatch is not called (3.x's DefaultPartitioner and UniformStickyPartitioner stay on their first partition), and the Cluster it is given holds the record's topic only"),
+            honoured("partitioner.ignore.keys", Clients.PRODUCER),
+            notBuilt("partitioner.rack.aware", Clients.PRODUCER, "the built-in partitioner does not prefer partitions led in the producer's client.rack"),
+            notBuilt("receive.buffer.bytes", Clients.BOTH, "sockets keep the operating system's receive buffer size"),
+            honoured("reconnect.backoff.max.ms", Clients.BOTH),
+            honoured("reconnect.backoff.ms", Clients.BOTH),
+            honoured("request.timeout.ms", Clients.BOTH),
+            honoured("retries", Clients.PRODUCER),
+            honoured("retry.backoff.max.ms", Clients.BOTH, "a new leader epoch restarts the backoff series (KIP-951), on purpose"),
+            honoured("retry.backoff.ms", Clients.BOTH, "a new leader epoch restarts the backoff series (KIP-951), on purpose"),
+            notBuilt("sasl.client.callback.handler.class", Clients.BOTH, "no client callback handler is loaded: the name and password come from sasl.jaas.config"),
+            partly("sasl.jaas.config", Clients.BOTH, "its username and password are read; the login module is not run, a JAAS file is no fallback, and SCRAM extensions (tokenauth) are not sent"),
+            notBuilt("sasl.kerberos.kinit.cmd", Clients.BOTH, GSSAPI),
+            notBuilt("sasl.kerberos.min.time.before.relogin", Clients.BOTH, GSSAPI),
+            notBuilt("sasl.kerberos.service.name", Clients.BOTH, GSSAPI),
+            notBuilt("sasl.kerberos.ticket.renew.jitter", Clients.BOTH, GSSAPI),
+            notBuilt("sasl.kerberos.ticket.renew.window.factor", Clients.BOTH, GSSAPI),
+            notBuilt("sasl.login.callback.handler.class", Clients.BOTH, "no login callback handler is loaded: " + NO_LOGIN),
+            notBuilt("sasl.login.class", Clients.BOTH, "no Login class is built: " + NO_LOGIN),
+            notBuilt("sasl.login.connect.timeout.ms", Clients.BOTH, NO_LOGIN),
+            notBuilt("sasl.login.read.timeout.ms", Clients.BOTH, NO_LOGIN),
+            notBuilt("sasl.login.refresh.buffer.seconds", Clients.BOTH, NO_REFRESH),
+            notBuilt("sasl.login.refresh.min.period.seconds", Clients.BOTH, NO_REFRESH),
+            notBuilt("sasl.login.refresh.window.factor", Clients.BOTH, NO_REFRESH),
+            notBuilt("sasl.login.refresh.window.jitter", Clients.BOTH, NO_REFRESH),
+            notBuilt("sasl.login.retry.backoff.max.ms", Clients.BOTH, NO_LOGIN),
+            notBuilt("sasl.login.retry.backoff.ms", Clients.BOTH, NO_LOGIN),
+            partly("sasl.mechanism", Clients.BOTH, "PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 work; GSSAPI (the default) and OAUTHBEARER are refused with ConfigException when a SASL protocol is used"),
+            notBuilt("sasl.oauthbearer.allow.unverified.audience", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.allow.unverified.issuer", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.algorithm", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.claim.aud", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.claim.exp.seconds", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.claim.iss", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.claim.jti.include", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.claim.nbf.seconds", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.claim.sub", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.file", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.private.key.file", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.private.key.passphrase", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.assertion.template.file", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.client.credentials.client.id", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.client.credentials.client.secret", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.clock.skew.seconds", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.expected.audience", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.expected.issuer", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.header.urlencode", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.jwks.endpoint.refresh.ms", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.jwks.endpoint.url", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.jwt.retriever.class", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.jwt.validator.class", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.scope", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.scope.claim.name", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.sub.claim.name", Clients.BOTH, OAUTHBEARER),
+            notBuilt("sasl.oauthbearer.token.endpoint.url", Clients.BOTH, OAUTHBEARER),
+            honoured("security.protocol", Clients.BOTH),
+            notBuilt("security.providers", Clients.BOTH, "the SecurityProviderCreator classes named are not installed"),
+            notBuilt("send.buffer.bytes", Clients.BOTH, "sockets keep the operating system's send buffer size"),
+            honoured("session.timeout.ms", Clients.CONSUMER),
+            honoured("share.acknowledgement.mode", Clients.CONSUMER, "KafkaShareConsumer's; KafkaConsumer does not use it either"),
+            honoured("share.acquire.mode", Clients.CONSUMER, "KafkaShareConsumer's; KafkaConsumer does not use it either"),
+            notBuilt("socket.connection.setup.timeout.max.ms", Clients.BOTH, "the connect timeout stays at socket.connection.setup.timeout.ms; it does not grow with consecutive failures"),
+            honoured("socket.connection.setup.timeout.ms", Clients.BOTH),
+            notBuilt("ssl.cipher.suites", Clients.BOTH, "the JDK's default cipher suites are enabled"),
+            notBuilt("ssl.enabled.protocols", Clients.BOTH, "the protocols the ssl.protocol context enables by default are used"),
+            honoured("ssl.endpoint.identification.algorithm", Clients.BOTH),
+            notBuilt("ssl.engine.factory.class", Clients.BOTH, "no SslEngineFactory is loaded: TLS is set up from the other ssl.* keys"),
+            honoured("ssl.key.password", Clients.BOTH),
+            notBuilt("ssl.keymanager.algorithm", Clients.BOTH, "the JDK's default key manager algorithm is used"),
+            honoured("ssl.keystore.certificate.chain", Clients.BOTH),
+            honoured("ssl.keystore.key", Clients.BOTH),
+            honoured("ssl.keystore.location", Clients.BOTH),
+            honoured("ssl.keystore.password", Clients.BOTH),
+            honoured("ssl.keystore.type", Clients.BOTH),
+            honoured("ssl.protocol", Clients.BOTH),
+            notBuilt("ssl.provider", Clients.BOTH, "the SSLContext comes from the JDK's default provider"),
+            notBuilt("ssl.secure.random.implementation", Clients.BOTH, "TLS uses the JDK's default SecureRandom"),
+            notBuilt("ssl.trustmanager.algorithm", Clients.BOTH, "the JDK's default trust manager algorithm is used"),
+            honoured("ssl.truststore.certificates", Clients.BOTH),
+            honoured("ssl.truststore.location", Clients.BOTH),
+            honoured("ssl.truststore.password", Clients.BOTH),
+            honoured("ssl.truststore.type", Clients.BOTH),
+            honoured("transaction.timeout.ms", Clients.PRODUCER),
+            notBuilt("transaction.two.phase.commit.enable", Clients.PRODUCER, "two-phase commit (KIP-939) is not built: transactions are ordinary ones, as with false", "false"),
+            honoured("transactional.id", Clients.PRODUCER),
+            partly("value.deserializer", Clients.CONSUMER, "built and configured; " + PLUGIN_GAPS),
+            partly("value.serializer", Clients.PRODUCER, "built and configured; " + PLUGIN_GAPS))) {
+            if (table.put(key.name(), key) != null) {
+                throw new IllegalStateException("the key table lists " + key.name() + " twice");
+            }
+        }
+        return table;
+    }
+
+    private static Key honoured(String name, Clients clients) {
+        return new Key(name, clients, Treatment.HONOURED, "", null);
+    }
+
+    private static Key honoured(String name, Clients clients, String how) {
+        return new Key(name, clients, Treatment.HONOURED, how, null);
+    }
+
+    private static Key partly(String name, Clients clients, String notDone) {
+        return new Key(name, clients, Treatment.PARTLY, notDone, null);
+    }
+
+    private static Key notBuilt(String name, Clients clients, String notDone) {
+        return new Key(name, clients, Treatment.NOT_BUILT, notDone, null);
+    }
+
+    private static Key notBuilt(String name, Clients clients, String notDone, String actsAs) {
+        return new Key(name, clients, Treatment.NOT_BUILT, notDone, actsAs);
+    }
+}

@@ -1,0 +1,106 @@
+package io.fastleader.clients.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
+import io.fastleader.clients.metadata.KafkaKeys.Clients;
+import io.fastleader.clients.metadata.KafkaKeys.Treatment;
+
+class KafkaKeysTest {
+
+    @Test
+    void testEveryProducerKeyOfThisReleaseIsInTheTable() {
+        assertThat(KafkaKeys.missing(ProducerConfig.configNames(), Clients.PRODUCER)).isEmpty();
+    }
+
+    @Test
+    void testEveryConsumerKeyOfThisReleaseIsInTheTable() {
+        assertThat(KafkaKeys.missing(ConsumerConfig.configNames(), Clients.CONSUMER)).isEmpty();
+    }
+
+    @Test
+    void testAKeyNotBuiltSetToOtherThanItsDefaultIsNamedWithItsValueAndWhatIsNotDone() {
+        ProducerConfig config = producerConfig(Map.of(ProducerConfig.SEND_BUFFER_CONFIG, 1_048_576));
+
+        assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER)).containsExactly(
+            "Configuration 'send.buffer.bytes' was supplied as '1048576' but fastleader does not act on it: "
+                + "sockets keep the operating system's send buffer size");
+    }
+
+    @Test
+    void testAKeyNotBuiltSetToItsDefaultOrToTheValueFastLeaderActsAsIsNotWarnedOf() {
+        ProducerConfig config = producerConfig(Map.of(ProducerConfig.SEND_BUFFER_CONFIG, 128 * 1024,
+            ProducerConfig.ENABLE_METRICS_PUSH_CONFIG, false));
+
+        assertThat(KafkaKeys.all().get(ProducerConfig.ENABLE_METRICS_PUSH_CONFIG).treatment()).isEqualTo(Treatment.NOT_BUILT);
+        assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER)).isEmpty();
+    }
+
+    @Test
+    void testHonouredKeysAndKeysHonouredInPartAreNotWarnedOf() {
+        ProducerConfig config = producerConfig(Map.of(ProducerConfig.LINGER_MS_CONFIG, 5,
+            ProducerConfig.CLIENT_DNS_LOOKUP_CONFIG, "resolve_canonical_bootstrap_servers_only"));
+
+        assertThat(KafkaKeys.all().get(ProducerConfig.CLIENT_DNS_LOOKUP_CONFIG).treatment()).isEqualTo(Treatment.PARTLY);
+        assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER)).isEmpty();
+    }
+
+    @Test
+    void testAConsumerKeyIsWarnedOfOnTheConsumerOnly() {
+        Map<String, Object> configs = new HashMap<>();
+        configs.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+        configs.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        configs.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        configs.put(ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG, false);
+
+        assertThat(KafkaKeys.notBuilt(new ConsumerConfig(configs), ConsumerConfig.configDef(), Clients.CONSUMER)).containsExactly(
+            "Configuration 'exclude.internal.topics' was supplied as 'false' but fastleader does not act on it: "
+                + "a Pattern subscription always leaves internal topics out, as with true");
+    }
+
+    @Test
+    @NeedsKafkaClientsNewerThan37
+    void testAPasswordIsNotWritten() {
+        ProducerConfig config = producerConfig(Map.of("sasl.oauthbearer.client.credentials.client.secret", "s3cret"));
+
+        assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER))
+            .singleElement().asString().contains("'[hidden]'").doesNotContain("s3cret");
+    }
+
+    @Test
+    void testClientsReadmeShowsTheTable() throws IOException {
+        assertThat(Files.readString(clientsReadme())).contains(KafkaKeys.markdown());
+    }
+
+    private static ProducerConfig producerConfig(Map<String, Object> overrides) {
+        Map<String, Object> configs = new HashMap<>();
+        configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+        configs.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        configs.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        configs.putAll(overrides);
+        return new ProducerConfig(configs);
+    }
+
+    /** clients/README.md, found from the module's directory or a directory below it (the shaded build runs these tests too). */
+    private static Path clientsReadme() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path readme = dir.resolve("clients").resolve("README.md");
+            if (Files.isRegularFile(readme)) {
+                return readme;
+            }
+        }
+        throw new AssertionError("no clients/README.md above " + Path.of("").toAbsolutePath());
+    }
+}
