@@ -22,6 +22,7 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
 import io.fastleader.clients.consumer.group.ConsumerGroup;
+import io.fastleader.clients.consumer.group.LeaveOperation;
 import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
@@ -40,6 +41,9 @@ import io.fastleader.clients.network.PoolConfig;
  * {@code KafkaConsumer} makes and turns the result into the settings of each part of the client.
  */
 public final class ConsumerSettings implements ClusterSettings {
+
+    /** kafka-clients 3.7 to 4.1's internal key, not public there and gone from 4.2. */
+    static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
 
     /**
      * Whether Fetch requests carry {@code LastFetchedEpoch} (Fetch v12+), so that a log truncated
@@ -180,6 +184,19 @@ public final class ConsumerSettings implements ClusterSettings {
         return groupId().map(id -> new ConsumerGroup.Settings(id, groupInstanceId(), clientRack(), remoteAssignor(),
                 maxPollIntervalMs(), new ExponentialBackoff(Duration.ofMillis(retryBackoffMs()), Duration.ofMillis(retryBackoffMaxMs()),
                 ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs(), classicGroup()));
+    }
+
+    /**
+     * What {@code close} does about the group when asked to do {@code requested}: {@code KafkaConsumer}'s
+     * classic member of kafka-clients 3.7 to 4.1 sends no LeaveGroup on a default close when
+     * {@code internal.leave.group.on.close} is false (Kafka Streams sets it so, to keep a restarting
+     * instance's partitions). Releases from 4.2 define no such key and leave, as the consumer protocol does.
+     */
+    public LeaveOperation onClose(LeaveOperation requested) {
+        boolean stays = requested == LeaveOperation.DEFAULT && groupProtocol() == GroupProtocol.CLASSIC
+                && ConsumerConfig.configNames().contains(LEAVE_GROUP_ON_CLOSE)
+                && Boolean.FALSE.equals(kafka.values().get(LEAVE_GROUP_ON_CLOSE));
+        return stays ? LeaveOperation.REMAIN_IN_GROUP : requested;
     }
 
     /** {@code group.protocol}: {@code classic} unless set, as for {@code KafkaConsumer}. */

@@ -492,7 +492,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         }
         calls.close(() -> {
             if (group.isSubscribed()) {
-                group.leaveOnClose(leave, timeout);
+                group.leaveOnClose(settings.onClose(leave), timeout);
             } else {
                 autoCommit.onClose(timeout);
             }

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.clients.consumer.group.ConsumerGroup;
+import io.fastleader.clients.consumer.group.LeaveOperation;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.network.ExponentialBackoff;
@@ -134,6 +135,23 @@ class ConsumerSettingsTest {
     void testTheIoThreadsSettingReachesTheConnections() {
         assertThat(parse(Map.of(FastLeaderConfigs.IO_THREADS, "auto")).connectionConfig("c").ioThreads())
                 .isEqualTo(IoThreads.AUTO);
+    }
+
+    @Test
+    void testADefaultCloseOfAClassicMemberStaysInTheGroupWithInternalLeaveGroupOnCloseFalseWhereTheReleaseDefinesTheKey() {
+        ConsumerSettings settings = parse(Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic", ConsumerSettings.LEAVE_GROUP_ON_CLOSE, false));
+        // kafka-clients 3.7 to 4.1 define the key (the relocated unit tests run beside 3.7.0); 4.2 and later do not.
+        boolean defined = ConsumerConfig.configNames().contains(ConsumerSettings.LEAVE_GROUP_ON_CLOSE);
+
+        assertThat(settings.onClose(LeaveOperation.DEFAULT)).isEqualTo(defined ? LeaveOperation.REMAIN_IN_GROUP : LeaveOperation.DEFAULT);
+        assertThat(settings.onClose(LeaveOperation.LEAVE_GROUP)).isEqualTo(LeaveOperation.LEAVE_GROUP);
+    }
+
+    @Test
+    void testADefaultCloseLeavesUnderTheConsumerProtocolWhateverInternalLeaveGroupOnCloseSays() {
+        ConsumerSettings settings = parse(Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer", ConsumerSettings.LEAVE_GROUP_ON_CLOSE, false));
+
+        assertThat(settings.onClose(LeaveOperation.DEFAULT)).isEqualTo(LeaveOperation.DEFAULT);
     }
 
     private static ConsumerGroup.Classic classic(ConsumerSettings settings) {

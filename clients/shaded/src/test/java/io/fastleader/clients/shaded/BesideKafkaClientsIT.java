@@ -29,6 +29,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -82,7 +83,8 @@ class BesideKafkaClientsIT {
     private final List<AutoCloseable> clients = new ArrayList<>();
 
     @BeforeAll
-    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM) KafkaTestCluster started) {
+    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM,
+            brokerConfig = "group.initial.rebalance.delay.ms=0") KafkaTestCluster started) {
         cluster = started;
         admin = Admin.create(cluster.clientConfig());
     }
@@ -203,6 +205,47 @@ class BesideKafkaClientsIT {
         producer.close();
 
         assertThat(server.queryNames(new ObjectName("kafka.producer:client-id=beside-jmx,*"), null)).isEmpty();
+    }
+
+    /**
+     * Kafka Streams 3.7 to 4.1 sets {@code internal.leave.group.on.close=false} on its consumers, so
+     * that a restarting instance keeps its partitions; from 4.2 the key is gone and the member leaves.
+     */
+    @Test
+    void testAClassicMemberClosedWithInternalLeaveGroupOnCloseFalseStaysInItsGroupAsThisReleasesConsumerDoes() throws Exception {
+        String topic = newTopic("stay", Map.of());
+        Map<String, Object> staying = new HashMap<>(cluster.clientConfig());
+        staying.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        staying.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        staying.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        staying.put("internal.leave.group.on.close", false);
+
+        int kafkas = membersAfterClose(new KafkaConsumer<>(withGroup(staying, "stay-kafka-" + RELEASE)), topic);
+        int fastLeaders = membersAfterClose(new FastLeaderConsumer<>(withGroup(staying, "stay-fastleader-" + RELEASE)), topic);
+
+        assertThat(fastLeaders).as("members left in the group after close, beside kafka-clients %s", RELEASE).isEqualTo(kafkas);
+        assertThat(kafkas).as("KafkaConsumer's members left (1 where the release defines the key)")
+            .isEqualTo(ConsumerConfig.configNames().contains("internal.leave.group.on.close") ? 1 : 0);
+    }
+
+    private static Map<String, Object> withGroup(Map<String, Object> config, String group) {
+        Map<String, Object> grouped = new HashMap<>(config);
+        grouped.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        return grouped;
+    }
+
+    /** Subscribes {@code consumer} to {@code topic}, polls until it is assigned, closes it, and counts the group's members. */
+    private static int membersAfterClose(Consumer<String, String> consumer, String topic) throws Exception {
+        String group = consumer.groupMetadata().groupId();
+        try (consumer) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+                consumer.poll(POLL);
+            }
+            assertThat(consumer.assignment()).as("%s's assignment", group).isNotEmpty();
+        }
+        return admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group).members().size();
     }
 
     @Test
