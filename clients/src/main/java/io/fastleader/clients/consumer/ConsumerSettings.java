@@ -183,7 +183,8 @@ public final class ConsumerSettings implements ClusterSettings {
     public Optional<ConsumerGroup.Settings> groupSettings(EpochBackoff offsetsRetryBackoff) {
         return groupId().map(id -> new ConsumerGroup.Settings(id, groupInstanceId(), clientRack(), remoteAssignor(),
                 maxPollIntervalMs(), new ExponentialBackoff(Duration.ofMillis(retryBackoffMs()), Duration.ofMillis(retryBackoffMaxMs()),
-                ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs(), classicGroup()));
+                ExponentialBackoff.KAFKA_JITTER), offsetsRetryBackoff, metadataMaxAgeMs(),
+                kafka.getBoolean(ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG), classicGroup()));
     }
 
     /**

@@ -171,7 +171,7 @@ public final class KafkaKeys {
             honoured("enable.auto.commit", Clients.CONSUMER),
             honoured("enable.idempotence", Clients.PRODUCER),
             notBuilt("enable.metrics.push", Clients.BOTH, "no client telemetry (KIP-714) is pushed; clientInstanceId throws IllegalStateException, as with false", "false"),
-            notBuilt("exclude.internal.topics", Clients.CONSUMER, "a Pattern subscription always leaves internal topics out, as with true", "true"),
+            honoured("exclude.internal.topics", Clients.CONSUMER),
             honoured("fetch.max.bytes", Clients.CONSUMER),
             honoured("fetch.max.wait.ms", Clients.CONSUMER),
             honoured("fetch.min.bytes", Clients.CONSUMER),

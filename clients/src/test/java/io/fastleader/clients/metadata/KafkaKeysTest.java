@@ -58,16 +58,16 @@ class KafkaKeysTest {
     }
 
     @Test
-    void testAConsumerKeyIsWarnedOfOnTheConsumerOnly() {
+    void testAConsumerIsWarnedOfTheKeysItDoesNotBuildToo() {
         Map<String, Object> configs = new HashMap<>();
         configs.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
         configs.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         configs.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        configs.put(ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG, false);
+        configs.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 1_048_576);
 
         assertThat(KafkaKeys.notBuilt(new ConsumerConfig(configs), ConsumerConfig.configDef(), Clients.CONSUMER)).containsExactly(
-            "Configuration 'exclude.internal.topics' was supplied as 'false' but fastleader does not act on it: "
-                + "a Pattern subscription always leaves internal topics out, as with true");
+            "Configuration 'receive.buffer.bytes' was supplied as '1048576' but fastleader does not act on it: "
+                + "sockets keep the operating system's receive buffer size");
     }
 
     @Test

@@ -179,6 +179,28 @@ class GroupParityTest {
     }
 
     /**
+     * {@code exclude.internal.topics=false} lets a {@code Pattern} match an internal topic: the member
+     * is assigned {@code __consumer_offsets} beside the topic it matches too, under either protocol.
+     */
+    @ParameterizedTest(name = "group.protocol={0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aPatternMatchesInternalTopicsWithExcludeInternalTopicsFalse(String protocol) throws Exception {
+        Map<Flavour, Set<String>> seen = eachMember(Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol,
+                ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG, false), (consumer, group) -> {
+            consumer.subscribe(Pattern.compile("__consumer_offsets|" + TOPIC));
+            Set<String> topics = new TreeSet<>();
+            Await.until("the member assigned the topic its pattern matches", SETTLED, () -> {
+                consumer.poll(Duration.ofMillis(100));
+                consumer.assignment().forEach(partition -> topics.add(partition.topic()));
+                return topics.contains(TOPIC);
+            });
+            return topics;
+        });
+
+        assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA)).containsExactly("__consumer_offsets", TOPIC);
+    }
+
+    /**
      * A member alone in its group that stops polling for longer than {@code max.poll.interval.ms}
      * leaves; its {@code commitSync} still stores what it read (the group is empty, and the commit no
      * longer carries a member epoch), and the next {@code poll} gives the partitions up as lost,

@@ -48,12 +48,13 @@ public final class ConsumerGroup implements AutoCloseable {
      *                               one its fetches and offset lookups follow ({@link GroupOffsets} says why no leader
      *                               epoch ends its waits)
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
+     * @param excludeInternalTopics  {@code exclude.internal.topics}: whether a {@code Pattern} subscription leaves internal topics out
      * @param classic                what the classic protocol needs, present when the consumer joins with it; empty
      *                               under the consumer group protocol
      */
     public record Settings(String groupId, Optional<String> instanceId, Optional<String> rack, Optional<String> remoteAssignor,
                            int maxPollIntervalMs, ExponentialBackoff retryBackoff, EpochBackoff offsetsRetryBackoff,
-                           long topicListingIntervalMs, Optional<Classic> classic) {
+                           long topicListingIntervalMs, boolean excludeInternalTopics, Optional<Classic> classic) {
         public Settings {
             Objects.requireNonNull(groupId, "groupId");
             Objects.requireNonNull(offsetsRetryBackoff, "offsetsRetryBackoff");
@@ -91,7 +92,8 @@ public final class ConsumerGroup implements AutoCloseable {
         this.groupId = settings.groupId();
         this.clockMs = clockMs;
         this.metrics = new GroupMetrics(kafkaMetrics, Time.SYSTEM);
-        this.subscription = new GroupSubscription(metadata, owner, wakeConsumer, clockMs, settings.topicListingIntervalMs());
+        this.subscription = new GroupSubscription(metadata, owner, wakeConsumer, clockMs, settings.topicListingIntervalMs(),
+                settings.excludeInternalTopics());
         RebalanceCallbacks callbacks = new RebalanceCallbacks(subscription, assignee, owner, metrics, clockMs);
         if (settings.classic().isPresent()) {
             Classic classic = settings.classic().get();

@@ -54,6 +54,7 @@ final class GroupSubscription {
     private final Runnable wakeConsumer;
     private final LongSupplier clockMs;
     private final long topicListingIntervalMs;
+    private final boolean excludeInternalTopics;
     /** Topic names by id, from metadata; kept across subscriptions. */
     private final Map<Uuid, String> topicNames = new HashMap<>();
     private Consumer<Subscription> member = wanted -> { };
@@ -69,15 +70,17 @@ final class GroupSubscription {
     /**
      * @param wakeConsumer           makes a consumer thread waiting in {@code poll} look again
      * @param topicListingIntervalMs how often a {@code Pattern} subscription lists the cluster's topics ({@code metadata.max.age.ms})
+     * @param excludeInternalTopics  {@code exclude.internal.topics}: whether a {@code Pattern} leaves internal topics out
      */
     GroupSubscription(ClusterMetadata metadata, StateOwner owner, Runnable wakeConsumer, LongSupplier clockMs,
-                      long topicListingIntervalMs) {
+                      long topicListingIntervalMs, boolean excludeInternalTopics) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.cache = metadata.cache();
         this.owner = Objects.requireNonNull(owner, "owner");
         this.wakeConsumer = Objects.requireNonNull(wakeConsumer, "wakeConsumer");
         this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
         this.topicListingIntervalMs = topicListingIntervalMs;
+        this.excludeInternalTopics = excludeInternalTopics;
     }
 
     /** Hands every change of what the member subscribes to to {@code changed}: the member joins, or reports it. */
@@ -236,7 +239,7 @@ final class GroupSubscription {
             if (!Uuid.ZERO_UUID.equals(topic.topicId())) {
                 topicNames.put(topic.topicId(), topic.name());
             }
-            if (pattern != null && !topic.isInternal() && pattern.matcher(topic.name()).matches()) {
+            if (pattern != null && !(excludeInternalTopics && topic.isInternal()) && pattern.matcher(topic.name()).matches()) {
                 matched.add(topic.name());
             }
         }
