@@ -233,7 +233,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             }
             long timestamp = intercepted.timestamp() == null ? System.currentTimeMillis() : intercepted.timestamp();
             Callback acknowledged = (metadata, error) -> {
-                interceptors.onAcknowledgement(metadata, error);
+                interceptors.onAcknowledgement(metadata, error, headers);
                 if (callback != null) {
                     callback.onCompletion(metadata, error);
                 }
@@ -248,7 +248,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             TopicPartition failed = partition != null ? partition
                     : new TopicPartition(intercepted.topic(), intercepted.partition() == null ? -1 : intercepted.partition());
             RecordMetadata unknown = new RecordMetadata(failed, -1, -1, RecordBatch.NO_TIMESTAMP, -1, -1);
-            interceptors.onAcknowledgement(unknown, e);
+            interceptors.onAcknowledgement(unknown, e, intercepted.headers());
             if (callback != null) {
                 callback.onCompletion(unknown, e);
             }

@@ -3,6 +3,7 @@ package io.fastleader.clients.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,10 +22,12 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.clients.metadata.MetadataMetrics;
 
 /** The producer's behaviour that needs no broker: against a bootstrap address nobody listens on. */
@@ -118,6 +121,19 @@ class FastLeaderProducerTest {
     }
 
     @Test
+    @NeedsKafkaClientsNewerThan37
+    void testInterceptorsAreToldOfAnAcknowledgementWithTheRecordsHeadersAsKafkaProducer41AndLaterTellsThem() {
+        producer = unreachable(Map.of(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, RecordingWithHeaders.class.getName()));
+        ProducerRecord<String, String> record = new ProducerRecord<>("nowhere", "v");
+        record.headers().add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
+
+        Future<RecordMetadata> sent = producer.send(record);
+
+        assertThatThrownBy(sent::get).hasCauseInstanceOf(TimeoutException.class);
+        assertThat(INTERCEPTED).containsExactly("onAcknowledgement TimeoutException t-1");
+    }
+
+    @Test
     void testPartitionsForAfterCloseFailsAsKafkaProducerDoes() {
         producer = unreachable(Map.of());
         producer.close(Duration.ofMillis(100));
@@ -158,6 +174,34 @@ class FastLeaderProducerTest {
         configs.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 200);
         configs.putAll(overrides);
         return new FastLeaderProducer<>(configs, new StringSerializer(), new StringSerializer());
+    }
+
+    /** Writes down the acknowledgements it is told of, with their records' headers, overriding only kafka-clients 4.1's variant. */
+    public static final class RecordingWithHeaders implements ProducerInterceptor<String, String> {
+
+        @Override
+        public ProducerRecord<String, String> onSend(ProducerRecord<String, String> record) {
+            return record;
+        }
+
+        @Override
+        public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
+            INTERCEPTED.add("onAcknowledgement without headers");
+        }
+
+        @Override
+        public void onAcknowledgement(RecordMetadata metadata, Exception exception, Headers headers) {
+            INTERCEPTED.add("onAcknowledgement " + exception.getClass().getSimpleName() + " "
+                    + new String(headers.lastHeader("trace").value(), StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
     }
 
     /** Writes down what it is called with. */
