@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -123,11 +124,13 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.metrics = resources.openMetrics(clientId, settings.kafkaConfig(), JMX_PREFIX);
             Deserializer<K> keys = resources.register(settings.keyDeserializer(keyDeserializer));
             Deserializer<V> values = resources.register(settings.valueDeserializer(valueDeserializer));
-            this.interceptors = resources.register(new ConsumerInterceptorChain<>(settings.<K, V>interceptors()));
+            List<ConsumerInterceptor<K, V>> configuredInterceptors = settings.interceptors();
+            this.interceptors = resources.register(new ConsumerInterceptorChain<>(configuredInterceptors));
             ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ConsumerMetrics.CLIENT_GROUP,
                     ConsumerMetrics.NODE_GROUP, opened -> subscriptions::usesTopic);
             ConnectionPool pool = cluster.pool();
             ClusterMetadata metadata = cluster.metadata();
+            metadata.tellClusterId(ClientResources.clusterIdListeners(keys, values, configuredInterceptors, metrics));
             ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             OffsetLookup offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs, stateOwner);

@@ -97,6 +97,17 @@ public final class ClientResources implements AutoCloseable {
     }
 
     /**
+     * The plugins a kafka-clients client tells the cluster id ({@link ClusterMetadata#tellClusterId}),
+     * in its order: the key and value serializers or deserializers, the interceptors, the metrics reporters.
+     */
+    public static List<Object> clusterIdListeners(Object keys, Object values, List<?> interceptors, Metrics metrics) {
+        List<Object> plugins = new ArrayList<>(List.of(keys, values));
+        plugins.addAll(interceptors);
+        plugins.addAll(metrics.reporters());
+        return plugins;
+    }
+
+    /**
      * Closes what was opened so far, for a constructor that failed.
      *
      * @return the exception the constructor throws, naming the client and caused by {@code cause}

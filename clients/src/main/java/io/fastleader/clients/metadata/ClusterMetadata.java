@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
+import org.apache.kafka.common.ClusterResource;
+import org.apache.kafka.common.ClusterResourceListener;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
@@ -92,6 +94,9 @@ public final class ClusterMetadata implements AutoCloseable {
     private boolean closed;
     /** Written on {@code thread}; volatile because {@link #describeAllTopics} reads it on its caller's. */
     private volatile int metadataNode = Integer.MIN_VALUE;
+    /** The plugins told of the cluster id, and the id they were last told; both guarded by {@code lock}. */
+    private final List<ClusterResourceListener> clusterResourceListeners = new ArrayList<>();
+    private String clusterId;
 
     /** Metadata for a client whose brokers are first reached through {@code bootstrapServers}. */
     public ClusterMetadata(MetadataConfig config, ConnectionPool pool, List<InetSocketAddress> bootstrapServers,
@@ -434,8 +439,37 @@ public final class ClusterMetadata implements AutoCloseable {
         synchronized (lock) {
             schedule.succeeded(clockMs.getAsLong());
             settleWaitersLocked(response, completions);
+            if (response.clusterId() != null && !response.clusterId().equals(clusterId)) {
+                clusterId = response.clusterId();
+                List<ClusterResourceListener> told = List.copyOf(clusterResourceListeners);
+                ClusterResource resource = new ClusterResource(clusterId);
+                completions.add(() -> told.forEach(listener -> listener.onUpdate(resource)));
+            }
         }
         completions.forEach(Runnable::run);
+    }
+
+    /**
+     * Tells each of {@code plugins} that implements {@link ClusterResourceListener} (a serializer, an
+     * interceptor, a partitioner, a metrics reporter) the cluster id, as kafka-clients' clients do:
+     * once the first Metadata answer names it (at once if one has), and again should it change.
+     */
+    public void tellClusterId(Collection<?> plugins) {
+        List<ClusterResourceListener> listeners = new ArrayList<>();
+        plugins.forEach(plugin -> {
+            if (plugin instanceof ClusterResourceListener listener) {
+                listeners.add(listener);
+            }
+        });
+        String known;
+        synchronized (lock) {
+            clusterResourceListeners.addAll(listeners);
+            known = clusterId;
+        }
+        if (known != null) {
+            ClusterResource resource = new ClusterResource(known);
+            listeners.forEach(listener -> listener.onUpdate(resource));
+        }
     }
 
     private void settleWaitersLocked(MetadataResponseData response, List<Runnable> completions) {

@@ -75,7 +75,7 @@ public final class KafkaKeys {
     private static final String GSSAPI = "GSSAPI (Kerberos) is not built yet: sasl.mechanism=GSSAPI is refused with ConfigException";
     private static final String NO_LOGIN = "no SASL login runs: PLAIN and SCRAM take their credentials from sasl.jaas.config, and token logins are not built yet";
     private static final String NO_REFRESH = "no token refresh: the OAUTHBEARER login that refreshes tokens is not built yet";
-    private static final String PLUGIN_GAPS = "a plugin that implements ClusterResourceListener is not told the cluster id; on 4.1+ a Monitorable plugin gets no plugin metrics (KIP-877)";
+    private static final String PLUGIN_GAPS = "beside kafka-clients 4.1 and later, a plugin that implements Monitorable is given no plugin metrics (KIP-877)";
     private static final Map<String, Key> TABLE = table();
 
     private KafkaKeys() {
@@ -198,7 +198,7 @@ public final class KafkaKeys {
             honoured("metadata.max.idle.ms", Clients.PRODUCER),
             notBuilt("metadata.recovery.rebootstrap.trigger.ms", Clients.BOTH, "the client never rebootstraps after this long without Metadata"),
             notBuilt("metadata.recovery.strategy", Clients.BOTH, "the bootstrap addresses, resolved once, stay in the Metadata rotation after the known brokers whatever the value: none does not drop them, rebootstrap does not drop the known brokers"),
-            partly("metric.reporters", Clients.BOTH, "built and given every metric; a reporter that implements ClusterResourceListener is not told the cluster id"),
+            honoured("metric.reporters", Clients.BOTH),
             honoured("metrics.num.samples", Clients.BOTH),
             honoured("metrics.recording.level", Clients.BOTH),
             honoured("metrics.sample.window.ms", Clients.BOTH),

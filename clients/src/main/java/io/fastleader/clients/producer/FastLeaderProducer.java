@@ -164,6 +164,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     ProducerMetrics.NODE_GROUP, opened -> opened::inUse);
             this.pool = cluster.pool();
             this.metadata = cluster.metadata();
+            metadata.tellClusterId(ClientResources.clusterIdListeners(this.keySerializer, this.valueSerializer, configured, metrics));
             this.prewarm = cluster.prewarm();
             this.cache = metadata.cache();
             this.producerMetrics = new ProducerMetrics(metrics);

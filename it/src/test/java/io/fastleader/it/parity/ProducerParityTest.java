@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Callback;
@@ -335,6 +337,34 @@ class ProducerParityTest {
         assertThat(refusals.get(Flavour.FASTLEADER)).isEqualTo(refusals.get(Flavour.KAFKA)).isEqualTo(
                 "org.apache.kafka.common.KafkaException caused by org.apache.kafka.common.config.ConfigException: "
                         + "delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms");
+    }
+
+    /** Plugins that implement {@code ClusterResourceListener} are told the cluster's id, by producers and consumers alike. */
+    @Test
+    void serializersAndDeserializersListeningForTheClusterIdAreToldIt() throws Exception {
+        String topic = "cluster-id";
+        disturbances.createTopic(new NewTopic(topic, 1, (short) 3));
+        String clusterId;
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            clusterId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+        }
+        TopicPartition partition = new TopicPartition(topic, 0);
+        Map<Flavour, List<List<String>>> told = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            List<ClusterIdListener> listeners = List.of(new ClusterIdListener(), new ClusterIdListener(), new ClusterIdListener(),
+                    new ClusterIdListener());
+            try (Producer<String, String> producer = flavour.producer(cluster.clientConfig(), listeners.get(0), listeners.get(1))) {
+                producer.send(new ProducerRecord<>(topic, "key", "value")).get(30, TimeUnit.SECONDS);
+            }
+            try (Consumer<String, String> consumer = flavour.consumer(cluster.clientConfig(), listeners.get(2), listeners.get(3))) {
+                consumer.assign(List.of(partition));
+                consumer.seekToBeginning(List.of(partition));
+                Await.until("a record read", Duration.ofSeconds(30), () -> !consumer.poll(Duration.ofMillis(100)).isEmpty());
+            }
+            told.put(flavour, listeners.stream().map(ClusterIdListener::told).toList());
+        }
+
+        assertThat(told.get(Flavour.FASTLEADER)).isEqualTo(told.get(Flavour.KAFKA)).containsOnly(List.of(clusterId));
     }
 
     @Test
