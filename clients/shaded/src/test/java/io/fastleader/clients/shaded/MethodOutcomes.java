@@ -46,9 +46,9 @@ import io.fastleader.clients.producer.FastLeaderProducer;
  */
 final class MethodOutcomes {
 
-    /** Offsets a misused {@code sendOffsetsToTransaction} carries when not empty. */
-    private static final Map<TopicPartition, OffsetAndMetadata> OFFSETS = Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(1));
     private static final TopicPartition PARTITION = new TopicPartition("t", 0);
+    /** Offsets a misused {@code sendOffsetsToTransaction} carries when not empty. */
+    private static final Map<TopicPartition, OffsetAndMetadata> OFFSETS = Map.of(PARTITION, new OffsetAndMetadata(1));
     /** Bounds any call that would wait for a broker, on both clients alike. */
     private static final int MAX_BLOCK_MS = 3_000;
 
