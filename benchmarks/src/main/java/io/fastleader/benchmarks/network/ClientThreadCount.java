@@ -21,13 +21,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
-import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.it.sim.SimulatedCluster;
 
 /**
  * How many platform threads fastleader clients hold once connected to every broker of a large
- * simulated cluster, for one {@code fastleader.io.threads} setting. Prints one line of counts.
+ * simulated cluster. Prints one line of counts.
  *
  * <p>A {@link SimulatedCluster} of {@code brokers} brokers gets one topic of {@code brokers}
  * partitions (RF 3), so every broker leads one. Each FastLeaderProducer writes one record to every
@@ -38,8 +37,8 @@ import io.fastleader.it.sim.SimulatedCluster;
  * threads only: virtual threads are not in it, their carriers are), and those named
  * {@code fastleader-*}; then both again after every client is closed.
  *
- * <p>Arguments: {@code ioThreads} (auto, virtual or platform; default auto), {@code producers}
- * (default 5), {@code consumers} (default 5), {@code brokers} (default 100).
+ * <p>Arguments: {@code producers} (default 5), {@code consumers} (default 5), {@code brokers}
+ * (default 100).
  */
 public final class ClientThreadCount {
 
@@ -53,10 +52,9 @@ public final class ClientThreadCount {
     }
 
     public static void main(String[] args) throws Exception {
-        String ioThreads = args.length > 0 ? args[0] : "auto";
-        int producers = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        int consumers = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-        int brokers = args.length > 3 ? Integer.parseInt(args[3]) : 100;
+        int producers = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        int consumers = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        int brokers = args.length > 2 ? Integer.parseInt(args[2]) : 100;
 
         try (SimulatedCluster cluster = SimulatedCluster.builder().brokers(brokers).requestLogCapacity(0).start()) {
             cluster.createTopic(TOPIC, brokers, 3);
@@ -70,7 +68,7 @@ public final class ClientThreadCount {
             long deadline = System.nanoTime() + SETUP_TIMEOUT_NANOS;
             try {
                 for (int i = 0; i < producers; i++) {
-                    FastLeaderProducer<String, String> producer = producer(cluster, ioThreads);
+                    FastLeaderProducer<String, String> producer = producer(cluster);
                     producerClients.add(producer);
                     for (TopicPartition partition : partitions) {
                         producer.send(new ProducerRecord<>(TOPIC, partition.partition(), null, "from producer " + i));
@@ -78,7 +76,7 @@ public final class ClientThreadCount {
                     producer.flush();
                 }
                 for (int i = 0; i < consumers; i++) {
-                    FastLeaderConsumer<String, String> consumer = consumer(cluster, ioThreads);
+                    FastLeaderConsumer<String, String> consumer = consumer(cluster);
                     consumerClients.add(consumer);
                     consumer.assign(partitions);
                     Set<Integer> read = new HashSet<>();
@@ -93,9 +91,9 @@ public final class ClientThreadCount {
                 int connected = platformThreads();
                 long ours = fastleaderPlatformThreads();
                 closeAll(producerClients, consumerClients);
-                System.out.printf("fastleader.io.threads=%s on Java %d: %d producers + %d consumers on %d brokers, "
+                System.out.printf("Java %d: %d producers + %d consumers on %d brokers, "
                         + "%d connections; platform threads: %d before the clients, %d connected (%d named fastleader-*), "
-                        + "%d after close (%d named fastleader-*)%n", ioThreads, Runtime.version().feature(), producers,
+                        + "%d after close (%d named fastleader-*)%n", Runtime.version().feature(), producers,
                     consumers, brokers, connections, before, connected, ours, platformThreads(), fastleaderPlatformThreads());
             } finally {
                 closeAll(producerClients, consumerClients);
@@ -103,19 +101,17 @@ public final class ClientThreadCount {
         }
     }
 
-    private static FastLeaderProducer<String, String> producer(SimulatedCluster cluster, String ioThreads) {
+    private static FastLeaderProducer<String, String> producer(SimulatedCluster cluster) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(FastLeaderConfigs.IO_THREADS, ioThreads);
         return new FastLeaderProducer<>(config, new StringSerializer(), new StringSerializer());
     }
 
-    private static FastLeaderConsumer<String, String> consumer(SimulatedCluster cluster, String ioThreads) {
+    private static FastLeaderConsumer<String, String> consumer(SimulatedCluster cluster) {
         Properties config = new Properties();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(FastLeaderConfigs.IO_THREADS, ioThreads);
         return new FastLeaderConsumer<>(config, new StringDeserializer(), new StringDeserializer());
     }
 

@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
-import io.fastleader.clients.network.IoThreads;
 import io.fastleader.clients.network.SecurityConfig;
 import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Execution;
@@ -65,8 +64,7 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>JMH runs every (client, inFlight) pair in its own fork, so each pair gets a freshly started
  * broker with the same settings ({@link ClusterSpec#DEFAULT_BROKER_CONFIGS}) and its own warm-up.
- * {@code protocol} SSL puts both clients on TLS; {@code ioThreads} chooses fastleader's kind of
- * reader and writer threads (virtual needs Java 25).
+ * {@code protocol} SSL puts both clients on TLS.
  * The broker runs in the benchmark's JVM and shares its CPUs with the client, as it does in the
  * integration tests: the figures compare the two clients, they are not broker capacity.
  */
@@ -89,14 +87,6 @@ public class RoundTripBenchmark {
     /** The broker listener's and both clients' {@code security.protocol}: PLAINTEXT or SSL. */
     @Param({"PLAINTEXT"})
     public String protocol;
-
-    /**
-     * fastleader's {@code fastleader.io.threads}, the kind of its reader and writer threads: auto,
-     * virtual (Java 25+) or platform. kafka-clients has no such threads, so its figures do not
-     * depend on it.
-     */
-    @Param({"platform"})
-    public String ioThreads;
 
     KafkaTestCluster cluster;
 
@@ -144,16 +134,14 @@ public class RoundTripBenchmark {
             ConnectionConfig defaults = ConnectionConfig.defaults(CLIENT_ID);
             connection = BrokerConnection.open(benchmark.cluster.firstBootstrapAddress(), new ConnectionConfig(
                 CLIENT_ID, inFlight, REQUEST_TIMEOUT, defaults.connectTimeout(), defaults.maxResponseBytes(),
-                SecurityConfig.fromKafkaConfigs(benchmark.cluster.clientConfig()))
-                .withIoThreads(IoThreads.parse(benchmark.ioThreads)));
+                SecurityConfig.fromKafkaConfigs(benchmark.cluster.clientConfig())));
             MetadataResponseData first = (MetadataResponseData) connection.send(ApiKey.METADATA, request)
                 .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             if (first.brokers().size() != 1 || !first.topics().isEmpty()) {
                 throw new IllegalStateException("unexpected Metadata response: " + first);
             }
             System.out.println("fastleader: Metadata v" + connection.versions().version(ApiKey.METADATA) + ", "
-                + benchmark.protocol + ", " + (IoThreads.parse(benchmark.ioThreads).virtual() ? "virtual" : "platform")
-                + " I/O threads");
+                + benchmark.protocol);
         }
 
         void roundTrip(Blackhole blackhole) throws Exception {

@@ -30,7 +30,6 @@ import io.fastleader.clients.metadata.KafkaKeys;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.ExponentialBackoff;
-import io.fastleader.clients.network.IoThreads;
 import io.fastleader.clients.network.PoolConfig;
 
 /**
@@ -302,8 +301,7 @@ public final class ConsumerSettings implements ClusterSettings {
     @Override
     public ConnectionConfig connectionConfig(String clientId) {
         return ConnectionConfig.from(kafka, clientId, MAX_IN_FLIGHT_PER_CONNECTION)
-                .withRebalanceRequestTimeout(rebalanceRequestTimeout())
-                .withIoThreads(IoThreads.parse((String) fastleader.get(FastLeaderConfigs.IO_THREADS)));
+                .withRebalanceRequestTimeout(rebalanceRequestTimeout());
     }
 
     /** {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, in longs: {@code max.poll.interval.ms} may be {@code Integer.MAX_VALUE}. */

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.fastleader.clients.network.IoThreads;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -28,8 +27,6 @@ public final class FastLeaderConfigs {
     public static final String HINT_CONFIRMATION_DELAY_MS = "fastleader.leader.hint.confirmation.delay.ms";
     /** Whether connections to every broker hosting a replica of a partition in use are opened ahead of need. */
     public static final String CONNECTIONS_PREWARM = "fastleader.connections.prewarm";
-    /** The kind of the threads a client has per connection: {@code auto}, {@code virtual} or {@code platform}. */
-    public static final String IO_THREADS = IoThreads.CONFIG;
 
     private static final String PREFIX = "fastleader.";
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderConfigs.class);
@@ -48,11 +45,7 @@ public final class FastLeaderConfigs {
                         "After a hint is accepted, wait this long before the Metadata refresh that confirms it.")
                 .define(CONNECTIONS_PREWARM, Type.BOOLEAN, true, Importance.LOW,
                         "Open connections to every broker hosting a replica of a partition in use, so a leader move "
-                                + "never waits for a TCP or TLS handshake.")
-                .define(IO_THREADS, Type.STRING, IoThreads.DEFAULT, IoThreads.VALIDATOR, Importance.LOW,
-                        "The kind of thread each broker connection's reader and writer, and the connect threads, run "
-                                + "on. auto: virtual threads on Java 25 and newer, else platform threads; virtual: "
-                                + "virtual threads, a configuration error before Java 25; platform: platform threads.");
+                                + "never waits for a TCP or TLS handshake.");
     }
 
     /**

@@ -2,7 +2,6 @@ package io.fastleader.clients.network;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.util.ArrayDeque;
@@ -10,13 +9,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
-import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
@@ -24,6 +23,20 @@ import io.fastleader.protocol.Framing;
 import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -31,19 +44,20 @@ import org.apache.kafka.common.protocol.ApiMessage;
 /**
  * One connection to one broker, ready once its ApiVersions handshake is done.
  *
- * <p>{@link #send} never blocks: it encodes the request on the caller's thread and, when nothing is
- * queued or being written and the in-flight limit leaves room, writes it there and then, as much
- * as the socket's send buffer takes without waiting. Whatever is left, and every request that
- * cannot go at once, is written by the writer thread, in order, while fewer than
- * {@code max.in.flight} are unanswered. The writer also closes the connection when the oldest
- * unanswered request outlives its timeout: {@code request.timeout.ms}, or for JoinGroup and SyncGroup,
- * which the group coordinator holds while the group rebalances, the longer rebalance request timeout
- * ({@link ConnectionConfig#requestTimeoutFor}). The oldest request's deadline is the earliest only
- * while the requests in flight share one timeout: requests with different timeouts do not belong on
- * one connection, and {@link ConnectionPool} gives JoinGroup and SyncGroup one of their own.
- * The reader thread matches each response to the oldest unanswered request (Kafka answers in
- * order) by correlation id. Any failure closes the connection and fails every queued and
- * unanswered request with one {@link BrokerConnectionException}.
+ * <p>Every connection of a client lives on the client's {@link IoLoop}, which reads, writes and times
+ * out its requests; a connection opened on its own, outside a pool, has a loop of its own. The loop
+ * owns the connection's state, so nothing here takes a lock. {@link #send} never blocks: it encodes
+ * the request on the caller's thread and hands it to the loop, which writes it at once while fewer
+ * than {@code max.in.flight} are unanswered, and else once an answer makes room, in order. The loop
+ * closes the connection when the oldest unanswered request outlives its timeout:
+ * {@code request.timeout.ms}, or for JoinGroup and SyncGroup, which the group coordinator holds while
+ * the group rebalances, the longer rebalance request timeout ({@link ConnectionConfig#requestTimeoutFor}).
+ * The oldest request's deadline is the earliest only while the requests in flight share one timeout:
+ * requests with different timeouts do not belong on one connection, and {@link ConnectionPool} gives
+ * JoinGroup and SyncGroup one of their own. Each response is matched to the oldest unanswered request
+ * (Kafka answers in order) by correlation id, and its future completes on the loop: whoever waits on
+ * it must hand the work on, not wait there for another answer. Any failure closes the connection and
+ * fails every queued and unanswered request with one {@link BrokerConnectionException}.
  *
  * <p>A request the broker does not answer (a Produce with {@code acks=0}: {@link #sendWithoutResponse})
  * is done once its frame is written, as Kafka's {@code NetworkClient} completes a request that
@@ -52,43 +66,44 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class BrokerConnection implements AutoCloseable {
 
-    /** Bound on waiting for a thread to end at close: a callback it runs could otherwise hold close up for good. */
-    private static final long THREAD_END_MILLIS = 10_000;
+    /** Bound on waiting for the loop to close the connection: a callback it runs could otherwise hold close up for good. */
+    private static final long CLOSE_WAIT_MILLIS = 10_000;
 
     private final String broker;
     private final ConnectionConfig config;
-    private final Wire wire;
     private final ConnectionListener listener;
-    /** {@code request.timeout.ms}, the shortest timeout a request can have. */
-    private final long requestTimeoutNanos;
+    private final IoLoop loop;
+    /** The connection was opened on its own and made its loop, which closes with it. */
+    private final boolean ownsLoop;
     /** Ids need not rise in write order: responses are matched to the oldest request written. */
     private final AtomicInteger correlationIds = new AtomicInteger();
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Signals the writer: work was left for it, room was made for a queued request, or the connection closed. */
-    private final Condition writerWakeup = lock.newCondition();
+    /** Requests sent and not yet settled, for {@link #pendingRequests} on any thread. */
+    private final AtomicInteger pending = new AtomicInteger();
+    /** Completes once the socket is up (and TLS, if configured), or fails with why it is not. */
+    private final CompletableFuture<Void> connected = new CompletableFuture<>();
+    private final CompletableFuture<BrokerConnectionException> closed = new CompletableFuture<>();
+    // Owned by the loop.
     private final ArrayDeque<Request> queued = new ArrayDeque<>();
     private final ArrayDeque<Request> inFlight = new ArrayDeque<>();
-    /** Requests that expect no response, in the write under way: done once it ends. */
+    /** Requests that expect no response, written but not yet out in full: done once their write ends. */
     private final ArrayDeque<Request> beingWritten = new ArrayDeque<>();
-    /** A caller or the writer is writing; only one thread writes at a time, so frames never interleave. */
-    private boolean writing;
-    /** The rest of a frame a caller could not finish without waiting; the writer owns it and the write. */
-    private ByteBuffer handedOver;
-    private BrokerConnectionException closedBy;
-    private final CompletableFuture<BrokerConnectionException> closed = new CompletableFuture<>();
+    /** The listener heard {@link ConnectionListener#connected}, so it hears {@link ConnectionListener#closed} too. */
+    private boolean toldConnected;
+    private ScheduledFuture<?> timeoutCheck;
+    private Channel channel;
+    private volatile BrokerConnectionException closedBy;
     private volatile NegotiatedVersions versions;
-    private final ClientThreads threads = new ClientThreads();
 
-    private BrokerConnection(String broker, ConnectionConfig config, Wire wire, ConnectionListener listener) {
+    private BrokerConnection(String broker, ConnectionConfig config, ConnectionListener listener, IoLoop loop, boolean ownsLoop) {
         this.broker = broker;
         this.config = config;
-        this.wire = wire;
         this.listener = listener;
-        this.requestTimeoutNanos = config.requestTimeout().toNanos();
+        this.loop = loop;
+        this.ownsLoop = ownsLoop;
     }
 
     /**
-     * Connects (TLS if configured), starts the connection's threads, negotiates API versions and
+     * Connects (TLS if configured) on a loop of the connection's own, negotiates API versions and
      * authenticates (SASL if configured).
      *
      * @throws BrokerConnectionException if the broker cannot be reached or the setup fails on the way
@@ -104,25 +119,31 @@ public final class BrokerConnection implements AutoCloseable {
      * {@code listener} what it does on the wire, the setup included.
      */
     public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener) {
+        return open(address, config, listener, IoLoop.start("fastleader-io-" + address.getHostString() + ":" + address.getPort() + "-"), true);
+    }
+
+    /**
+     * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener)}
+     * does, on {@code loop}, which the caller keeps and closes. Blocks until the connection is set up,
+     * so it must not be called on the loop.
+     */
+    public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener, IoLoop loop) {
+        return open(address, config, listener, loop, false);
+    }
+
+    private static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener,
+                                         IoLoop loop, boolean ownsLoop) {
         String broker = address.getHostString() + ":" + address.getPort();
         SecurityConfig.Protocol protocol = config.security().protocol();
-        Wire wire;
+        BrokerConnection connection = new BrokerConnection(broker, config, listener, loop, ownsLoop);
         try {
-            wire = connect(address, config);
-        } catch (SslAuthenticationException e) {
-            listener.authenticationFailed();
-            throw e;
-        }
-        listener.connected();
-        BrokerConnection connection = new BrokerConnection(broker, config, wire, listener);
-        connection.startThreads();
-        try {
+            connection.connect(address);
             connection.versions = connection.handshake();
             if (protocol.usesSasl()) {
                 SaslAuthenticator.authenticate(config.security(), address.getHostString(), connection::exchange);
             }
         } catch (RuntimeException e) {
-            if (e instanceof SaslAuthenticationException) {
+            if (e instanceof SaslAuthenticationException || e instanceof SslAuthenticationException) {
                 listener.authenticationFailed();
             }
             connection.close();
@@ -135,36 +156,90 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     /**
-     * TCP, then TLS if configured: a non-blocking channel for plaintext, the streams of an
-     * {@code SSLSocket} for TLS.
+     * TCP, then TLS if configured, each bounded by {@code socket.connection.setup.timeout.ms}.
      *
      * @throws SslAuthenticationException if TLS cannot be set up or the broker's certificate is refused
      */
-    private static Wire connect(InetSocketAddress address, ConnectionConfig config) {
-        String broker = address.getHostString() + ":" + address.getPort();
+    private void connect(InetSocketAddress address) {
+        requireOffLoop("connect");
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
-        // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again.
+        SslHandler tls = config.security().protocol().usesTls() ? tlsHandler(address, timeoutMs) : null;
+        // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again; here, off the loop.
         InetSocketAddress resolved = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
-        if (!config.security().protocol().usesTls()) {
-            try {
-                return ChannelWire.connect(resolved, timeoutMs, config.maxResponseBytes());
-            } catch (IOException e) {
-                throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
+        ChannelFuture connecting = new Bootstrap()
+            .group(loop.eventLoop())
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMs)
+            .handler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel socket) {
+                    if (tls != null) {
+                        socket.pipeline().addLast(tls);
+                    }
+                    socket.pipeline().addLast(new ResponseFrames(config.maxResponseBytes()), new Inbound());
+                }
+            })
+            .connect(resolved);
+        channel = connecting.channel();
+        connecting.addListener(done -> {
+            if (!done.isSuccess()) {
+                fail(new BrokerConnectionException("cannot connect to " + broker + ": " + done.cause().getMessage(), done.cause()));
+            } else if (tls == null) {
+                markConnected();
+            } else {
+                tls.handshakeFuture().addListener(handshake -> {
+                    if (handshake.isSuccess()) {
+                        markConnected();
+                    } else {
+                        fail(tlsFailure(handshake.cause()));
+                    }
+                });
             }
-        }
-        Socket socket = new Socket();
+        });
         try {
-            socket.setTcpNoDelay(true);
-            socket.connect(resolved, timeoutMs);
-            Socket tls = TlsSockets.wrap(socket, address.getHostString(), address.getPort(), config.security(), timeoutMs);
-            return new StreamWire(tls, config.maxResponseBytes());
-        } catch (SSLHandshakeException | GeneralSecurityException e) {
-            closeQuietly(socket);
-            throw new SslAuthenticationException("TLS with " + broker + " failed: " + e.getMessage(), e);
-        } catch (IOException e) {
-            closeQuietly(socket);
-            throw new BrokerConnectionException("cannot connect to " + broker + ": " + e.getMessage(), e);
+            // Both steps are bounded on the loop; this bound only guards against a loop that never answers.
+            connected.get(2L * timeoutMs + CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure
+                : new BrokerConnectionException("cannot connect to " + broker + ": " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new BrokerConnectionException("cannot connect to " + broker + ": no answer from the I/O loop", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerConnectionException("interrupted while connecting to " + broker, e);
         }
+    }
+
+    private SslHandler tlsHandler(InetSocketAddress address, int timeoutMs) {
+        SSLEngine engine;
+        try {
+            engine = TlsEngines.engine(config.security(), address.getHostString(), address.getPort());
+        } catch (IOException | GeneralSecurityException e) {
+            throw new SslAuthenticationException("TLS with " + broker + " failed: " + e.getMessage(), e);
+        }
+        SslHandler handler = new SslHandler(engine);
+        handler.setHandshakeTimeoutMillis(timeoutMs);
+        return handler;
+    }
+
+    private BrokerConnectionException tlsFailure(Throwable cause) {
+        if (cause instanceof SSLException) {
+            // Raised by the connect thread, which fails the connection with the first failure it hears of.
+            SslAuthenticationException refused = new SslAuthenticationException("TLS with " + broker + " failed: " + cause.getMessage(), cause);
+            connected.completeExceptionally(refused);
+        }
+        return new BrokerConnectionException("TLS with " + broker + " failed: " + cause.getMessage(), cause);
+    }
+
+    /** On the loop: the socket is up. */
+    private void markConnected() {
+        if (closedBy != null) {
+            return;
+        }
+        toldConnected = true;
+        listener.connected();
+        connected.complete(null);
     }
 
     /** The versions this connection uses. */
@@ -241,33 +316,38 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** Requests sent or queued and not yet answered (or, for those expecting no answer, not yet written). */
     public int pendingRequests() {
-        lock.lock();
-        try {
-            return inFlight.size() + beingWritten.size() + queued.size();
-        } finally {
-            lock.unlock();
-        }
+        return pending.get();
     }
 
     /** Whether the connection is still usable. */
     public boolean isOpen() {
-        lock.lock();
-        try {
-            return closedBy == null;
-        } finally {
-            lock.unlock();
-        }
+        return closedBy == null;
     }
 
     /**
      * Closes the connection; every request still on it fails with a {@link BrokerConnectionException}.
-     * Returns once its reader and writer threads have ended (unless called from one of them).
+     * Returns once they have failed (unless called on the loop, where they fail before it returns anyway).
      */
     @Override
     public void close() {
-        fail(new BrokerConnectionException("connection to " + broker + " closed by the client", null));
-        // The socket is closed, so they end at once, unless a callback they run holds them.
-        threads.awaitEnd(THREAD_END_MILLIS);
+        BrokerConnectionException byClient = new BrokerConnectionException("connection to " + broker + " closed by the client", null);
+        if (loop.inLoop()) {
+            fail(byClient);
+        } else if (onLoop(() -> fail(byClient))) {
+            try {
+                closed.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // Bounded: the loop is held by a callback; the connection fails once it lets go.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            // The loop has stopped, so nothing else can touch the connection's state.
+            fail(byClient);
+        }
+        if (ownsLoop) {
+            loop.close();
+        }
     }
 
     /**
@@ -300,6 +380,7 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private ApiMessage await(ApiKey api, CompletableFuture<ApiMessage> response) {
+        requireOffLoop(api.displayName());
         try {
             return response.get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -314,274 +395,125 @@ public final class BrokerConnection implements AutoCloseable {
         }
     }
 
+    /** Waiting on the loop for what only the loop can do would wait forever. */
+    private void requireOffLoop(String step) {
+        if (loop.inLoop()) {
+            throw new IllegalStateException(step + " with " + broker + " would wait on the I/O loop that must do it");
+        }
+    }
+
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {
         return sendAt(api, version, body, true);
     }
 
     /** @param expectsResponse false for a request the broker does not answer: its future completes, with null, once written */
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body, boolean expectsResponse) {
+        BrokerConnectionException closedAlready = closedBy;
+        if (closedAlready != null) {
+            return CompletableFuture.failedFuture(closedAlready);
+        }
         int correlationId = correlationIds.getAndIncrement();
-        // Encoded before taking the lock, so that callers on other threads do not wait for it.
+        // Encoded on the caller's thread, so that the loop only writes.
         Request request = new Request(api, version, correlationId,
             Framing.encodeRequest(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos(),
             expectsResponse);
-        lock.lock();
-        try {
-            if (closedBy != null) {
-                return CompletableFuture.failedFuture(closedBy);
-            }
-            if (writing || !queued.isEmpty() || inFlight.size() >= config.maxInFlight()) {
-                queued.add(request);
-                writerWakeup.signal();
-                return request.response;
-            }
-            writing = true;
-            startLocked(request, System.nanoTime());
-        } finally {
-            lock.unlock();
+        pending.incrementAndGet();
+        if (loop.inLoop()) {
+            enqueue(request);
+        } else if (!onLoop(() -> enqueue(request))) {
+            request.fail(closedBy != null ? closedBy
+                : new BrokerConnectionException("connection to " + broker + " closed: its I/O loop has stopped", null));
         }
-        writeInline(request);
         return request.response;
     }
 
-    /**
-     * Writes a request on the caller's thread without waiting for the socket: what the send buffer
-     * does not take is handed to the writer, which then owns the write until the frame is out.
-     */
-    private void writeInline(Request request) {
-        boolean written;
+    /** Runs {@code task} on the loop, unless the loop has stopped. */
+    private boolean onLoop(Runnable task) {
         try {
-            written = wire.tryWrite(new ByteBuffer[] {request.frame});
-        } catch (IOException | RuntimeException e) {
-            fail(writeFailure(e));
-            failCutShort();
+            loop.eventLoop().execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** On the loop: queues a request and writes what the in-flight limit allows. */
+    private void enqueue(Request request) {
+        if (closedBy != null) {
+            request.fail(closedBy);
             return;
         }
-        List<Request> done;
-        lock.lock();
-        try {
-            if (!written) {
-                if (closedBy == null) {
-                    handedOver = request.frame;
-                    writerWakeup.signal();
-                    return;
-                }
-                // Closed: the writer has ended or leaves the write to us, so the request is ours to fail.
-                done = null;
+        queued.add(request);
+        drain();
+    }
+
+    /**
+     * On the loop: writes queued requests while fewer than {@code max.in.flight} await an answer,
+     * moving each in flight, its timeout running from now, then flushes them in one go.
+     */
+    private void drain() {
+        if (queued.isEmpty() || inFlight.size() >= config.maxInFlight() || closedBy != null) {
+            return;
+        }
+        long now = System.nanoTime();
+        while (!queued.isEmpty() && inFlight.size() < config.maxInFlight()) {
+            Request request = queued.poll();
+            request.deadlineNanos = now + request.timeoutNanos;
+            listener.sent(request.api, request.frame.remaining());
+            if (request.expectsResponse) {
+                inFlight.add(request);
+                channel.write(Unpooled.wrappedBuffer(request.frame), channel.voidPromise());
             } else {
-                writing = false;
-                done = takeWrittenLocked();
-                if (canWriteLocked()) {
-                    writerWakeup.signal();
-                }
+                beingWritten.add(request);
+                ChannelPromise written = channel.newPromise();
+                channel.write(Unpooled.wrappedBuffer(request.frame), written);
+                written.addListener(write -> written(request, write.cause()));
             }
-        } finally {
-            lock.unlock();
         }
-        if (done == null) {
-            failCutShort();
-        } else {
-            done.forEach(Request::completeWritten);
+        channel.flush();
+        scheduleTimeoutCheck();
+    }
+
+    /** On the loop: a request expecting no response was written in full, or its write failed. */
+    private void written(Request request, Throwable failure) {
+        if (failure != null) {
+            fail(writeFailure(failure));
+        } else if (beingWritten.remove(request)) {
+            listener.writtenWithoutResponse();
+            request.succeed(null);
         }
     }
 
-    /**
-     * Takes the requests expecting no response that the write just ended wrote in full, to be
-     * completed once the lock is released. A close meanwhile does not fail them: written in full,
-     * they are done, as they would be had the close come a moment later. Call with the lock held.
-     */
-    private List<Request> takeWrittenLocked() {
-        if (beingWritten.isEmpty()) {
-            return List.of();
-        }
-        List<Request> written = new ArrayList<>(beingWritten);
-        beingWritten.clear();
-        if (closedBy == null) {
-            // A closed connection's listener has counted every request on it out already.
-            written.forEach(request -> listener.writtenWithoutResponse());
-        }
-        return written;
-    }
-
-    /**
-     * Once the connection is closed, fails the requests expecting no response whose write the close
-     * cut short. Called by the thread whose write it was, as the write ends: a close leaves them to
-     * it, since only that thread knows whether their frames went out whole.
-     */
-    private void failCutShort() {
-        List<Request> cutShort;
-        BrokerConnectionException cause;
-        lock.lock();
-        try {
-            cause = closedBy;
-            if (cause == null || beingWritten.isEmpty()) {
-                return;
-            }
-            cutShort = new ArrayList<>(beingWritten);
-            beingWritten.clear();
-        } finally {
-            lock.unlock();
-        }
-        cutShort.forEach(request -> request.response.completeExceptionally(cause));
-    }
-
-    /**
-     * Moves a request in flight, its timeout running from now: among those waiting for an answer, or
-     * for one expecting none, those done once the write under way ends. Call with the lock held.
-     */
-    private void startLocked(Request request, long now) {
-        request.deadlineNanos = now + request.timeoutNanos;
-        (request.expectsResponse ? inFlight : beingWritten).add(request);
-        listener.sent(request.api, request.frame.remaining());
-    }
-
-    private void startThreads() {
-        Thread writer = threads.named("fastleader-writer-" + broker + "-", config.ioThreads()).newThread(this::writeLoop);
-        Thread reader = threads.named("fastleader-reader-" + broker + "-", config.ioThreads()).newThread(this::readLoop);
-        writer.start();
-        reader.start();
-    }
-
-    private void writeLoop() {
-        // Whether the writer is in a write of its own, whose requests expecting no response it settles.
-        boolean inWrite = false;
-        try {
-            ByteBuffer[] frames = nextToWrite(false);
-            while (frames != null) {
-                inWrite = true;
-                while (!wire.write(frames, nanosToWaitForTheSocket())) {
-                    // The socket took only part of the frames; the loop waits for room again.
-                }
-                completeWritten();
-                inWrite = false;
-                frames = nextToWrite(true);
-            }
-        } catch (IOException | RuntimeException e) {
-            fail(writeFailure(e));
-        } catch (InterruptedException e) {
-            fail(new BrokerConnectionException("the writer to " + broker + " was interrupted", e));
-        } finally {
-            writerEnded(inWrite);
-        }
-    }
-
-    /**
-     * The writer ends, the connection closed: fails the requests expecting no response of the write
-     * it was in, or of the rest of a frame handed over to it and never taken up. A caller still
-     * writing on its own thread settles its request itself ({@link #writeInline}).
-     */
-    private void writerEnded(boolean inWrite) {
-        boolean callerWrites;
-        lock.lock();
-        try {
-            callerWrites = writing && !inWrite && handedOver == null;
-        } finally {
-            lock.unlock();
-        }
-        if (!callerWrites) {
-            failCutShort();
-        }
-    }
-
-    private BrokerConnectionException writeFailure(Exception e) {
+    private BrokerConnectionException writeFailure(Throwable e) {
         return new BrokerConnectionException("writing to " + broker + " failed: " + e.getMessage(), e);
     }
 
-    /**
-     * Blocks until there is something for the writer: the rest of a frame a caller handed over
-     * and the queued requests the in-flight limit allows, which it moves in flight and returns to
-     * be written in one go; or null once the connection is closed. Closes it when the oldest
-     * request in flight has timed out.
-     *
-     * @param doneWriting the writer has written the frames this returned last time, and gives up the write side
-     */
-    private ByteBuffer[] nextToWrite(boolean doneWriting) throws InterruptedException {
-        BrokerConnectionException timedOut = null;
-        lock.lock();
-        try {
-            if (doneWriting) {
-                writing = false;
-            }
-            while (closedBy == null && (timedOut = timeoutLocked(System.nanoTime())) == null) {
-                if (handedOver != null || (!writing && canWriteLocked())) {
-                    writing = true;
-                    List<ByteBuffer> frames = new ArrayList<>();
-                    if (handedOver != null) {
-                        frames.add(handedOver);
-                        handedOver = null;
-                    }
-                    long now = System.nanoTime();
-                    while (canWriteLocked()) {
-                        Request request = queued.poll();
-                        startLocked(request, now);
-                        frames.add(request.frame);
-                    }
-                    return frames.toArray(new ByteBuffer[0]);
-                }
-                // With nothing in flight, any request written later times out after this wait ends: none has a shorter timeout.
-                Request oldest = inFlight.peek();
-                writerWakeup.awaitNanos(oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - System.nanoTime());
-            }
-        } finally {
-            lock.unlock();
+    /** On the loop: checks the oldest request's deadline when it comes, unless a check is already due. */
+    private void scheduleTimeoutCheck() {
+        Request oldest = oldest();
+        if (timeoutCheck != null || oldest == null || closedBy != null) {
+            return;
         }
-        if (timedOut != null) {
-            fail(timedOut);
-        }
-        return null;
+        timeoutCheck = loop.eventLoop().schedule(this::checkTimeout, oldest.deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
     }
 
-    /** Completes the requests expecting no response that the writer's last write carried. */
-    private void completeWritten() {
-        List<Request> done;
-        lock.lock();
-        try {
-            done = takeWrittenLocked();
-        } finally {
-            lock.unlock();
+    private void checkTimeout() {
+        timeoutCheck = null;
+        Request oldest = oldest();
+        if (oldest != null && System.nanoTime() - oldest.deadlineNanos >= 0) {
+            fail(new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
+                + " got no response within " + TimeUnit.NANOSECONDS.toMillis(oldest.timeoutNanos) + " ms ("
+                + ConnectionConfig.requestTimeoutNameFor(oldest.api) + ")"));
+        } else {
+            scheduleTimeoutCheck();
         }
-        done.forEach(Request::completeWritten);
-    }
-
-    /** How long the writer may wait for room in the socket before it must check the oldest request's deadline. */
-    private long nanosToWaitForTheSocket() {
-        BrokerConnectionException timedOut;
-        long waitNanos;
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            Request oldest = oldestLocked();
-            timedOut = timeoutLocked(now);
-            waitNanos = timedOut != null || oldest == null ? requestTimeoutNanos : oldest.deadlineNanos - now;
-        } finally {
-            lock.unlock();
-        }
-        if (timedOut != null) {
-            // Closes the socket, so the write waiting for room ends at once.
-            fail(timedOut);
-        }
-        return waitNanos;
-    }
-
-    /**
-     * The failure to close the connection with if the oldest request in flight is past its deadline,
-     * naming the timeout that applied, else null. Call with the lock held.
-     */
-    private BrokerConnectionException timeoutLocked(long now) {
-        Request oldest = oldestLocked();
-        if (oldest == null || now - oldest.deadlineNanos < 0) {
-            return null;
-        }
-        return new RequestTimedOutException(oldest.api.displayName() + " request to " + broker
-            + " got no response within " + TimeUnit.NANOSECONDS.toMillis(oldest.timeoutNanos) + " ms ("
-            + ConnectionConfig.requestTimeoutNameFor(oldest.api) + ")");
     }
 
     /**
      * The request in flight longest: the oldest waiting for an answer, or one expecting none still
-     * being written, whichever went first. Call with the lock held.
+     * being written, whichever went first.
      */
-    private Request oldestLocked() {
+    private Request oldest() {
         Request answered = inFlight.peek();
         Request written = beingWritten.peek();
         if (answered == null || written == null) {
@@ -590,23 +522,23 @@ public final class BrokerConnection implements AutoCloseable {
         return written.deadlineNanos - answered.deadlineNanos < 0 ? written : answered;
     }
 
-    /** A request is queued and the in-flight limit leaves room for it. Call with the lock held. */
-    private boolean canWriteLocked() {
-        return !queued.isEmpty() && inFlight.size() < config.maxInFlight();
-    }
-
-    private void readLoop() {
-        try {
-            while (true) {
-                complete(wire.readFrame());
-            }
-        } catch (IOException | RuntimeException e) {
-            fail(new BrokerConnectionException(failureMessage(e), e));
-        } catch (Error e) {
-            // The reader never dies silently: the requests learn why before the error propagates.
-            fail(new BrokerConnectionException("the reader from " + broker + " failed: " + e, e));
-            throw e;
+    /**
+     * On the loop: matches a response frame to the oldest request in flight, decodes it and
+     * completes it, after writing what the answer made room for.
+     */
+    private void answered(ByteBuffer frame) {
+        int correlationId = Framing.correlationId(frame);
+        Request request = inFlight.peek();
+        if (request == null || request.correlationId != correlationId) {
+            throw new MalformedFrameException("response with correlation id " + correlationId + " while "
+                + (request == null ? "no request is in flight" : "the oldest request in flight has " + request.correlationId));
         }
+        int frameBytes = Framing.SIZE_PREFIX_BYTES + frame.remaining();
+        ApiMessage body = decode(request, frame);
+        inFlight.poll();
+        listener.received(frameBytes);
+        drain();
+        request.succeed(body);
     }
 
     private String failureMessage(Throwable e) {
@@ -614,41 +546,6 @@ public final class BrokerConnection implements AutoCloseable {
             return "malformed response from " + broker + ": " + e.getMessage();
         }
         return "reading from " + broker + " failed: " + e.getMessage();
-    }
-
-    /**
-     * Matches a response frame to the oldest request in flight, decodes it and completes it. The
-     * request stays in flight until decoded, so a malformed body fails it with the connection.
-     */
-    private void complete(ByteBuffer frame) {
-        int correlationId = Framing.correlationId(frame);
-        Request request;
-        lock.lock();
-        try {
-            request = inFlight.peek();
-        } finally {
-            lock.unlock();
-        }
-        if (request == null || request.correlationId != correlationId) {
-            throw new MalformedFrameException("response with correlation id " + correlationId + " while "
-                + (request == null ? "no request is in flight" : "the oldest request in flight has " + request.correlationId));
-        }
-        int frameBytes = Framing.SIZE_PREFIX_BYTES + frame.remaining();
-        ApiMessage body = decode(request, frame);
-        lock.lock();
-        try {
-            // Only this thread removes answered requests; a concurrent failure may have cleared it.
-            if (inFlight.peek() == request) {
-                inFlight.poll();
-                listener.received(frameBytes);
-                if (!writing && canWriteLocked()) {
-                    writerWakeup.signal();
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        request.response.complete(body);
     }
 
     private static ApiMessage decode(Request request, ByteBuffer frame) {
@@ -664,43 +561,62 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     /**
-     * First failure wins: it closes the socket and fails every request; later ones are ignored.
-     * The requests are failed once the lock is released: their callbacks may well send again, on
-     * this connection's replacement or another one.
+     * On the loop: the first failure wins. It closes the socket and fails every request; later ones
+     * are ignored.
      */
     private void fail(BrokerConnectionException cause) {
-        List<Request> failed = new ArrayList<>();
-        lock.lock();
-        try {
-            if (closedBy != null) {
-                return;
-            }
-            closedBy = cause;
-            wire.close();
-            listener.closed();
-            // Requests expecting no response that are being written are left to the write's owner (failCutShort).
-            failed.addAll(inFlight);
-            failed.addAll(queued);
-            inFlight.clear();
-            queued.clear();
-            writerWakeup.signalAll();
-        } finally {
-            lock.unlock();
+        if (closedBy != null) {
+            return;
         }
-        failed.forEach(request -> request.response.completeExceptionally(cause));
+        closedBy = cause;
+        if (timeoutCheck != null) {
+            timeoutCheck.cancel(false);
+            timeoutCheck = null;
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        if (toldConnected) {
+            listener.closed();
+        }
+        connected.completeExceptionally(cause);
+        List<Request> failed = new ArrayList<>(inFlight.size() + beingWritten.size() + queued.size());
+        failed.addAll(inFlight);
+        failed.addAll(beingWritten);
+        failed.addAll(queued);
+        inFlight.clear();
+        beingWritten.clear();
+        queued.clear();
+        failed.forEach(request -> request.fail(cause));
         closed.complete(cause);
     }
 
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            // Closing is best effort: the connection is being abandoned either way.
+    /** The end of the pipeline: whole response frames, and whatever ends the connection. */
+    private final class Inbound extends ChannelInboundHandlerAdapter {
+
+        @Override
+        public void channelRead(ChannelHandlerContext context, Object frame) {
+            try {
+                answered((ByteBuffer) frame);
+            } catch (RuntimeException e) {
+                fail(new BrokerConnectionException(failureMessage(e), e));
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext context) {
+            fail(new BrokerConnectionException("reading from " + broker + " failed: the broker closed the connection", null));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            Throwable failure = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+            fail(new BrokerConnectionException(failureMessage(failure), failure));
         }
     }
 
     /** A request from the moment it is queued until it is answered or failed. */
-    private static final class Request {
+    private final class Request {
         final ApiKey api;
         final short version;
         final int correlationId;
@@ -721,9 +637,14 @@ public final class BrokerConnection implements AutoCloseable {
             this.expectsResponse = expectsResponse;
         }
 
-        /** A request expecting no response is done: it was written in full. */
-        void completeWritten() {
-            response.complete(null);
+        void succeed(ApiMessage body) {
+            pending.decrementAndGet();
+            response.complete(body);
+        }
+
+        void fail(BrokerConnectionException cause) {
+            pending.decrementAndGet();
+            response.completeExceptionally(cause);
         }
     }
 }

@@ -15,29 +15,14 @@ public final class ClientThreads {
 
     private final Set<Thread> started = ConcurrentHashMap.newKeySet();
 
-    /** A factory of platform threads named {@code prefix} followed by a counter from 1. */
+    /** A factory of daemon threads named {@code prefix} followed by a counter from 1. */
     public ThreadFactory named(String prefix) {
-        return named(prefix, IoThreads.PLATFORM);
-    }
-
-    /**
-     * A factory of threads named {@code prefix} followed by a counter from 1, virtual or platform
-     * threads as {@code kind} decides on the running JVM ({@link IoThreads#virtual}). For the
-     * threads a client has per connection; the few it has per client stay platform threads.
-     */
-    public ThreadFactory named(String prefix, IoThreads kind) {
-        boolean virtual = kind.virtual();
         AtomicInteger count = new AtomicInteger();
         return task -> {
-            // Only ended threads go: one made but not yet started (a connection makes its writer and
-            // its reader, then starts both) is not alive either, and must still be waited for.
+            // Only ended threads go: one made but not yet started is not alive either, and must still be waited for.
             started.removeIf(thread -> thread.getState() == Thread.State.TERMINATED);
-            Thread thread = virtual ? VirtualThreads.unstarted(task) : new Thread(task);
-            thread.setName(prefix + count.incrementAndGet());
-            // Virtual threads are always daemon threads.
-            if (!virtual) {
-                thread.setDaemon(true);
-            }
+            Thread thread = new Thread(task, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
             started.add(thread);
             return thread;
         };

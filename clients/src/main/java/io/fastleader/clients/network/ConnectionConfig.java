@@ -22,24 +22,22 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param connectTimeout          {@code socket.connection.setup.timeout.ms}: TCP connect
  * @param maxResponseBytes        largest response frame accepted; a bigger size prefix closes the connection
  * @param security                TLS and SASL settings
- * @param ioThreads               {@code fastleader.io.threads}: the kind of the reader, writer and connect threads
  */
 public record ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration rebalanceRequestTimeout,
-                               Duration connectTimeout, int maxResponseBytes, SecurityConfig security, IoThreads ioThreads) {
+                               Duration connectTimeout, int maxResponseBytes, SecurityConfig security) {
 
     /**
      * Settings whose JoinGroup and SyncGroup requests time out after {@code requestTimeout}, as
-     * every other request, on {@link IoThreads#PLATFORM} threads.
+     * every other request.
      */
     public ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration connectTimeout,
                             int maxResponseBytes, SecurityConfig security) {
-        this(clientId, maxInFlight, requestTimeout, requestTimeout, connectTimeout, maxResponseBytes, security,
-            IoThreads.PLATFORM);
+        this(clientId, maxInFlight, requestTimeout, requestTimeout, connectTimeout, maxResponseBytes, security);
     }
 
     /**
      * Kafka's defaults: 5 in flight, 30 s request timeout, 10 s connect timeout, PLAINTEXT; responses
-     * up to 100 MiB; {@link IoThreads#PLATFORM} threads.
+     * up to 100 MiB.
      */
     public static ConnectionConfig defaults(String clientId) {
         return new ConnectionConfig(clientId, 5, Duration.ofSeconds(30), Duration.ofSeconds(10), 100 * 1024 * 1024,
@@ -65,19 +63,13 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
     /** This config with other security settings. */
     public ConnectionConfig withSecurity(SecurityConfig security) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security, ioThreads);
+            maxResponseBytes, security);
     }
 
     /** This config with JoinGroup and SyncGroup timing out after {@code rebalanceRequestTimeout}. */
     public ConnectionConfig withRebalanceRequestTimeout(Duration rebalanceRequestTimeout) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security, ioThreads);
-    }
-
-    /** This config with its reader, writer and connect threads of the kind {@code ioThreads} decides. */
-    public ConnectionConfig withIoThreads(IoThreads ioThreads) {
-        return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security, ioThreads);
+            maxResponseBytes, security);
     }
 
     /**
@@ -101,7 +93,6 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
         Objects.requireNonNull(clientId, "clientId");
         Objects.requireNonNull(rebalanceRequestTimeout, "rebalanceRequestTimeout");
         Objects.requireNonNull(security, "security");
-        Objects.requireNonNull(ioThreads, "ioThreads");
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("max.in.flight.requests.per.connection must be at least 1, not " + maxInFlight);
         }

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,7 +50,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * ({@code max.in.flight.requests.per.connection}).
  *
  * <p>Connections unused for {@code connections.max.idle.ms} are closed by the pool's own sweep, a
- * timer on one daemon thread per pool that fires when the connection used least recently could
+ * timer on the pool's {@link IoLoop} that fires when the connection used least recently could
  * have idled out (never while no connection is open), so idle connections close even if nobody
  * calls the pool; every call to the pool closes them too. A connection with a request not yet
  * answered is in use however long ago it was last sent on, since a JoinGroup may be held for
@@ -70,9 +69,9 @@ public final class ConnectionPool implements AutoCloseable {
     private final DoubleSupplier random;
     private final ClientThreads threads = new ClientThreads();
     private final ExecutorService connectThreads;
+    /** Every connection's I/O; null where a test's connector brings its own connections. */
+    private final IoLoop loop;
     private final Scheduler sweepScheduler;
-    /** Runs the production scheduler's timer; null when a test brings its own scheduler. */
-    private final ScheduledExecutorService sweepThread;
     private final Object lock = new Object();
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
     private final Map<NodeLane, LaneState> lanes = new HashMap<>();
@@ -89,7 +88,7 @@ public final class ConnectionPool implements AutoCloseable {
 
     /**
      * Runs the pool's idle sweep after a delay. A seam so that tests can run the sweep when they
-     * choose, on a clock they move; in production a daemon thread's timer.
+     * choose, on a clock they move; in production a timer on the pool's loop.
      */
     @FunctionalInterface
     public interface Scheduler {
@@ -108,8 +107,19 @@ public final class ConnectionPool implements AutoCloseable {
      * listener, from {@code listeners} by node id as the connection opens, what it does on the wire.
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners) {
+        this(config, poolConfig, listeners, POOL_IDS.incrementAndGet());
+    }
+
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, int poolId) {
+        this(config, poolConfig, listeners, IoLoop.start("fastleader-io-" + poolId + "-"), poolId);
+    }
+
+    /** The idle sweep runs on the loop too: it only closes connections, which never waits there. */
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, IoLoop loop,
+                           int poolId) {
         this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
-            connectionConfig, listeners.apply(nodeId)), () -> ThreadLocalRandom.current().nextDouble(), null);
+            connectionConfig, listeners.apply(nodeId), loop), () -> ThreadLocalRandom.current().nextDouble(), loop::schedule,
+            loop, poolId);
     }
 
     /**
@@ -122,21 +132,20 @@ public final class ConnectionPool implements AutoCloseable {
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
                           DoubleSupplier random, Scheduler sweepScheduler) {
+        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, null, POOL_IDS.incrementAndGet());
+    }
+
+    /** @param loop the I/O loop the connector opens connections on, which the pool closes with them; null if it has none */
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
+                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, int poolId) {
+        this.loop = loop;
+        this.sweepScheduler = Objects.requireNonNull(sweepScheduler, "sweepScheduler");
         this.config = Objects.requireNonNull(config, "config");
         this.poolConfig = Objects.requireNonNull(poolConfig, "poolConfig");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.connector = Objects.requireNonNull(connector, "connector");
         this.random = Objects.requireNonNull(random, "random");
-        int poolId = POOL_IDS.incrementAndGet();
-        this.connectThreads = Executors.newCachedThreadPool(
-                threads.named("fastleader-connect-" + poolId + "-", config.ioThreads()));
-        if (sweepScheduler == null) {
-            this.sweepThread = Executors.newSingleThreadScheduledExecutor(threads.named("fastleader-idle-sweep-" + poolId + "-"));
-            this.sweepScheduler = (task, delayNanos) -> sweepThread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-        } else {
-            this.sweepThread = null;
-            this.sweepScheduler = sweepScheduler;
-        }
+        this.connectThreads = Executors.newCachedThreadPool(threads.named("fastleader-connect-" + poolId + "-"));
     }
 
     /**
@@ -306,11 +315,11 @@ public final class ConnectionPool implements AutoCloseable {
         open.forEach(BrokerConnection::close);
         // Interrupts handshakes under way; a connect that still succeeds finds the pool closed and closes its connection.
         connectThreads.shutdownNow();
-        if (sweepThread != null) {
-            sweepThread.shutdownNow();
-        }
         // No pool thread outlives close: a connect under way is bounded by its timeouts.
         threads.awaitEnd(config.connectTimeout().toMillis() + config.requestTimeout().toMillis());
+        if (loop != null) {
+            loop.close();
+        }
     }
 
     /** The scheduled sweep: closes what has idled out, then schedules the next sweep if a connection is left. */

@@ -23,7 +23,6 @@ import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.metadata.MetadataConfig;
 import io.fastleader.clients.network.ConnectionConfig;
-import io.fastleader.clients.network.IoThreads;
 import io.fastleader.clients.network.PoolConfig;
 
 /**
@@ -62,7 +61,6 @@ public final class ProducerSettings implements ClusterSettings {
     private final Duration hintConfirmationDelay;
     private final boolean connectionsPrewarm;
     private final long slowBatchLogMs;
-    private final IoThreads ioThreads;
 
     private ProducerSettings(ProducerConfig kafka, Map<String, Object> fastleader) {
         this.kafka = kafka;
@@ -71,7 +69,6 @@ public final class ProducerSettings implements ClusterSettings {
         this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS));
         this.connectionsPrewarm = (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
         this.slowBatchLogMs = (Long) fastleader.get(SLOW_BATCH_LOG_MS);
-        this.ioThreads = IoThreads.parse((String) fastleader.get(FastLeaderConfigs.IO_THREADS));
     }
 
     /**
@@ -229,10 +226,10 @@ public final class ProducerSettings implements ClusterSettings {
         return slowBatchLogMs;
     }
 
-    /** The transport's settings: in-flight limit, timeouts, security, the kind of I/O threads. */
+    /** The transport's settings: in-flight limit, timeouts, security. */
     @Override
     public ConnectionConfig connectionConfig(String clientId) {
-        return ConnectionConfig.from(kafka, clientId, maxInFlightPerConnection()).withIoThreads(ioThreads);
+        return ConnectionConfig.from(kafka, clientId, maxInFlightPerConnection());
     }
 
     /** The connection pool's settings. */

@@ -26,7 +26,6 @@ import io.fastleader.clients.consumer.group.LeaveOperation;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.network.ExponentialBackoff;
-import io.fastleader.clients.network.IoThreads;
 
 class ConsumerSettingsTest {
 
@@ -129,12 +128,6 @@ class ConsumerSettingsTest {
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("session.timeout.ms cannot be set when group.protocol=CONSUMER");
-    }
-
-    @Test
-    void testTheIoThreadsSettingReachesTheConnections() {
-        assertThat(parse(Map.of(FastLeaderConfigs.IO_THREADS, "auto")).connectionConfig("c").ioThreads())
-                .isEqualTo(IoThreads.AUTO);
     }
 
     @Test

@@ -566,10 +566,10 @@ class BrokerConnectionTest {
     }
 
     @Test
-    void closeReturnsOnlyOnceTheConnectionsReaderAndWriterEnded() throws Exception {
-        connect(config(5, Duration.ofSeconds(10)).withIoThreads(IoThreads.PLATFORM), KAFKA_4_3);
+    void closeReturnsOnlyOnceTheLoopOfAConnectionOpenedOnItsOwnEnded() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
         List<Thread> threads = threadsOf(server);
-        assertThat(threads).as("the connection's reader and writer").hasSize(2);
+        assertThat(threads).as("the connection's I/O loop").hasSize(1);
 
         connection.close();
 
@@ -577,10 +577,10 @@ class BrokerConnectionTest {
     }
 
     @Test
-    void closeOnAnInterruptedThreadReturnsOnlyOnceTheConnectionsThreadsEndedAndKeepsTheInterrupt() throws Exception {
-        connect(config(5, Duration.ofSeconds(10)).withIoThreads(IoThreads.PLATFORM), KAFKA_4_3);
+    void closeOnAnInterruptedThreadReturnsOnlyOnceTheConnectionsLoopEndedAndKeepsTheInterrupt() throws Exception {
+        connect(config(5, Duration.ofSeconds(10)), KAFKA_4_3);
         List<Thread> threads = threadsOf(server);
-        assertThat(threads).as("the connection's reader and writer").hasSize(2);
+        assertThat(threads).as("the connection's I/O loop").hasSize(1);
 
         Thread.currentThread().interrupt();
         try {
@@ -605,16 +605,11 @@ class BrokerConnectionTest {
             .hasMessageContaining("cannot connect to 127.0.0.1:" + closedPort);
     }
 
-    /**
-     * The reader and writer threads of connections to {@code broker}, when they are platform threads
-     * ({@link IoThreads#PLATFORM}): virtual threads are not listed. {@code ClientThreadsTest} waits
-     * for virtual ones.
-     */
+    /** The I/O loop threads of connections to {@code broker} opened on their own, outside a pool. */
     static List<Thread> threadsOf(FrameServer broker) {
         String port = ":" + broker.address().getPort() + "-";
         return Thread.getAllStackTraces().keySet().stream()
-            .filter(thread -> thread.getName().contains(port)
-                && (thread.getName().startsWith("fastleader-writer-") || thread.getName().startsWith("fastleader-reader-")))
+            .filter(thread -> thread.getName().contains(port) && thread.getName().startsWith("fastleader-io-"))
             .toList();
     }
 

@@ -411,15 +411,13 @@ class ConnectionPoolTest {
     }
 
     @Test
-    void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsThreadsEnded() throws Exception {
-        pool.close();
-        pool = poolWith(ConnectionConfig.defaults("test-client").withIoThreads(IoThreads.PLATFORM));
+    void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsLoopEnded() throws Exception {
         FrameServer broker = broker();
         pool.send(1, ApiKey.METADATA, new MetadataRequestData());
         // The handshake is out and unanswered: the connect thread waits for it when close interrupts it.
         broker.read();
         List<Thread> threads = BrokerConnectionTest.threadsOf(broker);
-        assertThat(threads).as("the connection's reader and writer").hasSize(2);
+        assertThat(threads).as("the connection's I/O loop").hasSize(1);
 
         pool.close();
 
@@ -736,7 +734,7 @@ class ConnectionPoolTest {
     void aHeldJoinGroupIsNotTimedOutAfterTheRequestTimeout() throws Exception {
         pool.close();
         pool = poolWith(new ConnectionConfig("test-client", 5, Duration.ofMillis(300), Duration.ofMinutes(5),
-            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT, IoThreads.AUTO));
+            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT));
         FrameServer rebalancing = broker();
         CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
         rebalancing.answerHandshake(EVERY_API);

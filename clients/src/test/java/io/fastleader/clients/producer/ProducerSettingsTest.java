@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.NeedsKafkaClientsNewerThan37;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
-import io.fastleader.clients.network.IoThreads;
 
 class ProducerSettingsTest {
 
@@ -187,41 +186,6 @@ class ProducerSettingsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(ProducerSettings.SLOW_BATCH_LOG_MS)
                 .hasMessageContaining("-2");
-    }
-
-    @Test
-    void testTheIoThreadsSettingReachesTheConnections() {
-        configs.put(FastLeaderConfigs.IO_THREADS, "auto");
-
-        assertThat(ProducerSettings.parse(configs, null, null).connectionConfig("c").ioThreads())
-                .isEqualTo(IoThreads.AUTO);
-    }
-
-    @Test
-    void testIoThreadsArePlatformThreadsByDefault() {
-        assertThat(ProducerSettings.parse(configs, null, null).connectionConfig("c").ioThreads())
-                .isEqualTo(IoThreads.PLATFORM);
-    }
-
-    @Test
-    void testAnUnknownIoThreadsValueIsRefusedNamingTheKey() {
-        configs.put(FastLeaderConfigs.IO_THREADS, "green");
-
-        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(FastLeaderConfigs.IO_THREADS)
-                .hasMessageContaining("green");
-    }
-
-    @Test
-    void testVirtualIoThreadsBeforeJava25AreRefusedNamingTheKey() {
-        assumeTrue(Runtime.version().feature() < 25, "virtual threads are fit for the transport from Java 25");
-        configs.put(FastLeaderConfigs.IO_THREADS, "virtual");
-
-        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(FastLeaderConfigs.IO_THREADS)
-                .hasMessageContaining("Java 25");
     }
 
     @Test

@@ -44,6 +44,8 @@ import org.objectweb.asm.Type;
 final class LinkCheck {
 
     private static final int ASM = Opcodes.ASM9;
+    /** Where the jar carries Netty, relocated. */
+    static final String RELOCATED_NETTY = "io/fastleader/shaded/io/netty/";
 
     private final Map<String, byte[]> jar;
     private final ClassLoader classpath;
@@ -63,7 +65,7 @@ final class LinkCheck {
     Set<String> unresolvedReferences() {
         Set<String> problems = new TreeSet<>();
         for (Reference reference : references()) {
-            if (!resolves(reference)) {
+            if (!resolves(reference) && !isNettysOptionalDependency(reference.where(), reference.owner())) {
                 problems.add(reference.toString());
             }
         }
@@ -75,7 +77,7 @@ final class LinkCheck {
         Set<String> problems = new TreeSet<>();
         for (String name : jar.keySet()) {
             ClassShape shape = shape(name).orElseThrow();
-            if (shape.isAbstractOrInterface()) {
+            if (shape.isAbstractOrInterface() || isNettysOptionalDependency(name, name)) {
                 continue;
             }
             for (String method : inheritedAbstractMethods(shape)) {
@@ -156,6 +158,25 @@ final class LinkCheck {
             }
         }
         return supertypes;
+    }
+
+    /**
+     * Netty, relocated into the jar, uses its optional dependencies (Conscrypt, BouncyCastle,
+     * netty-tcnative, Log4j, BlockHound, ...) only once it has found them on the classpath, so what it
+     * refers to of them is no link the jar needs: a use, from Netty's code, of a class neither the jar
+     * nor the classpath has, or of one whose supertypes include such a class.
+     */
+    private boolean isNettysOptionalDependency(String where, String used) {
+        return where.startsWith(RELOCATED_NETTY) && !hierarchyPresent(used);
+    }
+
+    /** Whether {@code name} and all of its supertypes are on the classpath or in the jar. */
+    private boolean hierarchyPresent(String name) {
+        if (isJdk(name)) {
+            return true;
+        }
+        Optional<ClassShape> shape = shape(name);
+        return shape.isPresent() && shape.get().supertypes().stream().allMatch(this::hierarchyPresent);
     }
 
     private boolean classExists(String name) {

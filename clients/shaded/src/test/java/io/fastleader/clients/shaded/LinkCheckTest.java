@@ -55,6 +55,23 @@ class LinkCheckTest {
         assertThat(LinkCheck.of(jar, getClass().getClassLoader()).unimplementedMethods()).containsExactly("demo/Task: run()V");
     }
 
+    @Test
+    void testSetsAsideRelocatedNettysUseOfAnOptionalDependencyTheClasspathLacks() throws IOException {
+        String netty = LinkCheck.RELOCATED_NETTY + "handler/ssl/Probe";
+        Path jar = jar(Map.of(netty, classWithMethod(netty, "probe", "()V", "org/conscrypt/Conscrypt", "isAvailable", "()Z")));
+
+        assertThat(LinkCheck.of(jar, getClass().getClassLoader()).unresolvedReferences()).isEmpty();
+    }
+
+    @Test
+    void testStillReportsRelocatedNettysUseOfAMemberMissingFromAPresentClass() throws IOException {
+        String netty = LinkCheck.RELOCATED_NETTY + "handler/ssl/Probe";
+        Path jar = jar(Map.of(netty, classWithMethod(netty, "probe", "()V", "org/objectweb/asm/Type", "noSuchMethod", "()V")));
+
+        assertThat(LinkCheck.of(jar, getClass().getClassLoader()).unresolvedReferences())
+            .containsExactly(netty + ".probe()V: method org/objectweb/asm/Type.noSuchMethod()V");
+    }
+
     private static byte[] classWithMethod(String name, String method, String descriptor,
                                           String calledOwner, String calledName, String calledDescriptor) {
         ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);

@@ -2,7 +2,6 @@ package io.fastleader.clients.network;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -10,35 +9,31 @@ import java.security.KeyStore;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 
-/** Wraps a connected socket in TLS with the JDK's stack, configured by {@link SecurityConfig}. */
-final class TlsSockets {
+/** TLS engines for connections to brokers, from the JDK's stack, configured by {@link SecurityConfig}. */
+final class TlsEngines {
 
-    private TlsSockets() {
+    private TlsEngines() {
     }
 
     /**
-     * Performs the TLS handshake over {@code socket}, bounded by {@code handshakeTimeoutMs}.
+     * A client-mode engine for the broker at {@code host}:{@code port}.
      *
      * @param host the broker's host name, checked against its certificate unless endpoint
      *             identification is off
      */
-    static SSLSocket wrap(Socket socket, String host, int port, SecurityConfig security, int handshakeTimeoutMs)
-        throws IOException, GeneralSecurityException {
-        SSLSocket tls = (SSLSocket) context(security).getSocketFactory().createSocket(socket, host, port, true);
-        SSLParameters parameters = tls.getSSLParameters();
+    static SSLEngine engine(SecurityConfig security, String host, int port) throws IOException, GeneralSecurityException {
+        SSLEngine engine = context(security).createSSLEngine(host, port);
+        SSLParameters parameters = engine.getSSLParameters();
         if (!security.endpointIdentification().isEmpty()) {
             parameters.setEndpointIdentificationAlgorithm(security.endpointIdentification().toUpperCase(java.util.Locale.ROOT));
         }
-        tls.setSSLParameters(parameters);
-        tls.setUseClientMode(true);
-        tls.setSoTimeout(handshakeTimeoutMs);
-        tls.startHandshake();
-        tls.setSoTimeout(0);
-        return tls;
+        engine.setSSLParameters(parameters);
+        engine.setUseClientMode(true);
+        return engine;
     }
 
     private static SSLContext context(SecurityConfig security) throws IOException, GeneralSecurityException {

@@ -4,20 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,12 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** TLS handshakes with a local server that demands a client certificate signed by the test CA. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class TlsSocketsTest {
+class TlsEnginesTest {
 
     private final SSLServerSocket server;
     private final CompletableFuture<String> clientSeenByServer;
 
-    TlsSocketsTest() throws Exception {
+    TlsEnginesTest() throws Exception {
         char[] entryPassword = PemStores.randomEntryPassword();
         KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         keys.init(PemStores.keyStore(Pem.SERVER_CERTIFICATE + Pem.CA, Pem.SERVER_KEY, null, entryPassword), entryPassword);
@@ -60,9 +68,7 @@ class TlsSocketsTest {
             "ssl.keystore.key", Pem.CLIENT_KEY_ENCRYPTED,
             "ssl.key.password", Pem.CLIENT_KEY_PASSWORD);
 
-        try (SSLSocket tls = handshake(SecurityConfig.fromKafkaConfigs(configs))) {
-            assertThat(peerSubject(tls)).isEqualTo("CN=localhost");
-        }
+        assertThat(peerSubject(handshake(SecurityConfig.fromKafkaConfigs(configs)))).isEqualTo("CN=localhost");
         assertThat(clientSeenByServer.get(10, TimeUnit.SECONDS)).isEqualTo("CN=fastleader client");
     }
 
@@ -77,9 +83,7 @@ class TlsSocketsTest {
             "ssl.keystore.type", "PEM",
             "ssl.keystore.location", keystore.toString());
 
-        try (SSLSocket tls = handshake(SecurityConfig.fromKafkaConfigs(configs))) {
-            assertThat(peerSubject(tls)).isEqualTo("CN=localhost");
-        }
+        assertThat(peerSubject(handshake(SecurityConfig.fromKafkaConfigs(configs)))).isEqualTo("CN=localhost");
         assertThat(clientSeenByServer.get(10, TimeUnit.SECONDS)).isEqualTo("CN=fastleader client");
     }
 
@@ -91,16 +95,28 @@ class TlsSocketsTest {
             "ssl.truststore.certificates", Pem.OTHER_CA);
 
         assertThatThrownBy(() -> handshake(SecurityConfig.fromKafkaConfigs(configs)))
-            .isInstanceOf(SSLHandshakeException.class);
+            .isInstanceOf(ExecutionException.class)
+            .hasCauseInstanceOf(SSLHandshakeException.class);
     }
 
-    private SSLSocket handshake(SecurityConfig security) throws Exception {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        try {
-            return TlsSockets.wrap(socket, "localhost", server.getLocalPort(), security, 10_000);
-        } catch (Exception e) {
-            socket.close();
-            throw e;
+    /** Handshakes over Netty with an engine {@link TlsEngines} made, and returns its session. */
+    private SSLSession handshake(SecurityConfig security) throws Exception {
+        SslHandler tls = new SslHandler(TlsEngines.engine(security, "localhost", server.getLocalPort()));
+        try (IoLoop loop = IoLoop.start("tls-test-")) {
+            Channel channel = new Bootstrap().group(loop.eventLoop()).channel(NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel socket) {
+                        socket.pipeline().addLast(tls);
+                    }
+                })
+                .connect(InetAddress.getLoopbackAddress(), server.getLocalPort()).sync().channel();
+            try {
+                tls.handshakeFuture().get(10, TimeUnit.SECONDS);
+                return tls.engine().getSession();
+            } finally {
+                channel.close().sync();
+            }
         }
     }
 
@@ -115,6 +131,10 @@ class TlsSocketsTest {
     }
 
     private static String peerSubject(SSLSocket socket) throws Exception {
-        return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+        return peerSubject(socket.getSession());
+    }
+
+    private static String peerSubject(SSLSession session) throws Exception {
+        return ((X509Certificate) session.getPeerCertificates()[0]).getSubjectX500Principal().getName();
     }
 }

@@ -1,0 +1,60 @@
+package io.fastleader.clients.network;
+
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+
+/**
+ * The one thread that does the I/O of every connection of a client: Netty's NIO event loop. A
+ * connection's reads, writes, timeouts and failures all happen here, so a connection's state has one
+ * owner and no lock; a slow broker holds up only its own connection, since nothing on the loop
+ * waits for a socket.
+ */
+public final class IoLoop implements AutoCloseable {
+
+    /** Bound on waiting for the loop's thread to end at close: a callback it runs could otherwise hold close up for good. */
+    private static final long THREAD_END_MILLIS = 10_000;
+
+    private final ClientThreads threads = new ClientThreads();
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+
+    private IoLoop(String threadName) {
+        this.group = new MultiThreadIoEventLoopGroup(1, threads.named(threadName), NioIoHandler.newFactory());
+        this.loop = group.next();
+    }
+
+    /** Starts a loop whose thread is named {@code threadName} followed by a counter. */
+    public static IoLoop start(String threadName) {
+        return new IoLoop(threadName);
+    }
+
+    EventLoop eventLoop() {
+        return loop;
+    }
+
+    /** Runs {@code task} on the loop {@code delayNanos} from now, never on the calling thread. */
+    void schedule(Runnable task, long delayNanos) {
+        loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the calling thread is the loop's: it must never wait for I/O, which only it can do. */
+    boolean inLoop() {
+        return loop.inEventLoop();
+    }
+
+    /**
+     * Stops the loop and waits for its thread to end. Connections still open on it are closed by
+     * Netty without their requests being failed: close them first.
+     */
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        if (!inLoop()) {
+            threads.awaitEnd(THREAD_END_MILLIS);
+        }
+    }
+}
