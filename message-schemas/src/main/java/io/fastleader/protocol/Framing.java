@@ -33,6 +33,17 @@ public final class Framing {
      *                                  {@code version} is outside our window
      */
     public static ByteBuffer encodeRequest(ApiKey api, short version, int correlationId, String clientId, ApiMessage body) {
+        return sizedFrame(requestHeader(api, version, correlationId, clientId, body), api.requestHeaderVersion(version), body, version);
+    }
+
+    /**
+     * The header of a request of {@code api} at {@code version}, for a caller that writes the frame
+     * itself (at header version {@link ApiKey#requestHeaderVersion}).
+     *
+     * @throws IllegalArgumentException if {@code body} is not a request of {@code api}, or
+     *                                  {@code version} is outside our window
+     */
+    public static RequestHeaderData requestHeader(ApiKey api, short version, int correlationId, String clientId, ApiMessage body) {
         if (!api.isRequest(body)) {
             throw new IllegalArgumentException("a " + body.getClass().getSimpleName() + " is not a " + api.displayName() + " request");
         }
@@ -40,12 +51,11 @@ public final class Framing {
             throw new IllegalArgumentException(api.displayName() + " v" + version + " is outside our window v"
                 + api.lowestVersion() + "-v" + api.highestVersion());
         }
-        RequestHeaderData header = new RequestHeaderData()
+        return new RequestHeaderData()
             .setRequestApiKey(api.id())
             .setRequestApiVersion(version)
             .setCorrelationId(correlationId)
             .setClientId(clientId);
-        return sizedFrame(header, api.requestHeaderVersion(version), body, version);
     }
 
     /**

@@ -24,7 +24,7 @@ import io.fastleader.protocol.MalformedFrameException;
 import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -415,12 +415,13 @@ public final class BrokerConnection implements AutoCloseable {
         int correlationId = correlationIds.getAndIncrement();
         // Encoded on the caller's thread, so that the loop only writes.
         Request request = new Request(api, version, correlationId,
-            Framing.encodeRequest(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos(),
+            RequestFrame.encode(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos(),
             expectsResponse);
         pending.incrementAndGet();
         if (loop.inLoop()) {
             enqueue(request);
         } else if (!onLoop(() -> enqueue(request))) {
+            request.discard();
             request.fail(closedBy != null ? closedBy
                 : new BrokerConnectionException("connection to " + broker + " closed: its I/O loop has stopped", null));
         }
@@ -440,6 +441,7 @@ public final class BrokerConnection implements AutoCloseable {
     /** On the loop: queues a request and writes what the in-flight limit allows. */
     private void enqueue(Request request) {
         if (closedBy != null) {
+            request.discard();
             request.fail(closedBy);
             return;
         }
@@ -459,14 +461,11 @@ public final class BrokerConnection implements AutoCloseable {
         while (!queued.isEmpty() && inFlight.size() < config.maxInFlight()) {
             Request request = queued.poll();
             request.deadlineNanos = now + request.timeoutNanos;
-            listener.sent(request.api, request.frame.remaining());
-            if (request.expectsResponse) {
-                inFlight.add(request);
-                channel.write(Unpooled.wrappedBuffer(request.frame), channel.voidPromise());
-            } else {
-                beingWritten.add(request);
-                ChannelPromise written = channel.newPromise();
-                channel.write(Unpooled.wrappedBuffer(request.frame), written);
+            listener.sent(request.api, request.frameBytes);
+            (request.expectsResponse ? inFlight : beingWritten).add(request);
+            ChannelPromise written = request.expectsResponse ? channel.voidPromise() : channel.newPromise();
+            request.write(written);
+            if (!request.expectsResponse) {
                 written.addListener(write -> written(request, write.cause()));
             }
         }
@@ -583,6 +582,7 @@ public final class BrokerConnection implements AutoCloseable {
         List<Request> failed = new ArrayList<>(inFlight.size() + beingWritten.size() + queued.size());
         failed.addAll(inFlight);
         failed.addAll(beingWritten);
+        queued.forEach(Request::discard);
         failed.addAll(queued);
         inFlight.clear();
         beingWritten.clear();
@@ -620,7 +620,9 @@ public final class BrokerConnection implements AutoCloseable {
         final ApiKey api;
         final short version;
         final int correlationId;
-        final ByteBuffer frame;
+        /** The frame's parts ({@link RequestFrame}); the channel's once written, else the request's to release. */
+        final ByteBuf[] frame;
+        final int frameBytes;
         /** How long the request may wait for its response once written: {@link ConnectionConfig#requestTimeoutFor} its API. */
         final long timeoutNanos;
         /** False for a request the broker does not answer: done once written. */
@@ -628,13 +630,27 @@ public final class BrokerConnection implements AutoCloseable {
         final CompletableFuture<ApiMessage> response = new CompletableFuture<>();
         long deadlineNanos;
 
-        Request(ApiKey api, short version, int correlationId, ByteBuffer frame, long timeoutNanos, boolean expectsResponse) {
+        Request(ApiKey api, short version, int correlationId, ByteBuf[] frame, long timeoutNanos, boolean expectsResponse) {
             this.api = api;
             this.version = version;
             this.correlationId = correlationId;
             this.frame = frame;
+            this.frameBytes = RequestFrame.bytes(frame);
             this.timeoutNanos = timeoutNanos;
             this.expectsResponse = expectsResponse;
+        }
+
+        /** Hands the frame's parts to the channel, in order; {@code written} hears when the last is out. */
+        void write(ChannelPromise written) {
+            for (int i = 0; i < frame.length - 1; i++) {
+                channel.write(frame[i], channel.voidPromise());
+            }
+            channel.write(frame[frame.length - 1], written);
+        }
+
+        /** Releases the frame of a request that will never be written. */
+        void discard() {
+            RequestFrame.release(frame);
         }
 
         void succeed(ApiMessage body) {
