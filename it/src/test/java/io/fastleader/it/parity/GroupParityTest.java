@@ -13,7 +13,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -70,7 +76,8 @@ class GroupParityTest {
 
     private static KafkaTestCluster cluster;
     private static Disturbances disturbances;
-    private static int groups;
+    /** Groups made so far, for {@link #newGroup}; members of both flavours may run at once. */
+    private static final AtomicInteger groups = new AtomicInteger();
 
     @BeforeAll
     static void startCluster(@Cluster(execution = Execution.IN_JVM, brokerConfig = {
@@ -208,7 +215,7 @@ class GroupParityTest {
      */
     @Test
     void aMemberPastItsPollIntervalCommitsAndRejoinsWhereItLeftOff() throws Exception {
-        Map<Flavour, List<String>> seen = eachMember(SHORT_POLL_INTERVAL_MANUAL_COMMITS, (consumer, group) -> {
+        Map<Flavour, List<String>> seen = eachMemberAtOnce(SHORT_POLL_INTERVAL_MANUAL_COMMITS, (consumer, group) -> {
             List<String> events = new ArrayList<>();
             consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
             readEverything(consumer);
@@ -245,7 +252,7 @@ class GroupParityTest {
     void aClassicMemberPastItsPollIntervalHasItsCommitRefusedThenRejoins() throws Exception {
         Map<String, Object> config = new HashMap<>(CLASSIC);
         config.putAll(SHORT_POLL_INTERVAL_MANUAL_COMMITS);
-        Map<Flavour, List<String>> seen = eachMember(config, (consumer, group) -> {
+        Map<Flavour, List<String>> seen = eachMemberAtOnce(config, (consumer, group) -> {
             List<String> events = new ArrayList<>();
             consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
             readEverything(consumer);
@@ -482,26 +489,39 @@ class GroupParityTest {
                 new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "key", "value")).get();
         }
-        Map<Flavour, Long> tookMs = new EnumMap<>(Flavour.class);
-        for (Flavour flavour : Flavour.values()) {
-            Map<String, Object> config = new HashMap<>(single.clientConfig());
-            config.put(ConsumerConfig.GROUP_ID_CONFIG, newGroup(flavour));
-            config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-            config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            Consumer<String, String> consumer = flavour.consumer(config);
-            try {
+        // A member of each flavour, each in a group of its own, reads the record; then the one broker stops under both,
+        // and both close at once, each timed on a thread of its own: each waits out its close timeout alone.
+        Map<Flavour, Consumer<String, String>> consumers = new EnumMap<>(Flavour.class);
+        Map<Flavour, Long> tookMs;
+        boolean stopped = false;
+        try {
+            for (Flavour flavour : Flavour.values()) {
+                Map<String, Object> config = new HashMap<>(single.clientConfig());
+                config.put(ConsumerConfig.GROUP_ID_CONFIG, newGroup(flavour));
+                config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+                config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+                consumers.put(flavour, flavour.consumer(config));
+            }
+            for (Consumer<String, String> consumer : consumers.values()) {
                 consumer.subscribe(List.of(topic));
                 List<String> read = new ArrayList<>();
                 Await.until("the record read", SETTLED, () -> {
                     consumer.poll(Duration.ofMillis(100)).forEach(record -> read.add(record.value()));
                     return !read.isEmpty();
                 });
-                single.stopBroker(0);
+            }
+            single.stopBroker(0);
+            stopped = true;
+            Map<Flavour, Callable<Long>> closes = new EnumMap<>(Flavour.class);
+            consumers.forEach((flavour, consumer) -> closes.put(flavour, () -> {
                 long startNanos = System.nanoTime();
                 consumer.close(timeout);
-                tookMs.put(flavour, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
-            } finally {
-                consumer.close(Duration.ZERO);
+                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            }));
+            tookMs = atOnce(closes);
+        } finally {
+            consumers.values().forEach(consumer -> consumer.close(Duration.ZERO));
+            if (stopped) {
                 single.startBroker(0);
             }
         }
@@ -520,7 +540,7 @@ class GroupParityTest {
      */
     @Test
     void aMemberWithoutAListenerPastItsPollIntervalKeepsItsPartitionsUntilTheNextPoll() throws Exception {
-        Map<Flavour, List<String>> seen = eachMember(SHORT_POLL_INTERVAL_MANUAL_COMMITS, (consumer, group) -> {
+        Map<Flavour, List<String>> seen = eachMemberAtOnce(SHORT_POLL_INTERVAL_MANUAL_COMMITS, (consumer, group) -> {
             List<String> events = new ArrayList<>();
             consumer.subscribe(List.of(TOPIC));
             readEverything(consumer);
@@ -544,7 +564,7 @@ class GroupParityTest {
      */
     @Test
     void groupMetadataAfterAnExpiredPollIntervalKeepsTheMemberIdAndItsLastGeneration() throws Exception {
-        Map<Flavour, List<String>> seen = eachMember(Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000), (consumer, group) -> {
+        Map<Flavour, List<String>> seen = eachMemberAtOnce(Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 5_000), (consumer, group) -> {
             List<String> events = new ArrayList<>();
             consumer.subscribe(List.of(TOPIC), new RecordingListener(events, true));
             readEverything(consumer);
@@ -571,24 +591,29 @@ class GroupParityTest {
      */
     @Test
     void aCommitAfterLeavingAGroupWithOtherMembersFailsWithKafkasMessage() throws Exception {
-        Map<Flavour, String> seen = new EnumMap<>(Flavour.class);
+        // Each flavour's two members in a group of their own, the flavours' poll intervals running out at the same time.
+        Map<Flavour, Callable<String>> workloads = new EnumMap<>(Flavour.class);
         for (Flavour flavour : Flavour.values()) {
             String group = newGroup(flavour);
             Map<String, Object> config = memberConfig(group);
             config.putAll(SHORT_POLL_INTERVAL_MANUAL_COMMITS);
-            try (Consumer<String, String> leaving = flavour.consumer(config);
-                 Consumer<String, String> staying = flavour.consumer(memberConfig(group))) {
-                leaving.subscribe(List.of(TOPIC), new RecordingListener(new ArrayList<>(), true));
-                readEverything(leaving);
-                staying.subscribe(List.of(TOPIC));
-                Await.until("the other member in the group, and the first one gone", SETTLED, () -> {
-                    staying.poll(Duration.ofMillis(100));
-                    return members(group) == 1 && !describedMembers(group).isEmpty()
-                            && describedMembers(group).get(0).equals(staying.groupMetadata().memberId());
-                });
-                seen.put(flavour, outcome(() -> leaving.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(5)))));
-            }
+            Map<String, Object> stayingConfig = memberConfig(group);
+            workloads.put(flavour, () -> {
+                try (Consumer<String, String> leaving = flavour.consumer(config);
+                     Consumer<String, String> staying = flavour.consumer(stayingConfig)) {
+                    leaving.subscribe(List.of(TOPIC), new RecordingListener(new ArrayList<>(), true));
+                    readEverything(leaving);
+                    staying.subscribe(List.of(TOPIC));
+                    Await.until("the other member in the group, and the first one gone", SETTLED, () -> {
+                        staying.poll(Duration.ofMillis(100));
+                        return members(group) == 1 && !describedMembers(group).isEmpty()
+                                && describedMembers(group).get(0).equals(staying.groupMetadata().memberId());
+                    });
+                    return outcome(() -> leaving.commitSync(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(5))));
+                }
+            });
         }
+        Map<Flavour, String> seen = atOnce(workloads);
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .isEqualTo("CommitFailedException: OffsetCommit failed with unknown member ID. The coordinator is not aware of this member.");
@@ -759,8 +784,69 @@ class GroupParityTest {
         return seen;
     }
 
+    /**
+     * {@link #eachMember(Map, MemberWorkload)}, the two members at the same time, each on a thread of its own: for
+     * workloads that wait out a timer of the member's (its poll interval) and share nothing across flavours but the
+     * records of {@link #TOPIC}, which they only read. Each member is built, driven and closed on its thread.
+     */
+    private static <T> Map<Flavour, T> eachMemberAtOnce(Map<String, Object> extraConfig, MemberWorkload<T> workload) throws Exception {
+        Map<Flavour, Callable<T>> members = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String group = newGroup(flavour);
+            Map<String, Object> config = memberConfig(group);
+            config.putAll(extraConfig);
+            members.put(flavour, () -> {
+                try (Consumer<String, String> consumer = flavour.consumer(config)) {
+                    return workload.run(consumer, group);
+                }
+            });
+        }
+        return atOnce(members);
+    }
+
+    /**
+     * Runs each flavour's {@code task} on a thread of its own, all at once, and gives back what each returned once
+     * every one has ended. A task that failed is rethrown, named with its flavour, any other's failure suppressed in it.
+     */
+    private static <T> Map<Flavour, T> atOnce(Map<Flavour, Callable<T>> tasks) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(tasks.size());
+        try {
+            Map<Flavour, Future<T>> running = new EnumMap<>(Flavour.class);
+            tasks.forEach((flavour, task) -> running.put(flavour, threads.submit(() -> {
+                Thread.currentThread().setName("group-parity-" + flavour.name().toLowerCase());
+                return task.call();
+            })));
+            Map<Flavour, T> results = new EnumMap<>(Flavour.class);
+            Exception failed = null;
+            for (Map.Entry<Flavour, Future<T>> member : running.entrySet()) {
+                try {
+                    results.put(member.getKey(), member.getValue().get());
+                } catch (ExecutionException e) {
+                    Exception named = new Exception("the " + member.getKey() + " member's workload failed: " + e.getCause(), e.getCause());
+                    if (failed == null) {
+                        failed = named;
+                    } else {
+                        failed.addSuppressed(named);
+                    }
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+            return results;
+        } finally {
+            // Interrupted (the test's timeout): the members' waits end, and their consumers close before the next test.
+            threads.shutdownNow();
+            try {
+                threads.awaitTermination(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private static String newGroup(Flavour flavour) {
-        return "group-parity-" + (++groups) + "-" + flavour.name().toLowerCase();
+        return "group-parity-" + groups.incrementAndGet() + "-" + flavour.name().toLowerCase();
     }
 
     private static Map<String, Object> memberConfig(String group) {

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -85,7 +87,7 @@ class ProducerParityTest {
      */
     @Test
     void batchesOverTheTopicsMaxMessageBytesAreSplitUntilTheBrokerTakesEveryRecord() {
-        Map<Flavour, Outcome> outcomes = run("topic-limit", 1, Map.of("max.message.bytes", "20000"),
+        Map<Flavour, Outcome> outcomes = runAtOnce("topic-limit", 1, Map.of("max.message.bytes", "20000"),
                 Map.of(ProducerConfig.BATCH_SIZE_CONFIG, 64 * KIB, ProducerConfig.LINGER_MS_CONFIG, 100,
                         ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000),
                 producer -> sendToPartitionZero(producer, "topic-limit", 200, KIB));
@@ -99,7 +101,7 @@ class ProducerParityTest {
 
     @Test
     void batchesOverTheBrokersMessageMaxBytesAreSplitUntilTheBrokerTakesEveryRecord() {
-        Map<Flavour, Outcome> outcomes = run("broker-limit", 1, Map.of(),
+        Map<Flavour, Outcome> outcomes = runAtOnce("broker-limit", 1, Map.of(),
                 Map.of(ProducerConfig.BATCH_SIZE_CONFIG, 4 * KIB * KIB, ProducerConfig.LINGER_MS_CONFIG, 1000),
                 producer -> sendToPartitionZero(producer, "broker-limit", 3000, KIB));
 
@@ -110,7 +112,7 @@ class ProducerParityTest {
     @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
     void keyedRecordsWithHeadersLandAlikeUnderEveryCompression(String compression) {
         String topic = "keyed-" + compression;
-        Map<Flavour, Outcome> outcomes = run(topic, 6, Map.of(),
+        Map<Flavour, Outcome> outcomes = runAtOnce(topic, 6, Map.of(),
                 Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression, ProducerConfig.LINGER_MS_CONFIG, 20),
                 producer -> {
                     List<Ack> acks = new ArrayList<>();
@@ -198,7 +200,7 @@ class ProducerParityTest {
 
     @Test
     void aRecordForAPartitionTheTopicLacksFailsWithTimeoutExceptionAfterMaxBlockMs() {
-        Map<Flavour, Outcome> outcomes = run("lacking", 6, Map.of(), Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000), producer -> {
+        Map<Flavour, Outcome> outcomes = runAtOnce("lacking", 6, Map.of(), Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000), producer -> {
             List<Ack> callbacks = new ArrayList<>();
             Future<RecordMetadata> future = producer.send(record(producer, "lacking", 7, 0, "k", "v"),
                     (metadata, error) -> callbacks.add(new Ack(metadata.partition(), metadata.offset(), -1, -1, -1, describe(error))));
@@ -247,7 +249,7 @@ class ProducerParityTest {
             acceptor.start();
             String bootstrap = "127.0.0.1:" + deadPort + ",127.0.0.1:" + silent.getLocalPort() + ","
                     + cluster.clientConfig().get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
-            Map<Flavour, Outcome> outcomes = run("bootstrap", 1, Map.of(),
+            Map<Flavour, Outcome> outcomes = runAtOnce("bootstrap", 1, Map.of(),
                     Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
                             ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000),
                     producer -> sendToPartitionZero(producer, "bootstrap", 10, 100));
@@ -414,19 +416,65 @@ class ProducerParityTest {
                                              Map<String, Object> producerConfig, Function<Producer<String, String>, Sent> workload) {
         Map<Flavour, Outcome> outcomes = new HashMap<>();
         for (Flavour flavour : Flavour.values()) {
-            String topic = name + "-" + flavour.name().toLowerCase();
-            disturbances.createTopic(new NewTopic(topic, partitions, (short) 3).configs(topicConfig));
-            Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-            config.putAll(producerConfig);
-            Sent sent;
-            try (Producer<String, String> producer = flavour.producer(config)) {
-                sent = workload.apply(producer);
-            }
-            List<Ack> acks = sent.futures().stream().map(ProducerParityTest::ack).toList();
-            outcomes.put(flavour, new Outcome(byPartition(neutral(sent.callbacks(), topic, name)), neutral(acks, topic, name),
-                    readLog(topic)));
+            outcomes.put(flavour, outcome(flavour, name, partitions, topicConfig, producerConfig, workload));
         }
         return outcomes;
+    }
+
+    /**
+     * {@link #run}, the two flavours at the same time, each on a thread of its own: for workloads that wait out a
+     * timer of the producer's ({@code linger.ms}, {@code max.block.ms}, a request or delivery timeout) or the round
+     * trips of their own topic, and share nothing across flavours (each writes its own topic, keeps its own lists, and
+     * hands nothing to the common pool). A flavour whose workload failed is named in what is thrown.
+     */
+    private static Map<Flavour, Outcome> runAtOnce(String name, int partitions, Map<String, String> topicConfig,
+                                                   Map<String, Object> producerConfig, Function<Producer<String, String>, Sent> workload) {
+        ExecutorService threads = Executors.newFixedThreadPool(Flavour.values().length);
+        try {
+            Map<Flavour, CompletableFuture<Outcome>> running = new EnumMap<>(Flavour.class);
+            for (Flavour flavour : Flavour.values()) {
+                running.put(flavour, CompletableFuture.supplyAsync(() -> {
+                    Thread.currentThread().setName("producer-parity-" + flavour.name().toLowerCase());
+                    return outcome(flavour, name, partitions, topicConfig, producerConfig, workload);
+                }, threads));
+            }
+            Map<Flavour, Outcome> outcomes = new HashMap<>();
+            RuntimeException failed = null;
+            for (Map.Entry<Flavour, CompletableFuture<Outcome>> producer : running.entrySet()) {
+                try {
+                    outcomes.put(producer.getKey(), producer.getValue().join());
+                } catch (java.util.concurrent.CompletionException e) {
+                    RuntimeException named = new IllegalStateException("the " + producer.getKey() + " producer's workload failed: "
+                            + e.getCause(), e.getCause());
+                    if (failed == null) {
+                        failed = named;
+                    } else {
+                        failed.addSuppressed(named);
+                    }
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+            return outcomes;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** One flavour's part of {@link #run}: its topic created, the workload run with a producer of its own, closed, and the log read. */
+    private static Outcome outcome(Flavour flavour, String name, int partitions, Map<String, String> topicConfig,
+                                   Map<String, Object> producerConfig, Function<Producer<String, String>, Sent> workload) {
+        String topic = name + "-" + flavour.name().toLowerCase();
+        disturbances.createTopic(new NewTopic(topic, partitions, (short) 3).configs(topicConfig));
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.putAll(producerConfig);
+        Sent sent;
+        try (Producer<String, String> producer = flavour.producer(config)) {
+            sent = workload.apply(producer);
+        }
+        List<Ack> acks = sent.futures().stream().map(ProducerParityTest::ack).toList();
+        return new Outcome(byPartition(neutral(sent.callbacks(), topic, name)), neutral(acks, topic, name), readLog(topic));
     }
 
     /** The topic a workload named {@code name} writes to with this producer's flavour. */
