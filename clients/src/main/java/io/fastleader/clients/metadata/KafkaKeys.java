@@ -75,6 +75,7 @@ public final class KafkaKeys {
     private static final String GSSAPI = "GSSAPI (Kerberos) is not built yet: sasl.mechanism=GSSAPI is refused with ConfigException";
     private static final String NO_LOGIN = "no SASL login runs: PLAIN and SCRAM take their credentials from sasl.jaas.config, and token logins are not built yet";
     private static final String NO_REFRESH = "no token refresh: the OAUTHBEARER login that refreshes tokens is not built yet";
+    private static final String SSL_ENGINE_FACTORY = "through kafka-clients' SslEngineFactory, as there";
     private static final String PLUGIN_GAPS = "beside kafka-clients 4.1 and later, a plugin that implements Monitorable is given no plugin metrics (KIP-877)";
     private static final Map<String, Key> TABLE = table();
 
@@ -270,21 +271,21 @@ public final class KafkaKeys {
             honoured("share.acquire.mode", Clients.CONSUMER, "KafkaShareConsumer's; KafkaConsumer does not use it either"),
             notBuilt("socket.connection.setup.timeout.max.ms", Clients.BOTH, "the connect timeout stays at socket.connection.setup.timeout.ms; it does not grow with consecutive failures"),
             honoured("socket.connection.setup.timeout.ms", Clients.BOTH),
-            notBuilt("ssl.cipher.suites", Clients.BOTH, "the JDK's default cipher suites are enabled"),
-            notBuilt("ssl.enabled.protocols", Clients.BOTH, "the protocols the ssl.protocol context enables by default are used"),
+            honoured("ssl.cipher.suites", Clients.BOTH, SSL_ENGINE_FACTORY),
+            honoured("ssl.enabled.protocols", Clients.BOTH, SSL_ENGINE_FACTORY),
             honoured("ssl.endpoint.identification.algorithm", Clients.BOTH),
-            notBuilt("ssl.engine.factory.class", Clients.BOTH, "no SslEngineFactory is loaded: TLS is set up from the other ssl.* keys"),
+            honoured("ssl.engine.factory.class", Clients.BOTH, "the application's SslEngineFactory makes every TLS engine, one per client"),
             honoured("ssl.key.password", Clients.BOTH),
-            notBuilt("ssl.keymanager.algorithm", Clients.BOTH, "the JDK's default key manager algorithm is used"),
+            honoured("ssl.keymanager.algorithm", Clients.BOTH, SSL_ENGINE_FACTORY),
             honoured("ssl.keystore.certificate.chain", Clients.BOTH),
             honoured("ssl.keystore.key", Clients.BOTH),
             honoured("ssl.keystore.location", Clients.BOTH),
             honoured("ssl.keystore.password", Clients.BOTH),
             honoured("ssl.keystore.type", Clients.BOTH),
             honoured("ssl.protocol", Clients.BOTH),
-            notBuilt("ssl.provider", Clients.BOTH, "the SSLContext comes from the JDK's default provider"),
-            notBuilt("ssl.secure.random.implementation", Clients.BOTH, "TLS uses the JDK's default SecureRandom"),
-            notBuilt("ssl.trustmanager.algorithm", Clients.BOTH, "the JDK's default trust manager algorithm is used"),
+            honoured("ssl.provider", Clients.BOTH, SSL_ENGINE_FACTORY),
+            honoured("ssl.secure.random.implementation", Clients.BOTH, SSL_ENGINE_FACTORY),
+            honoured("ssl.trustmanager.algorithm", Clients.BOTH, SSL_ENGINE_FACTORY),
             honoured("ssl.truststore.certificates", Clients.BOTH),
             honoured("ssl.truststore.location", Clients.BOTH),
             honoured("ssl.truststore.password", Clients.BOTH),

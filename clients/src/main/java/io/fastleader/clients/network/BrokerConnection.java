@@ -1,15 +1,12 @@
 package io.fastleader.clients.network;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.security.GeneralSecurityException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -73,7 +70,9 @@ public final class BrokerConnection implements AutoCloseable {
     private final ConnectionConfig config;
     private final ConnectionListener listener;
     private final IoLoop loop;
-    /** The connection was opened on its own and made its loop, which closes with it. */
+    /** Engines for TLS connections, null for plaintext ones. */
+    private final TlsEngines tls;
+    /** The connection was opened on its own and made its loop and TLS engines, which close with it. */
     private final boolean ownsLoop;
     /** Ids need not rise in write order: responses are matched to the oldest request written. */
     private final AtomicInteger correlationIds = new AtomicInteger();
@@ -94,11 +93,13 @@ public final class BrokerConnection implements AutoCloseable {
     private volatile BrokerConnectionException closedBy;
     private volatile NegotiatedVersions versions;
 
-    private BrokerConnection(String broker, ConnectionConfig config, ConnectionListener listener, IoLoop loop, boolean ownsLoop) {
+    private BrokerConnection(String broker, ConnectionConfig config, ConnectionListener listener, IoLoop loop, TlsEngines tls,
+                             boolean ownsLoop) {
         this.broker = broker;
         this.config = config;
         this.listener = listener;
         this.loop = loop;
+        this.tls = tls;
         this.ownsLoop = ownsLoop;
     }
 
@@ -119,23 +120,26 @@ public final class BrokerConnection implements AutoCloseable {
      * {@code listener} what it does on the wire, the setup included.
      */
     public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener) {
-        return open(address, config, listener, IoLoop.start("fastleader-io-" + address.getHostString() + ":" + address.getPort() + "-"), true);
+        TlsEngines tls = config.security().protocol().usesTls() ? TlsEngines.of(config.security()) : null;
+        return open(address, config, listener, IoLoop.start("fastleader-io-" + address.getHostString() + ":" + address.getPort() + "-"),
+            tls, true);
     }
 
     /**
      * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener)}
-     * does, on {@code loop}, which the caller keeps and closes. Blocks until the connection is set up,
-     * so it must not be called on the loop.
+     * does, on {@code loop} and, for TLS, with {@code tls}'s engines, both of which the caller keeps
+     * and closes. Blocks until the connection is set up, so it must not be called on the loop.
      */
-    public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener, IoLoop loop) {
-        return open(address, config, listener, loop, false);
+    static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener, IoLoop loop,
+                                 TlsEngines tls) {
+        return open(address, config, listener, loop, tls, false);
     }
 
     private static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener,
-                                         IoLoop loop, boolean ownsLoop) {
+                                         IoLoop loop, TlsEngines tls, boolean ownsLoop) {
         String broker = address.getHostString() + ":" + address.getPort();
         SecurityConfig.Protocol protocol = config.security().protocol();
-        BrokerConnection connection = new BrokerConnection(broker, config, listener, loop, ownsLoop);
+        BrokerConnection connection = new BrokerConnection(broker, config, listener, loop, tls, ownsLoop);
         try {
             connection.connect(address);
             connection.versions = connection.handshake();
@@ -163,7 +167,7 @@ public final class BrokerConnection implements AutoCloseable {
     private void connect(InetSocketAddress address) {
         requireOffLoop("connect");
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
-        SslHandler tls = config.security().protocol().usesTls() ? tlsHandler(address, timeoutMs) : null;
+        SslHandler tlsHandler = tls != null ? tlsHandler(address, timeoutMs) : null;
         // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again; here, off the loop.
         InetSocketAddress resolved = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
         ChannelFuture connecting = new Bootstrap()
@@ -174,8 +178,8 @@ public final class BrokerConnection implements AutoCloseable {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel socket) {
-                    if (tls != null) {
-                        socket.pipeline().addLast(tls);
+                    if (tlsHandler != null) {
+                        socket.pipeline().addLast(tlsHandler);
                     }
                     socket.pipeline().addLast(new ResponseFrames(config.maxResponseBytes()), new Inbound());
                 }
@@ -185,10 +189,10 @@ public final class BrokerConnection implements AutoCloseable {
         connecting.addListener(done -> {
             if (!done.isSuccess()) {
                 fail(new BrokerConnectionException("cannot connect to " + broker + ": " + done.cause().getMessage(), done.cause()));
-            } else if (tls == null) {
+            } else if (tlsHandler == null) {
                 markConnected();
             } else {
-                tls.handshakeFuture().addListener(handshake -> {
+                tlsHandler.handshakeFuture().addListener(handshake -> {
                     if (handshake.isSuccess()) {
                         markConnected();
                     } else {
@@ -214,8 +218,8 @@ public final class BrokerConnection implements AutoCloseable {
     private SslHandler tlsHandler(InetSocketAddress address, int timeoutMs) {
         SSLEngine engine;
         try {
-            engine = TlsEngines.engine(config.security(), address.getHostString(), address.getPort());
-        } catch (IOException | GeneralSecurityException e) {
+            engine = tls.engine(address.getHostString(), address.getPort());
+        } catch (RuntimeException e) {
             throw new SslAuthenticationException("TLS with " + broker + " failed: " + e.getMessage(), e);
         }
         SslHandler handler = new SslHandler(engine);
@@ -333,7 +337,7 @@ public final class BrokerConnection implements AutoCloseable {
         BrokerConnectionException byClient = new BrokerConnectionException("connection to " + broker + " closed by the client", null);
         if (loop.inLoop()) {
             fail(byClient);
-        } else if (onLoop(() -> fail(byClient))) {
+        } else if (loop.execute(() -> fail(byClient))) {
             try {
                 closed.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             } catch (ExecutionException | TimeoutException e) {
@@ -347,6 +351,9 @@ public final class BrokerConnection implements AutoCloseable {
         }
         if (ownsLoop) {
             loop.close();
+            if (tls != null) {
+                tls.close();
+            }
         }
     }
 
@@ -420,22 +427,12 @@ public final class BrokerConnection implements AutoCloseable {
         pending.incrementAndGet();
         if (loop.inLoop()) {
             enqueue(request);
-        } else if (!onLoop(() -> enqueue(request))) {
+        } else if (!loop.execute(() -> enqueue(request))) {
             request.discard();
             request.fail(closedBy != null ? closedBy
                 : new BrokerConnectionException("connection to " + broker + " closed: its I/O loop has stopped", null));
         }
         return request.response;
-    }
-
-    /** Runs {@code task} on the loop, unless the loop has stopped. */
-    private boolean onLoop(Runnable task) {
-        try {
-            loop.eventLoop().execute(task);
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
     }
 
     /** On the loop: queues a request and writes what the in-flight limit allows. */

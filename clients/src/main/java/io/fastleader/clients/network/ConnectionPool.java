@@ -71,6 +71,8 @@ public final class ConnectionPool implements AutoCloseable {
     private final ExecutorService connectThreads;
     /** Every connection's I/O; null where a test's connector brings its own connections. */
     private final IoLoop loop;
+    /** The TLS engines of every connection, one SSL context for all; null for plaintext or a test's connector. */
+    private final TlsEngines tls;
     private final Scheduler sweepScheduler;
     private final Object lock = new Object();
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
@@ -110,16 +112,23 @@ public final class ConnectionPool implements AutoCloseable {
         this(config, poolConfig, listeners, POOL_IDS.incrementAndGet());
     }
 
+    /** TLS engines first, so that a TLS configuration kafka-clients refuses fails the pool before its loop starts. */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, int poolId) {
-        this(config, poolConfig, listeners, IoLoop.start("fastleader-io-" + poolId + "-"), poolId);
+        this(config, poolConfig, listeners, config.security().protocol().usesTls() ? TlsEngines.of(config.security()) : null,
+            poolId);
+    }
+
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, TlsEngines tls,
+                           int poolId) {
+        this(config, poolConfig, listeners, IoLoop.start("fastleader-io-" + poolId + "-"), tls, poolId);
     }
 
     /** The idle sweep runs on the loop too: it only closes connections, which never waits there. */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, IoLoop loop,
-                           int poolId) {
+                           TlsEngines tls, int poolId) {
         this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
-            connectionConfig, listeners.apply(nodeId), loop), () -> ThreadLocalRandom.current().nextDouble(), loop::schedule,
-            loop, poolId);
+            connectionConfig, listeners.apply(nodeId), loop, tls), () -> ThreadLocalRandom.current().nextDouble(),
+            (task, delayNanos) -> loop.schedule(task, delayNanos), loop, tls, poolId);
     }
 
     /**
@@ -132,13 +141,14 @@ public final class ConnectionPool implements AutoCloseable {
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
                           DoubleSupplier random, Scheduler sweepScheduler) {
-        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, null, POOL_IDS.incrementAndGet());
+        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, null, null, POOL_IDS.incrementAndGet());
     }
 
     /** @param loop the I/O loop the connector opens connections on, which the pool closes with them; null if it has none */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
-                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, int poolId) {
+                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, TlsEngines tls, int poolId) {
         this.loop = loop;
+        this.tls = tls;
         this.sweepScheduler = Objects.requireNonNull(sweepScheduler, "sweepScheduler");
         this.config = Objects.requireNonNull(config, "config");
         this.poolConfig = Objects.requireNonNull(poolConfig, "poolConfig");
@@ -146,6 +156,15 @@ public final class ConnectionPool implements AutoCloseable {
         this.connector = Objects.requireNonNull(connector, "connector");
         this.random = Objects.requireNonNull(random, "random");
         this.connectThreads = Executors.newCachedThreadPool(threads.named("fastleader-connect-" + poolId + "-"));
+    }
+
+    /**
+     * The I/O loop every connection of the pool lives on, where their answers arrive: an owner of
+     * state that runs there needs no handoff to take them. Null for a pool whose connector brings
+     * connections of its own (tests).
+     */
+    public IoLoop loop() {
+        return loop;
     }
 
     /**
@@ -319,6 +338,9 @@ public final class ConnectionPool implements AutoCloseable {
         threads.awaitEnd(config.connectTimeout().toMillis() + config.requestTimeout().toMillis());
         if (loop != null) {
             loop.close();
+        }
+        if (tls != null) {
+            tls.close();
         }
     }
 

@@ -1,5 +1,7 @@
 package io.fastleader.clients.network;
 
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.EventLoop;
@@ -36,13 +38,32 @@ public final class IoLoop implements AutoCloseable {
         return loop;
     }
 
-    /** Runs {@code task} on the loop {@code delayNanos} from now, never on the calling thread. */
-    void schedule(Runnable task, long delayNanos) {
-        loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    /**
+     * Runs {@code task} on the loop {@code delayNanos} from now, never on the calling thread.
+     *
+     * @return cancels the task if it has not run yet
+     * @throws java.util.concurrent.RejectedExecutionException once the loop has stopped
+     */
+    public Future<?> schedule(Runnable task, long delayNanos) {
+        return loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Runs {@code task} on the loop, after what it is doing now, never on the calling thread.
+     *
+     * @return false if the loop has stopped and will run nothing more
+     */
+    public boolean execute(Runnable task) {
+        try {
+            loop.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
     }
 
     /** Whether the calling thread is the loop's: it must never wait for I/O, which only it can do. */
-    boolean inLoop() {
+    public boolean inLoop() {
         return loop.inEventLoop();
     }
 

@@ -1,6 +1,7 @@
 package io.fastleader.clients.network;
 
 import java.security.GeneralSecurityException;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +10,8 @@ import java.util.Set;
 
 import javax.security.auth.login.AppConfigurationEntry;
 
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
@@ -44,6 +47,9 @@ import org.apache.kafka.common.security.JaasContext;
  * @param saslMechanism                 {@code sasl.mechanism}: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
  * @param saslUsername                  the {@code username} option of {@code sasl.jaas.config}
  * @param saslPassword                  the {@code password} option of {@code sasl.jaas.config}
+ * @param ssl                           for TLS, every {@code ssl.*} key of a client as kafka-clients parses it
+ *                                      (defaults included), which its {@code SslEngineFactory} is configured
+ *                                      with ({@link TlsEngines}); empty without TLS
  */
 public record SecurityConfig(Protocol protocol,
                              String truststoreLocation, String truststorePassword, String truststoreType,
@@ -51,7 +57,7 @@ public record SecurityConfig(Protocol protocol,
                              String keystoreLocation, String keystorePassword, String keystoreType,
                              String keystoreCertificateChain, String keystoreKey, String keyPassword,
                              String tlsProtocol, String endpointIdentification,
-                             String saslMechanism, String saslUsername, String saslPassword) {
+                             String saslMechanism, String saslUsername, String saslPassword, Map<String, ?> ssl) {
 
     /** {@code security.protocol} values. */
     public enum Protocol {
@@ -76,7 +82,7 @@ public record SecurityConfig(Protocol protocol,
 
     /** No TLS, no SASL. */
     public static final SecurityConfig PLAINTEXT = new SecurityConfig(Protocol.PLAINTEXT,
-        null, null, "JKS", null, null, null, "JKS", null, null, null, "TLSv1.3", "https", null, null, null);
+        null, null, "JKS", null, null, null, "JKS", null, null, null, "TLSv1.3", "https", null, null, null, Map.of());
 
     /** The store type Kafka reads as PEM text. */
     public static final String PEM = "PEM";
@@ -123,13 +129,18 @@ public record SecurityConfig(Protocol protocol,
             string(configs, SslConfigs.SSL_PROTOCOL_CONFIG, SslConfigs.DEFAULT_SSL_PROTOCOL),
             string(configs, SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG,
                 SslConfigs.DEFAULT_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM),
-            mechanism, username, password);
+            mechanism, username, password, protocol.usesTls() ? sslConfigs(configs) : Map.of());
         // As in Kafka, the ssl.* keys matter only when the connection is TLS.
         if (protocol.usesTls()) {
             security.checkTruststore();
             security.checkKeystore();
         }
         return security;
+    }
+
+    /** The {@code ssl.*} keys of {@code configs} parsed as kafka-clients parses a client's, defaults included. */
+    private static Map<String, ?> sslConfigs(Map<String, ?> configs) {
+        return Collections.unmodifiableMap(new AbstractConfig(new ConfigDef().withClientSslSupport(), configs, false).values());
     }
 
     /** Kafka's rules for where trusted certificates come from; PEM given as a value is parsed here. */

@@ -106,7 +106,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     /** Null without {@code transactional.id}. */
     private final Transactions transactions;
     private final TransactionalCalls transactionalCalls;
-    private final Thread senderThread;
     private final Serializer<K> keySerializer;
     private final Serializer<V> valueSerializer;
     private final Partitioner partitioner;
@@ -177,9 +176,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     producerMetrics, slowBatches, clockMs);
             this.transactions = sender.transactions();
             this.transactionalCalls = new TransactionalCalls(sender, settings.idempotent(), settings.maxBlockMs(), producerMetrics, closed::get);
-            this.senderThread = new Thread(sender, "fastleader-producer-sender-" + clientId);
-            senderThread.setDaemon(true);
-            senderThread.start();
+            sender.start();
             FastLeaderConfigs.logUnusedKeys(kafka, ProducerConfig.configDef(), KafkaKeys.Clients.PRODUCER);
         } catch (RuntimeException e) {
             throw resources.failedToStart(e);
@@ -346,7 +343,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      */
     @Override
     public void flush() {
-        if (Thread.currentThread() == senderThread) {
+        if (sender.inSender()) {
             // The records it would wait for can only end on this very thread.
             throw new KafkaException(FLUSH_IN_CALLBACK);
         }
@@ -509,7 +506,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        boolean onSenderThread = Thread.currentThread() == senderThread;
+        boolean onSenderThread = sender.inSender();
         accumulator.close();
         sender.initiateClose();
         boolean drained = false;
@@ -526,14 +523,21 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         resources.close();
     }
 
-    /** Waits for the sender thread ({@code 0}: without limit); false if it still runs. */
+    /** Waits for the sender to end ({@code 0}: without limit); false if it still runs. */
     private boolean joinSender(long timeoutMs) {
         try {
-            senderThread.join(timeoutMs);
+            if (timeoutMs == 0) {
+                sender.whenEnded().get();
+            } else {
+                sender.whenEnded().get(timeoutMs, TimeUnit.MILLISECONDS);
+            }
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             LOG.warn("Interrupted while closing the producer; records not yet acknowledged fail");
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            // Not ended within the timeout: the caller forces the end.
         }
-        return !senderThread.isAlive();
+        return false;
     }
 }

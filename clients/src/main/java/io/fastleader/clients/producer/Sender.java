@@ -5,12 +5,17 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -32,6 +37,7 @@ import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
+import io.fastleader.clients.network.IoLoop;
 import io.fastleader.clients.network.RequestTimedOutException;
 import io.fastleader.clients.producer.transaction.CoordinatorLink;
 import io.fastleader.clients.producer.transaction.TransactionState;
@@ -44,13 +50,16 @@ import io.fastleader.protocol.message.ProduceResponseData.PartitionProduceRespon
 import io.fastleader.protocol.message.ProduceResponseData;
 
 /**
- * The producer's I/O loop, run by one daemon thread per producer: takes ready batches out of the
- * {@link RecordAccumulator}, sends them to their partitions' leaders and settles every batch by
- * its answer. Woken by appends ({@link #wakeup}), by answers and by leader changes.
+ * The producer's sender: takes ready batches out of the {@link RecordAccumulator}, sends them to
+ * their partitions' leaders and settles every batch by its answer. It runs in passes on the I/O loop
+ * of the producer's connections ({@link ConnectionPool#loop}), as {@code KafkaProducer}'s sender runs
+ * on its network thread: an answer is read, its batches settled and the next request drained on that
+ * one thread, with no handoff between. A pass is queued by appends ({@link #wakeup}), by answers and
+ * by leader changes, and timed for the next linger, backoff or expiry.
  *
- * <p>Every piece of the sender's state is touched only by its thread: answers from the transport
- * are queued as events and handled here, in order; a leader change only wakes the loop, which
- * then reads the cache. The decisions are pure and clock-driven elsewhere: readiness
+ * <p>Every piece of the sender's state is touched only on the loop: answers from the transport
+ * are queued as events and handled at the next pass, in order; a leader change only wakes the
+ * sender, which then reads the cache. The decisions are pure and clock-driven elsewhere: readiness
  * ({@link RecordAccumulator#ready}, which asks each retry's {@link EpochBackoff.State} against the
  * leader epoch known then), routing ({@link SendPlan}), retry limits ({@link RetryLimits}), error
  * classes ({@link ProduceErrorKind}), leader moves ({@link LeaderMoves}, routed by
@@ -84,7 +93,7 @@ import io.fastleader.protocol.message.ProduceResponseData;
  * loop when a request waits for its connection, goes out, and is answered. The slow-batch log
  * ({@link SlowBatchLog}) prints the timeline of a batch that took long.
  */
-public final class Sender implements Runnable {
+public final class Sender {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sender.class);
 
@@ -108,18 +117,24 @@ public final class Sender implements Runnable {
     private final int requestTimeoutMs;
     private final int maxInFlightPerNode;
 
+    private final IoLoop loop;
     private final Queue<Runnable> events = new ConcurrentLinkedQueue<>();
-    private final Object wakeLock = new Object();
-    private boolean woken;
-    /** Set under the wake lock once the loop has ended: no event queued after it would ever run. */
-    private boolean stopped;
+    /** A pass is queued on the loop and has not begun: a wakeup meanwhile needs no other. */
+    private final AtomicBoolean passQueued = new AtomicBoolean();
+    /** Guards {@link #stopped} against calls queued as the sender ends. */
+    private final Object endLock = new Object();
+    /** Set under the end lock once the sender has ended: no event queued after it would ever run. */
+    private volatile boolean stopped;
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean forced;
+    /** A pass is running: with no pass queued either, the sender is idle. */
+    private volatile boolean inPass;
 
-    /** The loop's thread, once it runs. */
-    private volatile Thread thread;
-
-    // Sender thread only.
+    // On the loop only.
+    /** The timer of the next pass the last one asked for, and when it fires; null if none. */
+    private Future<?> timer;
+    private long timerDeadlineNanos;
     private final InFlightBatches inFlight = new InFlightBatches();
     private final Map<Integer, Integer> requestsPerNode = new HashMap<>();
     /** {@code acks=0}: the topics written over each connection still open, refreshed when it closes. */
@@ -162,16 +177,37 @@ public final class Sender implements Runnable {
         this.acks = settings.acks();
         this.requestTimeoutMs = settings.requestTimeoutMs();
         this.maxInFlightPerNode = settings.maxInFlightPerConnection();
+        this.loop = Objects.requireNonNull(pool.loop(), "the pool's I/O loop");
         // A newer epoch may end a retry's backoff: the next readiness check sees it.
         cache.wakeOnChange(this::wakeup);
     }
 
-    /** Makes the loop look again at once: records were appended, a flush began, or the producer closes. */
+    /** Queues the first pass: the sender runs from now on, until it has ended ({@link #whenEnded}). */
+    public void start() {
+        wakeup();
+    }
+
+    /** Makes the sender look again at once: records were appended, a flush began, or the producer closes. */
     public void wakeup() {
-        synchronized (wakeLock) {
-            woken = true;
-            wakeLock.notifyAll();
+        if (passQueued.compareAndSet(false, true) && !loop.execute(this::pass)) {
+            // The loop has stopped: the producer is closed, and its close has ended every batch.
+            passQueued.set(false);
         }
+    }
+
+    /** Whether the calling thread is the one the sender runs on: a send callback's. */
+    public boolean inSender() {
+        return loop.inLoop();
+    }
+
+    /** Completes once the sender has ended, every batch ended with it. */
+    public CompletableFuture<Void> whenEnded() {
+        return ended.copy();
+    }
+
+    /** No pass running nor queued: everything the sender could do is done until something wakes it. For tests. */
+    boolean isIdle() {
+        return !passQueued.get() && !inPass;
     }
 
     /** The producer's transactions, or null without {@code transactional.id}. Its calls go through {@link #call}. */
@@ -180,18 +216,18 @@ public final class Sender implements Runnable {
     }
 
     /**
-     * Runs {@code task} on the loop's thread, which owns the producer's transactional state, and
-     * returns its result (or throws what it threw). Called on the loop's thread (from a send
-     * callback), it runs at once.
+     * Runs {@code task} on the sender's thread, which owns the producer's transactional state, and
+     * returns its result (or throws what it threw). Called on that thread (from a send callback),
+     * it runs at once.
      *
-     * @throws IllegalStateException when the loop has ended: the producer is closed
+     * @throws IllegalStateException when the sender has ended: the producer is closed
      */
     public <T> T call(Supplier<T> task) {
-        if (Thread.currentThread() == thread) {
+        if (inSender()) {
             return task.get();
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        synchronized (wakeLock) {
+        synchronized (endLock) {
             if (stopped) {
                 throw new IllegalStateException("The producer is closed");
             }
@@ -211,8 +247,8 @@ public final class Sender implements Runnable {
     }
 
     /**
-     * Runs {@code event} on the loop's thread, soon: how answers, lookups and the application's
-     * calls reach the loop's state. Takes the wake lock, so a caller may hold it already.
+     * Runs {@code event} at the next pass: how answers, lookups and the application's calls reach
+     * the sender's state. Takes no lock, so a caller may hold the end lock already.
      */
     private void onLoop(Runnable event) {
         events.add(event);
@@ -232,43 +268,89 @@ public final class Sender implements Runnable {
         wakeup();
     }
 
-    @Override
-    public void run() {
-        thread = Thread.currentThread();
+    /**
+     * One pass: the events queued since the last, the end if the producer closes and nothing is
+     * left, else whatever is ready is sent, and the next pass queued or timed.
+     */
+    private void pass() {
+        passQueued.set(false);
+        if (stopped) {
+            return;
+        }
+        inPass = true;
         try {
-            loop();
-        } finally {
-            synchronized (wakeLock) {
-                stopped = true;
+            if (forced) {
+                end();
+                return;
             }
-            if (transactions != null) {
-                transactions.close(new KafkaException("The producer closed forcefully"));
-            }
-            // Calls queued before the loop stopped run now, and fail as the producer is closed.
             handleEvents();
+            if (closing && transactions != null && transactions.needsAbortOnClose() && !abortOnClose()) {
+                end();
+                return;
+            }
+            if (closing && !accumulator.hasIncomplete() && (transactions == null || !transactions.hasWork())) {
+                end();
+                return;
+            }
+            passIn(sendWhatIsReady(clockMs.getAsLong()));
+        } catch (RuntimeException e) {
+            // The sender must outlive any one bad batch or answer, or every later record hangs.
+            LOG.error("Unexpected error in the producer's sender", e);
+            wakeup();
+        } finally {
+            inPass = false;
         }
     }
 
-    private void loop() {
-        while (!forced) {
-            try {
-                handleEvents();
-                if (closing && transactions != null && transactions.needsAbortOnClose() && !abortOnClose()) {
-                    break;
-                }
-                if (closing && !accumulator.hasIncomplete() && (transactions == null || !transactions.hasWork())) {
-                    break;
-                }
-                long waitMs = sendWhatIsReady(clockMs.getAsLong());
-                await(waitMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                LOG.error("The producer's sender was interrupted; its batches are left to close()");
-                return;
-            } catch (RuntimeException e) {
-                // The loop must outlive any one bad batch or answer, or every later record hangs.
-                LOG.error("Unexpected error in the producer's sender", e);
+    /**
+     * Times the next pass for {@code waitMs} from now, unless one is timed sooner; at once for 0,
+     * never for {@code Long.MAX_VALUE} (a wakeup will come).
+     */
+    private void passIn(long waitMs) {
+        if (waitMs <= 0) {
+            wakeup();
+            return;
+        }
+        if (waitMs == Long.MAX_VALUE) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        if (timer != null && deadline - timerDeadlineNanos >= 0) {
+            return;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timerDeadlineNanos = deadline;
+        try {
+            timer = loop.schedule(this::timedPass, TimeUnit.MILLISECONDS.toNanos(waitMs));
+        } catch (RejectedExecutionException e) {
+            // The loop has stopped: the producer is closed, and its close has ended every batch.
+            timer = null;
+        }
+    }
+
+    private void timedPass() {
+        timer = null;
+        pass();
+    }
+
+    /** The sender ends: transactional calls still waiting fail, as do calls queued before it ended. */
+    private void end() {
+        synchronized (endLock) {
+            stopped = true;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        try {
+            if (transactions != null) {
+                transactions.close(new KafkaException("The producer closed forcefully"));
             }
+            handleEvents();
+        } finally {
+            ended.complete(null);
         }
     }
 
@@ -292,15 +374,6 @@ public final class Sender implements Runnable {
         Runnable event;
         while ((event = events.poll()) != null) {
             event.run();
-        }
-    }
-
-    private void await(long waitMs) throws InterruptedException {
-        synchronized (wakeLock) {
-            if (!woken && waitMs > 0) {
-                wakeLock.wait(waitMs == Long.MAX_VALUE ? 0 : waitMs);
-            }
-            woken = false;
         }
     }
 

@@ -7,14 +7,17 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
@@ -26,6 +29,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
+import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -65,8 +69,7 @@ class TlsEnginesTest {
             "ssl.truststore.certificates", Pem.CA,
             "ssl.keystore.type", "PEM",
             "ssl.keystore.certificate.chain", Pem.CLIENT_CERTIFICATE + Pem.CA,
-            "ssl.keystore.key", Pem.CLIENT_KEY_ENCRYPTED,
-            "ssl.key.password", Pem.CLIENT_KEY_PASSWORD);
+            "ssl.keystore.key", Pem.CLIENT_KEY);
 
         assertThat(peerSubject(handshake(SecurityConfig.fromKafkaConfigs(configs)))).isEqualTo("CN=localhost");
         assertThat(clientSeenByServer.get(10, TimeUnit.SECONDS)).isEqualTo("CN=fastleader client");
@@ -99,10 +102,46 @@ class TlsEnginesTest {
             .hasCauseInstanceOf(SSLHandshakeException.class);
     }
 
-    /** Handshakes over Netty with an engine {@link TlsEngines} made, and returns its session. */
+    @Test
+    void theApplicationsSslEngineFactoryMakesTheEnginesWithTheSslKeysAsKafkaParsesThem() throws Exception {
+        Map<String, Object> configs = Map.of(
+            "security.protocol", "SSL",
+            "ssl.engine.factory.class", CountingEngineFactory.class.getName(),
+            "ssl.truststore.type", "PEM",
+            "ssl.truststore.certificates", Pem.CA,
+            "ssl.keystore.type", "PEM",
+            "ssl.keystore.certificate.chain", Pem.CLIENT_CERTIFICATE + Pem.CA,
+            "ssl.keystore.key", Pem.CLIENT_KEY);
+        int before = CountingEngineFactory.ENGINES.get();
+
+        assertThat(peerSubject(handshake(SecurityConfig.fromKafkaConfigs(configs)))).isEqualTo("CN=localhost");
+        assertThat(CountingEngineFactory.ENGINES.get() - before).as("engines the application's factory made").isEqualTo(1);
+        assertThat(CountingEngineFactory.configuredProtocols).as("ssl.enabled.protocols, parsed and defaulted")
+            .isInstanceOf(List.class).asList().isNotEmpty();
+    }
+
+    /** An application's {@code ssl.engine.factory.class}: Kafka's default one, counting the engines it makes. */
+    public static final class CountingEngineFactory extends DefaultSslEngineFactory {
+        static final AtomicInteger ENGINES = new AtomicInteger();
+        static volatile Object configuredProtocols;
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            configuredProtocols = configs.get("ssl.enabled.protocols");
+            super.configure(configs);
+        }
+
+        @Override
+        public SSLEngine createClientSslEngine(String peerHost, int peerPort, String endpointIdentification) {
+            ENGINES.incrementAndGet();
+            return super.createClientSslEngine(peerHost, peerPort, endpointIdentification);
+        }
+    }
+
+    /** Handshakes over Netty with an engine of the {@link TlsEngines} {@code security} configures, and returns its session. */
     private SSLSession handshake(SecurityConfig security) throws Exception {
-        SslHandler tls = new SslHandler(TlsEngines.engine(security, "localhost", server.getLocalPort()));
-        try (IoLoop loop = IoLoop.start("tls-test-")) {
+        try (TlsEngines engines = TlsEngines.of(security); IoLoop loop = IoLoop.start("tls-test-")) {
+            SslHandler tls = new SslHandler(engines.engine("localhost", server.getLocalPort()));
             Channel channel = new Bootstrap().group(loop.eventLoop()).channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

@@ -92,7 +92,6 @@ class SenderTest {
     private ClusterMetadata metadata;
     private RecordAccumulator accumulator;
     private Sender sender;
-    private Thread senderThread;
 
     /** One Produce request as a broker received it. */
     private record Sent(int node, long producerId, short producerEpoch, int baseSequence, int records) {
@@ -109,7 +108,7 @@ class SenderTest {
         if (sender != null) {
             accumulator.abortAll(new IllegalStateException("test over"));
             sender.forceClose();
-            senderThread.join();
+            sender.whenEnded().get(10, TimeUnit.SECONDS);
             metadata.close();
             pool.close();
         }
@@ -726,8 +725,7 @@ class SenderTest {
                 () -> 0.5, settings.leaderHintsEnabled());
         sender = new Sender(accumulator, metadata, pool, settings, policy, producerMetrics,
                 new SlowBatchLog(settings.slowBatchLogMs(), slowBatchLines::add), clock::get);
-        senderThread = new Thread(sender, "sender-under-test");
-        senderThread.start();
+        sender.start();
     }
 
     private ApiMessage answer(int node, ApiKey api, ApiMessage request, ProduceScript produce) throws Exception {
@@ -810,7 +808,7 @@ class SenderTest {
     }
 
     private void awaitSenderIdleWith(BooleanSupplier condition, String what) {
-        spinUntil(() -> isParkedInAwait(senderThread) && condition.getAsBoolean(), "an idle sender with " + what);
+        spinUntil(() -> sender.isIdle() && condition.getAsBoolean(), "an idle sender with " + what);
     }
 
     /** Spins until {@code condition} holds; fails naming {@code what} if it does not within 10 s. */
@@ -821,20 +819,6 @@ class SenderTest {
             Thread.onSpinWait();
         }
     }
-
-    private static boolean isParkedInAwait(Thread thread) {
-        Thread.State state = thread.getState();
-        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
-            return false;
-        }
-        for (StackTraceElement frame : thread.getStackTrace()) {
-            if (frame.getClassName().equals(Sender.class.getName()) && frame.getMethodName().equals("await")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
 
     private Future<RecordMetadata> append() throws InterruptedException {
         Future<RecordMetadata> future = accumulator.append(PARTITION, 0L, null, "value".getBytes(), new Header[0], null, 1_000,

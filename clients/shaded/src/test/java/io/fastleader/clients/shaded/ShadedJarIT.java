@@ -41,14 +41,16 @@ class ShadedJarIT {
     /**
      * Internals taken from the application on purpose, each through members every release 3.7 to
      * 4.4 has (the link check proves it): SASL logs in with the application's JAAS parsing and SCRAM
-     * mechanism (DESIGN.md: kafka-clients is used for its SASL mechanisms), and
+     * mechanism (DESIGN.md: kafka-clients is used for its SASL mechanisms), TLS engines come from its
+     * default {@code SslEngineFactory} unless the application names its own, and
      * {@code bootstrap.servers} is parsed as the application's release parses it, with its DNS
      * lookup and its {@code ConfigException} messages.
      */
     private static final List<String> DELIBERATE_INTERNALS = List.of(
         "org/apache/kafka/clients/ClientUtils",
         "org/apache/kafka/common/security/JaasContext",
-        "org/apache/kafka/common/security/scram/internals/ScramSaslClientProvider");
+        "org/apache/kafka/common/security/scram/internals/ScramSaslClientProvider",
+        "org/apache/kafka/common/security/ssl/DefaultSslEngineFactory");
 
     private static LinkCheck jar;
 
