@@ -47,9 +47,9 @@ import org.apache.kafka.common.security.JaasContext;
  * @param saslMechanism                 {@code sasl.mechanism}: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
  * @param saslUsername                  the {@code username} option of {@code sasl.jaas.config}
  * @param saslPassword                  the {@code password} option of {@code sasl.jaas.config}
- * @param ssl                           for TLS, every {@code ssl.*} key of a client as kafka-clients parses it
- *                                      (defaults included), which its {@code SslEngineFactory} is configured
- *                                      with ({@link TlsEngines}); empty without TLS
+ * @param ssl                           for TLS, what kafka-clients' {@code SslEngineFactory} is configured with
+ *                                      ({@link TlsEngines}): the {@code ssl.*} keys as it parses them, the other
+ *                                      keys as given; empty without TLS
  */
 public record SecurityConfig(Protocol protocol,
                              String truststoreLocation, String truststorePassword, String truststoreType,
@@ -138,9 +138,15 @@ public record SecurityConfig(Protocol protocol,
         return security;
     }
 
-    /** The {@code ssl.*} keys of {@code configs} parsed as kafka-clients parses a client's, defaults included. */
+    /**
+     * What kafka-clients configures its {@code SslEngineFactory} with: the {@code ssl.*} keys parsed as
+     * it parses a client's, defaults included, beside every other key as given (an engine factory may
+     * read keys of its own, as Spring Boot's reads its SSL bundle).
+     */
     private static Map<String, ?> sslConfigs(Map<String, ?> configs) {
-        return Collections.unmodifiableMap(new AbstractConfig(new ConfigDef().withClientSslSupport(), configs, false).values());
+        Map<String, Object> all = new HashMap<>(configs);
+        all.putAll(new AbstractConfig(new ConfigDef().withClientSslSupport(), configs, false).values());
+        return Collections.unmodifiableMap(all);
     }
 
     /** Kafka's rules for where trusted certificates come from; PEM given as a value is parsed here. */
