@@ -1,5 +1,6 @@
 package io.fastleader.clients.producer;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +14,12 @@ import org.apache.kafka.common.KafkaException;
  * {@code buffer.memory}: the bytes all batches may hold together. A batch reserves its bytes
  * when created and gives them back when it ends.
  *
+ * <p>Buffers of {@code batch.size} are kept for the next batch once given back, as kafka-clients'
+ * {@code BufferPool} keeps them: in steady state a producer then allocates no batch memory at all,
+ * and its batches, long-lived by the young collector's measure, are not copied from one survivor
+ * space to the next. The kept buffers never exceed what is unreserved, so the heap batches use
+ * stays within {@code buffer.memory}.
+ *
  * <p>Reservations are served first come, first served: a thread that must wait queues, and only
  * the head of the queue may take freed memory. Without the queue a stream of small batches could
  * starve a large one forever.
@@ -20,14 +27,19 @@ import org.apache.kafka.common.KafkaException;
 final class MemoryBudget {
 
     private final long totalBytes;
+    /** {@code batch.size}: buffers of exactly this size are kept once given back. */
+    private final int poolableBytes;
     private final ProducerMetrics metrics;
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Condition> waiters = new ArrayDeque<>();
+    /** Buffers given back, most recently given first; together never more than {@link #availableBytes}. */
+    private final Deque<ByteBuffer> free = new ArrayDeque<>();
     private long availableBytes;
     private boolean closed;
 
-    MemoryBudget(long totalBytes, ProducerMetrics metrics) {
+    MemoryBudget(long totalBytes, int poolableBytes, ProducerMetrics metrics) {
         this.totalBytes = totalBytes;
+        this.poolableBytes = poolableBytes;
         this.metrics = metrics;
         this.availableBytes = totalBytes;
     }
@@ -35,16 +47,23 @@ final class MemoryBudget {
     /**
      * Takes {@code bytes}, waiting at most {@code maxBlockMs} for other batches to give memory back.
      *
+     * @return a buffer of {@code bytes} for the batch: one given back before, if it is of
+     *         {@code batch.size} and one is kept, else a new one
      * @throws BufferExhaustedException when the wait runs out (a Kafka {@code TimeoutException})
      * @throws KafkaException           when the budget is closed meanwhile
      */
-    void reserve(int bytes, long maxBlockMs) throws InterruptedException {
+    ByteBuffer reserve(int bytes, long maxBlockMs) throws InterruptedException {
+        ByteBuffer kept = take(bytes, maxBlockMs);
+        return kept != null ? kept.clear() : ByteBuffer.allocate(bytes);
+    }
+
+    /** Takes {@code bytes} and, for a buffer of {@code batch.size}, a kept one if there is one. */
+    private ByteBuffer take(int bytes, long maxBlockMs) throws InterruptedException {
         lock.lock();
         try {
             ensureOpen();
             if (waiters.isEmpty() && availableBytes >= bytes) {
-                availableBytes -= bytes;
-                return;
+                return takeLocked(bytes);
             }
             Condition turn = lock.newCondition();
             waiters.addLast(turn);
@@ -61,7 +80,7 @@ final class MemoryBudget {
                     }
                     remainingNanos = turn.awaitNanos(remainingNanos);
                 }
-                availableBytes -= bytes;
+                return takeLocked(bytes);
             } finally {
                 metrics.bufferWaited(System.nanoTime() - waitStartNanos);
                 waiters.remove(turn);
@@ -73,11 +92,29 @@ final class MemoryBudget {
         }
     }
 
-    /** Gives {@code bytes} back and wakes the first waiting thread. */
-    void release(int bytes) {
+    private ByteBuffer takeLocked(int bytes) {
+        availableBytes -= bytes;
+        ByteBuffer kept = bytes == poolableBytes ? free.pollFirst() : null;
+        // Kept buffers are unreserved memory: fewer of them once less is unreserved.
+        while ((long) free.size() * poolableBytes > availableBytes) {
+            free.pollLast();
+        }
+        return kept;
+    }
+
+    /**
+     * Gives {@code bytes} back and wakes the first waiting thread.
+     *
+     * @param buffer the batch's buffer, kept for the next batch if it is of {@code batch.size}; null
+     *               when it may still be read (a request carrying it may not be written yet)
+     */
+    void release(int bytes, ByteBuffer buffer) {
         lock.lock();
         try {
             availableBytes += bytes;
+            if (buffer != null && buffer.capacity() == poolableBytes && bytes == poolableBytes) {
+                free.addFirst(buffer);
+            }
             signalHead();
         } finally {
             lock.unlock();

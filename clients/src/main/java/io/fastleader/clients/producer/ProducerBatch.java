@@ -56,6 +56,8 @@ public final class ProducerBatch {
     /** Where its first record stood in the batch made by appends that it is a piece of: 0 unless a split made it. */
     private final int firstRecordIndex;
     private final int reservedBytes;
+    /** The buffer the batch was made with, which the accumulator may reuse once the batch ends. */
+    private final ByteBuffer buffer;
     private final Consumer<ProducerBatch> onEnded;
     /** The batch this one is a half of, told when this one ends; null for a batch made by appends. */
     private final ProducerBatch splitFrom;
@@ -73,6 +75,8 @@ public final class ProducerBatch {
     private volatile int attempts;
     private volatile int lastSentLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
     private volatile EpochBackoff.State backoff = EpochBackoff.State.NONE;
+    /** In a request the transport has not yet written or failed: its bytes may still be read. */
+    private volatile boolean inTransport;
 
     /**
      * An empty batch that keeps its {@link BatchTimeline}.
@@ -82,7 +86,7 @@ public final class ProducerBatch {
      * @param createdMs     when it was created: the start of its linger and of its delivery timeout
      */
     public ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs) {
-        this(topicPartition, compression, capacityBytes, createdMs, true, batch -> { });
+        this(topicPartition, compression, ByteBuffer.allocate(capacityBytes), createdMs, true, batch -> { });
     }
 
     /**
@@ -91,19 +95,19 @@ public final class ProducerBatch {
      * @param notesPhases whether the batch keeps a {@link BatchTimeline}, else it has the
      *                    {@linkplain BatchTimeline#untracked() untracked} one
      */
-    ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs,
+    ProducerBatch(TopicPartition topicPartition, Compression compression, ByteBuffer buffer, long createdMs,
                   boolean notesPhases, Consumer<ProducerBatch> onEnded) {
-        this(topicPartition, compression, capacityBytes, capacityBytes, createdMs, onEnded, null, 0,
+        this(topicPartition, compression, buffer, buffer.capacity(), createdMs, onEnded, null, 0,
                 notesPhases ? new BatchTimeline(createdMs) : BatchTimeline.untracked());
     }
 
-    private ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, int reservedBytes,
+    private ProducerBatch(TopicPartition topicPartition, Compression compression, ByteBuffer buffer, int reservedBytes,
                           long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom, int splitAt,
                           BatchTimeline timeline) {
         this.topicPartition = topicPartition;
         this.compression = compression;
-        this.builder = MemoryRecords.builder(ByteBuffer.allocate(capacityBytes), compression,
-                TimestampType.CREATE_TIME, 0L);
+        this.buffer = buffer;
+        this.builder = MemoryRecords.builder(buffer, compression, TimestampType.CREATE_TIME, 0L);
         this.createdMs = createdMs;
         this.creationOrder = splitFrom == null ? CREATED.getAndIncrement() : splitFrom.creationOrder;
         this.firstRecordIndex = splitFrom == null ? 0 : splitFrom.firstRecordIndex + splitAt;
@@ -200,8 +204,8 @@ public final class ProducerBatch {
             capacityBytes += record.sizeInBytes();
         }
         // Reserves nothing: this batch's memory covers the halves until the last of them ends.
-        ProducerBatch half = new ProducerBatch(topicPartition, compression, capacityBytes, 0, createdMs, onEnded, this, from,
-                timeline.copy());
+        ProducerBatch half = new ProducerBatch(topicPartition, compression, ByteBuffer.allocate(capacityBytes), 0, createdMs,
+                onEnded, this, from, timeline.copy());
         for (int index = from; index < to; index++) {
             // Appended anew, not with the offset it had here: a broker refuses a batch whose records'
             // offset deltas do not run from 0 to its record count less one.
@@ -249,6 +253,21 @@ public final class ProducerBatch {
     public void markSent(int leaderEpoch) {
         attempts++;
         lastSentLeaderEpoch = leaderEpoch;
+        inTransport = true;
+    }
+
+    /** The request that carried the batch is written or failed: the transport reads its bytes no more. */
+    public void leftTransport() {
+        inTransport = false;
+    }
+
+    /**
+     * The buffer the accumulator may give the next batch once this one ended, or null: a half's (it
+     * reserved nothing), or one a request not yet written or failed may still read (the batch ended
+     * by its delivery timeout while in flight).
+     */
+    ByteBuffer reusableBuffer() {
+        return reservedBytes > 0 && !inTransport ? buffer : null;
     }
 
     /** Holds a retried batch back as {@code state}, the backoff its last refusal earned ({@link EpochBackoff}). */

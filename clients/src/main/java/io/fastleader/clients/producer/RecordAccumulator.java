@@ -1,5 +1,6 @@
 package io.fastleader.clients.producer;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -67,7 +68,7 @@ public final class RecordAccumulator {
         this.config = config;
         this.leaderEpochs = leaderEpochs;
         this.notesPhases = notesPhases;
-        this.memory = new MemoryBudget(config.bufferMemory(), metrics);
+        this.memory = new MemoryBudget(config.bufferMemory(), config.batchSize(), metrics);
         metrics.watchBuffer(memory);
     }
 
@@ -96,7 +97,7 @@ public final class RecordAccumulator {
         }
 
         int batchBytes = newBatchBytes(partition, key, value, headers);
-        memory.reserve(batchBytes, maxBlockMs);
+        ByteBuffer buffer = memory.reserve(batchBytes, maxBlockMs);
         boolean memoryUsed = false;
         try {
             synchronized (queue) {
@@ -105,7 +106,7 @@ public final class RecordAccumulator {
                 if (appended != null) {
                     return appended;
                 }
-                ProducerBatch batch = new ProducerBatch(partition, config.compression(), batchBytes, nowMs,
+                ProducerBatch batch = new ProducerBatch(partition, config.compression(), buffer, nowMs,
                         notesPhases, this::ended);
                 Future<RecordMetadata> future = batch.tryAppend(timestampMs, key, value, headers, callback);
                 queue.addLast(batch);
@@ -116,7 +117,7 @@ public final class RecordAccumulator {
             }
         } finally {
             if (!memoryUsed) {
-                memory.release(batchBytes);
+                memory.release(batchBytes, buffer);
             }
         }
     }
@@ -157,7 +158,7 @@ public final class RecordAccumulator {
 
     private void ended(ProducerBatch batch) {
         incomplete.remove(batch);
-        memory.release(batch.reservedBytes());
+        memory.release(batch.reservedBytes(), batch.reusableBuffer());
     }
 
     /**

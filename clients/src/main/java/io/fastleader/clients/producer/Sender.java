@@ -499,12 +499,19 @@ public final class Sender {
         }
         if (acks == 0) {
             pool.sendWithoutResponse(node, ApiKey.PRODUCE, request)
-                    .whenComplete((connection, error) -> onLoop(() -> requestWritten(node, batches, topicIds, nowMs, connection, error)));
+                    .whenComplete((connection, error) -> {
+                        batches.forEach(ProducerBatch::leftTransport);
+                        onLoop(() -> requestWritten(node, batches, topicIds, nowMs, connection, error));
+                    });
             return true;
         }
         CompletableFuture<ApiMessage> answer = transactions == null ? pool.send(node, ApiKey.PRODUCE, request)
                 : pool.send(node, ApiKey.PRODUCE, transactions.highestProduceVersion(), version -> request);
-        answer.whenComplete((response, error) -> onLoop(() -> answered(node, batches, topicIds, nowMs, response, error)));
+        answer.whenComplete((response, error) -> {
+            // Answered or failed, the request's frame is written or dropped: the batches' buffers may be reused.
+            batches.forEach(ProducerBatch::leftTransport);
+            onLoop(() -> answered(node, batches, topicIds, nowMs, response, error));
+        });
         return true;
     }
 

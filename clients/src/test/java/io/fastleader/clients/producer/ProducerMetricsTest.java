@@ -115,7 +115,7 @@ class ProducerMetricsTest {
 
     @Test
     void testBufferGaugesReadTheMemoryBudget() throws Exception {
-        MemoryBudget memory = new MemoryBudget(1_000, producer);
+        MemoryBudget memory = new MemoryBudget(1_000, 100, producer);
         producer.watchBuffer(memory);
 
         memory.reserve(300, 0);
@@ -127,7 +127,7 @@ class ProducerMetricsTest {
 
     @Test
     void testAnAppendThatGivesUpWaitingForMemoryCountsAsExhausted() throws Exception {
-        MemoryBudget memory = new MemoryBudget(100, producer);
+        MemoryBudget memory = new MemoryBudget(100, 100, producer);
         memory.reserve(100, 0);
 
         assertThatThrownBy(() -> memory.reserve(10, 0)).isInstanceOf(BufferExhaustedException.class);

@@ -160,7 +160,8 @@ final class Tally {
             .collect(Collectors.joining(",", "{", "}"));
     }
 
-    private static String quote(String text) {
+    /** {@code text} as a JSON string. */
+    static String quote(String text) {
         StringBuilder quoted = new StringBuilder("\"");
         for (char c : text.toCharArray()) {
             if (c == '"' || c == '\\') {
