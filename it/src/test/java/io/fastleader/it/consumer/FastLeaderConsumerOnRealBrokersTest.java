@@ -435,8 +435,7 @@ class FastLeaderConsumerOnRealBrokersTest {
             assertThat(started).extracting(Thread::getName).as("the consumer's threads while open")
                     .anyMatch(name -> name.startsWith("fastleader-consumer-"))
                     .anyMatch(name -> name.startsWith("fastleader-metadata-"))
-                    .anyMatch(name -> name.startsWith("fastleader-reader-"))
-                    .anyMatch(name -> name.startsWith("fastleader-writer-"));
+                    .anyMatch(name -> name.startsWith("fastleader-io-"));
         }
         assertThat(started.stream().filter(Thread::isAlive).map(Thread::getName)).as("the consumer's threads alive after close").isEmpty();
     }
