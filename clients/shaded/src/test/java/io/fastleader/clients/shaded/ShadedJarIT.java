@@ -29,6 +29,7 @@ class ShadedJarIT {
         "org/apache/kafka/common/header/",
         "org/apache/kafka/common/metrics/",
         "org/apache/kafka/common/metrics/stats/",
+        "org/apache/kafka/common/security/auth/",
         "org/apache/kafka/common/security/scram/",
         "org/apache/kafka/common/serialization/");
 
