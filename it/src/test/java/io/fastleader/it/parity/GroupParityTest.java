@@ -14,10 +14,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -518,7 +514,7 @@ class GroupParityTest {
                 consumer.close(timeout);
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
             }));
-            tookMs = atOnce(closes);
+            tookMs = SideBySide.atOnce("member", closes);
         } finally {
             consumers.values().forEach(consumer -> consumer.close(Duration.ZERO));
             if (stopped) {
@@ -613,7 +609,7 @@ class GroupParityTest {
                 }
             });
         }
-        Map<Flavour, String> seen = atOnce(workloads);
+        Map<Flavour, String> seen = SideBySide.atOnce("member", workloads);
 
         assertThat(seen.get(Flavour.FASTLEADER)).isEqualTo(seen.get(Flavour.KAFKA))
                 .isEqualTo("CommitFailedException: OffsetCommit failed with unknown member ID. The coordinator is not aware of this member.");
@@ -801,48 +797,7 @@ class GroupParityTest {
                 }
             });
         }
-        return atOnce(members);
-    }
-
-    /**
-     * Runs each flavour's {@code task} on a thread of its own, all at once, and gives back what each returned once
-     * every one has ended. A task that failed is rethrown, named with its flavour, any other's failure suppressed in it.
-     */
-    private static <T> Map<Flavour, T> atOnce(Map<Flavour, Callable<T>> tasks) throws Exception {
-        ExecutorService threads = Executors.newFixedThreadPool(tasks.size());
-        try {
-            Map<Flavour, Future<T>> running = new EnumMap<>(Flavour.class);
-            tasks.forEach((flavour, task) -> running.put(flavour, threads.submit(() -> {
-                Thread.currentThread().setName("group-parity-" + flavour.name().toLowerCase());
-                return task.call();
-            })));
-            Map<Flavour, T> results = new EnumMap<>(Flavour.class);
-            Exception failed = null;
-            for (Map.Entry<Flavour, Future<T>> member : running.entrySet()) {
-                try {
-                    results.put(member.getKey(), member.getValue().get());
-                } catch (ExecutionException e) {
-                    Exception named = new Exception("the " + member.getKey() + " member's workload failed: " + e.getCause(), e.getCause());
-                    if (failed == null) {
-                        failed = named;
-                    } else {
-                        failed.addSuppressed(named);
-                    }
-                }
-            }
-            if (failed != null) {
-                throw failed;
-            }
-            return results;
-        } finally {
-            // Interrupted (the test's timeout): the members' waits end, and their consumers close before the next test.
-            threads.shutdownNow();
-            try {
-                threads.awaitTermination(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return SideBySide.atOnce("member", members);
     }
 
     private static String newGroup(Flavour flavour) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -80,23 +81,16 @@ class MetadataLookupParityTest {
     void lookupsWithNoBrokerUpThrowTimeoutExceptionAtTheirTimeout() throws IOException {
         String bootstrap = "127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort();
         // Both flavours at once, each on a thread of its own: each waits out its own timeouts against the same closed ports.
-        Map<Flavour, CompletableFuture<List<String>>> lookups = new EnumMap<>(Flavour.class);
+        Map<Flavour, Callable<List<String>>> lookups = new EnumMap<>(Flavour.class);
         for (Flavour flavour : Flavour.values()) {
             Map<String, Object> config = config(bootstrap, Map.of(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1000));
-            lookups.put(flavour, CompletableFuture.supplyAsync(() -> {
+            lookups.put(flavour, () -> {
                 try (Consumer<String, String> consumer = flavour.consumer(config)) {
                     return List.of(thrown(consumer::listTopics), thrown(() -> consumer.partitionsFor(TOPIC)));
                 }
-            }, runnable -> new Thread(runnable, "no-broker-lookups-" + flavour).start()));
+            });
         }
-        Map<Flavour, List<String>> failures = new EnumMap<>(Flavour.class);
-        lookups.forEach((flavour, lookup) -> {
-            try {
-                failures.put(flavour, lookup.join());
-            } catch (java.util.concurrent.CompletionException e) {
-                throw new IllegalStateException("the " + flavour + " consumer's lookups failed: " + e.getCause(), e.getCause());
-            }
-        });
+        Map<Flavour, List<String>> failures = SideBySide.atOnce("consumer", lookups);
 
         assertThat(failures.get(Flavour.FASTLEADER)).isEqualTo(failures.get(Flavour.KAFKA))
                 .containsOnly("org.apache.kafka.common.errors.TimeoutException");

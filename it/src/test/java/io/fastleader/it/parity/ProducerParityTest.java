@@ -12,10 +12,9 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -429,37 +428,11 @@ class ProducerParityTest {
      */
     private static Map<Flavour, Outcome> runAtOnce(String name, int partitions, Map<String, String> topicConfig,
                                                    Map<String, Object> producerConfig, Function<Producer<String, String>, Sent> workload) {
-        ExecutorService threads = Executors.newFixedThreadPool(Flavour.values().length);
-        try {
-            Map<Flavour, CompletableFuture<Outcome>> running = new EnumMap<>(Flavour.class);
-            for (Flavour flavour : Flavour.values()) {
-                running.put(flavour, CompletableFuture.supplyAsync(() -> {
-                    Thread.currentThread().setName("producer-parity-" + flavour.name().toLowerCase());
-                    return outcome(flavour, name, partitions, topicConfig, producerConfig, workload);
-                }, threads));
-            }
-            Map<Flavour, Outcome> outcomes = new HashMap<>();
-            RuntimeException failed = null;
-            for (Map.Entry<Flavour, CompletableFuture<Outcome>> producer : running.entrySet()) {
-                try {
-                    outcomes.put(producer.getKey(), producer.getValue().join());
-                } catch (java.util.concurrent.CompletionException e) {
-                    RuntimeException named = new IllegalStateException("the " + producer.getKey() + " producer's workload failed: "
-                            + e.getCause(), e.getCause());
-                    if (failed == null) {
-                        failed = named;
-                    } else {
-                        failed.addSuppressed(named);
-                    }
-                }
-            }
-            if (failed != null) {
-                throw failed;
-            }
-            return outcomes;
-        } finally {
-            threads.shutdownNow();
+        Map<Flavour, Callable<Outcome>> tasks = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            tasks.put(flavour, () -> outcome(flavour, name, partitions, topicConfig, producerConfig, workload));
         }
+        return SideBySide.atOnce("producer", tasks);
     }
 
     /** One flavour's part of {@link #run}: its topic created, the workload run with a producer of its own, closed, and the log read. */
