@@ -196,7 +196,7 @@ public final class BrokerConnection implements AutoCloseable {
                     if (handshake.isSuccess()) {
                         markConnected();
                     } else {
-                        fail(tlsFailure(handshake.cause()));
+                        tlsFailed(handshake.cause());
                     }
                 });
             }
@@ -227,13 +227,16 @@ public final class BrokerConnection implements AutoCloseable {
         return handler;
     }
 
-    private BrokerConnectionException tlsFailure(Throwable cause) {
+    /**
+     * On the loop: the TLS handshake failed. A refusal by TLS itself reaches the connect thread as the
+     * {@link SslAuthenticationException} kafka-clients raises; the requests, if any, fail as on any close.
+     */
+    private void tlsFailed(Throwable cause) {
+        String message = "TLS with " + broker + " failed: " + cause.getMessage();
         if (cause instanceof SSLException) {
-            // Raised by the connect thread, which fails the connection with the first failure it hears of.
-            SslAuthenticationException refused = new SslAuthenticationException("TLS with " + broker + " failed: " + cause.getMessage(), cause);
-            connected.completeExceptionally(refused);
+            connected.completeExceptionally(new SslAuthenticationException(message, cause));
         }
-        return new BrokerConnectionException("TLS with " + broker + " failed: " + cause.getMessage(), cause);
+        fail(new BrokerConnectionException(message, cause));
     }
 
     /** On the loop: the socket is up. */
