@@ -361,7 +361,7 @@ public final class ClusterMetadata implements AutoCloseable {
         waits.forEach(wait -> wait.completeExceptionally(new KafkaException(CLOSED)));
         // Its tasks send requests, apply answers and do upkeep that never blocks (ReplicaPrewarm's):
         // it ends as soon as the one running returns.
-        threads.awaitEnd(THREAD_END_MILLIS);
+        threads.awaitEnd(timeout -> thread.awaitTermination(timeout, TimeUnit.MILLISECONDS), THREAD_END_MILLIS);
     }
 
     private void poke() {

@@ -335,7 +335,8 @@ public final class ConnectionPool implements AutoCloseable {
         // Interrupts handshakes under way; a connect that still succeeds finds the pool closed and closes its connection.
         connectThreads.shutdownNow();
         // No pool thread outlives close: a connect under way is bounded by its timeouts.
-        threads.awaitEnd(config.connectTimeout().toMillis() + config.requestTimeout().toMillis());
+        threads.awaitEnd(timeout -> connectThreads.awaitTermination(timeout, TimeUnit.MILLISECONDS),
+                config.connectTimeout().toMillis() + config.requestTimeout().toMillis());
         if (loop != null) {
             loop.close();
         }

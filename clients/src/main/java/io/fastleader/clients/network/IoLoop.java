@@ -75,7 +75,7 @@ public final class IoLoop implements AutoCloseable {
     public void close() {
         group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         if (!inLoop()) {
-            threads.awaitEnd(THREAD_END_MILLIS);
+            threads.awaitEnd(timeout -> group.terminationFuture().await(timeout), THREAD_END_MILLIS);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.fastleader.clients.network;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -39,9 +40,38 @@ class ClientThreadsTest {
         running.await();
 
         release.countDown();
-        threads.awaitEnd(10_000);
+        threads.awaitEnd(timeout -> true, 10_000);
 
         assertThat(thread.isAlive()).isFalse();
+    }
+
+    @Test
+    void testAwaitEndWaitsForAThreadTheExecutorStartedWhileEnding() {
+        // As ThreadPoolExecutor's addWorker can leave it: made before shutdown, started after.
+        CountDownLatch release = new CountDownLatch(1);
+        Thread late = threads.named("io-").newThread(() -> awaitQuietly(release));
+
+        threads.awaitEnd(timeout -> {
+            late.start();
+            release.countDown();
+            return true;
+        }, 10_000);
+
+        assertThat(late.isAlive()).isFalse();
+    }
+
+    @Test
+    void testAwaitEndOnOneOfTheExecutorsThreadsDoesNotWaitForTheExecutor() throws InterruptedException {
+        AtomicInteger executorWaits = new AtomicInteger();
+        Thread own = threads.named("io-").newThread(() -> threads.awaitEnd(timeout -> {
+            executorWaits.incrementAndGet();
+            return false;
+        }, 10_000));
+
+        own.start();
+        own.join();
+
+        assertThat(executorWaits).hasValue(0);
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
