@@ -137,6 +137,7 @@ public final class SteadyDriver {
         // Every record sent in the window is awaited, so the slow ones count in the percentiles too.
         producer.flush();
         String result = result(records, used, threads);
+        System.err.println("batching " + batching());
         producer.close(CLOSE);
         System.out.println("RESULT " + result);
         System.out.flush();
@@ -222,6 +223,18 @@ public final class SteadyDriver {
                 .append(",\"max\":").append(millis(latencyMicros.getMaxValue())).append('}');
         }
         return json.append('}').toString();
+    }
+
+    /** How the producer batched, from the metrics both clients report under kafka-clients' names: why CPU per record differs. */
+    private String batching() {
+        StringBuilder line = new StringBuilder();
+        for (String name : new String[] {"records-per-request-avg", "batch-size-avg", "request-rate", "request-latency-avg"}) {
+            producer.metrics().entrySet().stream()
+                    .filter(metric -> metric.getKey().group().equals("producer-metrics") && metric.getKey().name().equals(name))
+                    .findFirst()
+                    .ifPresent(metric -> line.append(name).append('=').append(metric.getValue().metricValue()).append(' '));
+        }
+        return line.toString().trim();
     }
 
     private static String perRecord(double total, long records) {
