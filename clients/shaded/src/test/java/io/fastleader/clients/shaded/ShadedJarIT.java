@@ -2,8 +2,11 @@ package io.fastleader.clients.shaded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,15 +57,29 @@ class ShadedJarIT {
         "org/apache/kafka/common/security/ssl/DefaultSslEngineFactory");
 
     private static LinkCheck jar;
+    private static List<String> resources;
 
     @BeforeAll
-    static void readJar() {
-        jar = LinkCheck.of(Path.of(System.getProperty("fastleader.shaded.jar")), ShadedJarIT.class.getClassLoader());
+    static void readJar() throws IOException {
+        Path path = Path.of(System.getProperty("fastleader.shaded.jar"));
+        jar = LinkCheck.of(path, ShadedJarIT.class.getClassLoader());
+        try (JarFile file = new JarFile(path.toFile())) {
+            resources = file.stream().filter(entry -> !entry.isDirectory()).map(JarEntry::getName)
+                .filter(name -> !name.endsWith(".class")).toList();
+        }
     }
 
     @Test
     void testHoldsOnlyClassesUnderFastleadersOwnPackages() {
         assertThat(jar.classes()).allMatch(name -> name.startsWith("io/fastleader/"));
+    }
+
+    @Test
+    void testCarriesNoResourceOfTheLibrariesItRelocates() {
+        // A relocated library's service files and markers name classes by their old names: whoever
+        // scans the application's classpath for them (ServiceLoader, Netty's Version) would be misled.
+        assertThat(resources).isNotEmpty().allMatch(name -> name.startsWith("io/fastleader/")
+            || name.equals("META-INF/MANIFEST.MF") || name.startsWith("META-INF/maven/io.fastleader/"));
     }
 
     @Test
