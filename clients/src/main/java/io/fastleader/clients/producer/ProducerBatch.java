@@ -121,7 +121,10 @@ public final class ProducerBatch {
     }
 
     /**
-     * Appends a record if it fits.
+     * Appends a record if it fits. A batch that refuses a record takes no more, as in
+     * kafka-clients: the record goes to a new batch behind it, so this one closes for appends at
+     * once, and its compressor's buffers (lz4 holds two of 64 KiB) go with it rather than staying
+     * live for as long as the batch waits in its queue.
      *
      * @param callback may be null
      * @return the record's future, or null when the batch is full or closed for appends
@@ -129,6 +132,7 @@ public final class ProducerBatch {
     public Future<RecordMetadata> tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers,
                                             Callback callback) {
         if (!builder.hasRoomFor(timestampMs, key, value, headers)) {
+            builder.closeForRecordAppends();
             return null;
         }
         builder.append(timestampMs, key, value, headers);

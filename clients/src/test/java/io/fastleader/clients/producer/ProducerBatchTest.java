@@ -61,6 +61,20 @@ class ProducerBatchTest {
     }
 
     @Test
+    void testABatchThatRefusedARecordTakesNoSmallerOneAfterIt() {
+        ProducerBatch batch = new ProducerBatch(TP, Compression.lz4().build(), 1024, 1_000);
+        batch.tryAppend(1, null, bytes("first"), NO_HEADERS, null);
+
+        Future<RecordMetadata> tooLarge = batch.tryAppend(2, null, new byte[4096], NO_HEADERS, null);
+        Future<RecordMetadata> small = batch.tryAppend(3, null, bytes("small"), NO_HEADERS, null);
+
+        assertThat(tooLarge).isNull();
+        assertThat(small).as("appended after the batch refused a record, so its compressor stayed open").isNull();
+        assertThat(batch.isFull()).isTrue();
+        assertThat(batch.recordCount()).isEqualTo(1);
+    }
+
+    @Test
     void testThrowingCallbackDoesNotStopTheOthers() {
         ProducerBatch batch = batch(1024);
         List<Integer> calls = new ArrayList<>();
