@@ -386,11 +386,6 @@ public final class ConnectionPool implements AutoCloseable {
     }
 
     /**
-     * The node's open connection on {@code lane}, or a future of the one being opened. Callers
-     * compose on it; a waiter's dependents run when it completes, so waiters completed in order
-     * send in order.
-     */
-    /**
      * Runs {@code request} on node {@code nodeId}'s connection for {@code lane} once it is had, as
      * {@code thenCompose} would. An open connection is had at once, so the request runs at once, on
      * the calling thread, without a stage between: the path every request takes in steady state.
@@ -409,6 +404,11 @@ public final class ConnectionPool implements AutoCloseable {
         return connection.thenCompose(request);
     }
 
+    /**
+     * The node's open connection on {@code lane}, or a future of the one being opened. Callers
+     * compose on it; a waiter's dependents run when it completes, so waiters completed in order
+     * send in order.
+     */
     private CompletableFuture<BrokerConnection> connection(int nodeId, ConnectionLane lane) {
         CompletableFuture<BrokerConnection> result;
         List<BrokerConnection> idle;

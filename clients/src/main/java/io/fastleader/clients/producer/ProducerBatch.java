@@ -132,7 +132,7 @@ public final class ProducerBatch {
     public Future<RecordMetadata> tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers,
                                             Callback callback) {
         if (!builder.hasRoomFor(timestampMs, key, value, headers)) {
-            builder.closeForRecordAppends();
+            closeForAppends();
             return null;
         }
         builder.append(timestampMs, key, value, headers);
