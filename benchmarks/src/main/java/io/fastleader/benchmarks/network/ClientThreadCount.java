@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -90,11 +92,13 @@ public final class ClientThreadCount {
                 long connections = awaitSettledConnections(producerClients, consumerClients, deadline);
                 int connected = platformThreads();
                 long ours = fastleaderPlatformThreads();
+                Map<String, Long> kinds = fastleaderThreadKinds();
                 closeAll(producerClients, consumerClients);
                 System.out.printf("Java %d: %d producers + %d consumers on %d brokers, "
                         + "%d connections; platform threads: %d before the clients, %d connected (%d named fastleader-*), "
                         + "%d after close (%d named fastleader-*)%n", Runtime.version().feature(), producers,
                     consumers, brokers, connections, before, connected, ours, platformThreads(), fastleaderPlatformThreads());
+                System.out.println("connected, fastleader-* threads by kind: " + kinds);
             } finally {
                 closeAll(producerClients, consumerClients);
             }
@@ -165,6 +169,14 @@ public final class ClientThreadCount {
         return Thread.getAllStackTraces().keySet().stream()
             .filter(thread -> thread.getName().startsWith("fastleader-"))
             .count();
+    }
+
+    /** fastleader's live threads counted by name with its numbers masked, so each kind is one entry. */
+    private static Map<String, Long> fastleaderThreadKinds() {
+        return Thread.getAllStackTraces().keySet().stream()
+            .map(Thread::getName)
+            .filter(name -> name.startsWith("fastleader-"))
+            .collect(Collectors.groupingBy(name -> name.replaceAll("[0-9]+", "N"), TreeMap::new, Collectors.counting()));
     }
 
     private static void closeAll(List<FastLeaderProducer<String, String>> producers,

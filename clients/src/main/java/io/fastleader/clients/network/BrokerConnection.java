@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -105,7 +106,7 @@ public final class BrokerConnection implements AutoCloseable {
 
     /**
      * Connects (TLS if configured) on a loop of the connection's own, negotiates API versions and
-     * authenticates (SASL if configured).
+     * authenticates (SASL if configured), waiting until that is done.
      *
      * @throws BrokerConnectionException if the broker cannot be reached or the setup fails on the way
      * @throws SslAuthenticationException if TLS cannot be set up or the broker's certificate is refused
@@ -120,56 +121,101 @@ public final class BrokerConnection implements AutoCloseable {
      * {@code listener} what it does on the wire, the setup included.
      */
     public static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener) {
+        CompletableFuture<BrokerConnection> opening = openOnOwnLoop(address, config, listener);
+        try {
+            // Every step of the setup is bounded on the loop, by the setup and request timeouts.
+            return opening.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure
+                : new BrokerConnectionException("cannot connect to " + address + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            opening.completeExceptionally(e);
+            Thread.currentThread().interrupt();
+            throw new BrokerConnectionException("interrupted while connecting to " + address, e);
+        }
+    }
+
+    /**
+     * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener)}
+     * does, without waiting: on a loop of the connection's own, which closes with it.
+     *
+     * @return as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener, IoLoop, TlsEngines)}
+     */
+    public static CompletableFuture<BrokerConnection> openOnOwnLoop(InetSocketAddress address, ConnectionConfig config,
+                                                                  ConnectionListener listener) {
         TlsEngines tls = config.security().protocol().usesTls() ? TlsEngines.of(config.security()) : null;
         return open(address, config, listener, IoLoop.start("fastleader-io-" + address.getHostString() + ":" + address.getPort() + "-"),
             tls, true);
     }
 
     /**
-     * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener)}
-     * does, on {@code loop} and, for TLS, with {@code tls}'s engines, both of which the caller keeps
-     * and closes. Blocks until the connection is set up, so it must not be called on the loop.
+     * Opens a connection on {@code loop} and, for TLS, with {@code tls}'s engines, both of which the
+     * caller keeps and closes: TCP, then TLS, ApiVersions and SASL as configured, each step started
+     * on the loop when the one before is answered, so that no thread waits for a broker. It never
+     * blocks on the caller's thread, the loop's included (the broker's name is resolved on the loop
+     * as it connects, as kafka-clients resolves it on its network thread).
+     *
+     * @return completes on the loop once the connection is set up; fails with what
+     *         {@link #open(InetSocketAddress, ConnectionConfig)} throws. Completing it first, with a
+     *         failure (a pool that closes gives the setup up so), closes the connection at once
      */
-    static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener, IoLoop loop,
-                                 TlsEngines tls) {
+    static CompletableFuture<BrokerConnection> open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener,
+                                                    IoLoop loop, TlsEngines tls) {
         return open(address, config, listener, loop, tls, false);
     }
 
-    private static BrokerConnection open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener,
-                                         IoLoop loop, TlsEngines tls, boolean ownsLoop) {
+    private static CompletableFuture<BrokerConnection> open(InetSocketAddress address, ConnectionConfig config,
+                                                            ConnectionListener listener, IoLoop loop, TlsEngines tls,
+                                                            boolean ownsLoop) {
         String broker = address.getHostString() + ":" + address.getPort();
         SecurityConfig.Protocol protocol = config.security().protocol();
         BrokerConnection connection = new BrokerConnection(broker, config, listener, loop, tls, ownsLoop);
-        try {
-            connection.connect(address);
-            connection.versions = connection.handshake();
-            if (protocol.usesSasl()) {
-                SaslAuthenticator.authenticate(config.security(), address.getHostString(), connection::exchange);
+        CompletableFuture<BrokerConnection> ready = new CompletableFuture<>();
+        ready.whenComplete((opened, failure) -> {
+            if (failure != null) {
+                connection.close();
             }
+        });
+        CompletableFuture<Void> setUp;
+        try {
+            setUp = connection.connect(address)
+                .thenCompose(connected -> connection.negotiateVersions())
+                .thenCompose(negotiated -> {
+                    connection.versions = negotiated;
+                    return protocol.usesSasl()
+                        ? SaslAuthenticator.authenticate(config.security(), address.getHostString(), connection::send)
+                        : CompletableFuture.completedFuture(null);
+                });
         } catch (RuntimeException e) {
-            if (e instanceof SaslAuthenticationException || e instanceof SslAuthenticationException) {
+            setUp = CompletableFuture.failedFuture(e);
+        }
+        setUp.whenComplete((done, failure) -> {
+            if (failure == null) {
+                if (protocol.usesTls() || protocol.usesSasl()) {
+                    listener.authenticated();
+                }
+                ready.complete(connection);
+                return;
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof SaslAuthenticationException || cause instanceof SslAuthenticationException) {
                 listener.authenticationFailed();
             }
-            connection.close();
-            throw e;
-        }
-        if (protocol.usesTls() || protocol.usesSasl()) {
-            listener.authenticated();
-        }
-        return connection;
+            ready.completeExceptionally(cause);
+        });
+        return ready;
     }
 
     /**
      * TCP, then TLS if configured, each bounded by {@code socket.connection.setup.timeout.ms}.
      *
-     * @throws SslAuthenticationException if TLS cannot be set up or the broker's certificate is refused
+     * @return completes on the loop once the socket is up; fails with {@link SslAuthenticationException}
+     *         if TLS cannot be set up or the broker's certificate is refused
      */
-    private void connect(InetSocketAddress address) {
-        requireOffLoop("connect");
+    private CompletableFuture<Void> connect(InetSocketAddress address) {
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
         SslHandler tlsHandler = tls != null ? tlsHandler(address, timeoutMs) : null;
-        // Resolved per connect, as Kafka's client does, so a broker that moved hosts is found again; here, off the loop.
-        InetSocketAddress resolved = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        // An unresolved address is resolved by Netty on the loop, per connect, so a broker that moved hosts is found again.
         ChannelFuture connecting = new Bootstrap()
             .group(loop.eventLoop())
             .channel(NioSocketChannel.class)
@@ -184,7 +230,7 @@ public final class BrokerConnection implements AutoCloseable {
                     socket.pipeline().addLast(new ResponseFrames(config.maxResponseBytes()), new Inbound());
                 }
             })
-            .connect(resolved);
+            .connect(address);
         channel = connecting.channel();
         connecting.addListener(done -> {
             if (!done.isSuccess()) {
@@ -201,18 +247,7 @@ public final class BrokerConnection implements AutoCloseable {
                 });
             }
         });
-        try {
-            // Both steps are bounded on the loop; this bound only guards against a loop that never answers.
-            connected.get(2L * timeoutMs + CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException failure ? failure
-                : new BrokerConnectionException("cannot connect to " + broker + ": " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new BrokerConnectionException("cannot connect to " + broker + ": no answer from the I/O loop", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BrokerConnectionException("interrupted while connecting to " + broker, e);
-        }
+        return connected;
     }
 
     private SslHandler tlsHandler(InetSocketAddress address, int timeoutMs) {
@@ -228,7 +263,7 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     /**
-     * On the loop: the TLS handshake failed. A refusal by TLS itself reaches the connect thread as the
+     * On the loop: the TLS handshake failed. A refusal by TLS itself fails the setup with the
      * {@link SslAuthenticationException} kafka-clients raises; the requests, if any, fail as on any close.
      */
     private void tlsFailed(Throwable cause) {
@@ -364,52 +399,29 @@ public final class BrokerConnection implements AutoCloseable {
      * ApiVersions at our newest version. A broker that does not speak it answers
      * UNSUPPORTED_VERSION in the v0 layout with its own range, which we then meet.
      */
-    private NegotiatedVersions handshake() {
-        ApiVersionsResponseData response = apiVersions(ApiKey.API_VERSIONS.highestVersion());
-        if (response.errorCode() == ErrorCode.UNSUPPORTED_VERSION.code()) {
-            ApiVersionsResponseData.ApiVersion range = response.apiKeys().find(ApiKey.API_VERSIONS.id());
-            short fallback = range == null ? 0 : (short) Math.min(range.maxVersion(), ApiKey.API_VERSIONS.highestVersion());
-            response = apiVersions(fallback);
-        }
-        if (response.errorCode() != ErrorCode.NONE.code()) {
-            throw new BrokerConnectionException("ApiVersions to " + broker + " failed: " + ErrorCode.forCode(response.errorCode()), null);
-        }
-        return NegotiatedVersions.from(response);
+    private CompletableFuture<NegotiatedVersions> negotiateVersions() {
+        return apiVersions(ApiKey.API_VERSIONS.highestVersion())
+            .thenCompose(response -> {
+                if (response.errorCode() != ErrorCode.UNSUPPORTED_VERSION.code()) {
+                    return CompletableFuture.completedFuture(response);
+                }
+                ApiVersionsResponseData.ApiVersion range = response.apiKeys().find(ApiKey.API_VERSIONS.id());
+                return apiVersions(range == null ? 0 : (short) Math.min(range.maxVersion(), ApiKey.API_VERSIONS.highestVersion()));
+            })
+            .thenApply(response -> {
+                if (response.errorCode() != ErrorCode.NONE.code()) {
+                    throw new BrokerConnectionException("ApiVersions to " + broker + " failed: "
+                        + ErrorCode.forCode(response.errorCode()), null);
+                }
+                return NegotiatedVersions.from(response);
+            });
     }
 
-    private ApiVersionsResponseData apiVersions(short version) {
+    private CompletableFuture<ApiVersionsResponseData> apiVersions(short version) {
         ApiVersionsRequestData request = new ApiVersionsRequestData()
             .setClientSoftwareName(ClientSoftware.NAME)
             .setClientSoftwareVersion(ClientSoftware.VERSION);
-        return (ApiVersionsResponseData) await(ApiKey.API_VERSIONS, sendAt(ApiKey.API_VERSIONS, version, request));
-    }
-
-    /** One request of the connection's setup, sent at the negotiated version and waited for. */
-    private ApiMessage exchange(ApiKey api, ApiMessage body) {
-        return await(api, send(api, body));
-    }
-
-    private ApiMessage await(ApiKey api, CompletableFuture<ApiMessage> response) {
-        requireOffLoop(api.displayName());
-        try {
-            return response.get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException failure
-                ? failure
-                : new BrokerConnectionException(api.displayName() + " to " + broker + " failed", e.getCause());
-        } catch (TimeoutException e) {
-            throw new BrokerConnectionException(api.displayName() + " to " + broker + " timed out", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BrokerConnectionException("interrupted while setting up the connection to " + broker, e);
-        }
-    }
-
-    /** Waiting on the loop for what only the loop can do would wait forever. */
-    private void requireOffLoop(String step) {
-        if (loop.inLoop()) {
-            throw new IllegalStateException(step + " with " + broker + " would wait on the I/O loop that must do it");
-        }
+        return sendAt(ApiKey.API_VERSIONS, version, request).thenApply(ApiVersionsResponseData.class::cast);
     }
 
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {

@@ -40,8 +40,8 @@ public final class ClientThreads {
      * Waits up to {@code boundMillis} in all for the executor to end and then for every thread
      * started here to end, skipping the calling thread (and the executor's end, when that is one of
      * its threads); the caller has already told the executor to stop. An interrupt does not cut
-     * the wait short, since the caller is closing: a client closed by an interrupted thread (a
-     * pool's own connect thread, interrupted by the pool's close) still leaves no thread behind.
+     * the wait short, since the caller is closing: a client closed by an interrupted thread
+     * still leaves no thread behind.
      * The interrupt is kept for the caller.
      */
     public void awaitEnd(ExecutorEnd executorEnd, long boundMillis) {

@@ -11,8 +11,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,9 +36,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
  *
  * <p>The owner tells the pool where each node is with {@link #updateNodes}; a new address is used
  * from the next connect to that node on, and a connection already open is kept until it closes or
- * idles out. {@link #send} and {@link #connect} never block: the blocking connect and handshake
- * run on a pool-owned thread, one per connection being opened (a slow broker delays only its own
- * requests), and requests sent meanwhile wait in order and go out once the connection is ready.
+ * idles out. {@link #send} and {@link #connect} never block: a connection is set up on the pool's
+ * loop, each step (TCP, TLS, ApiVersions, SASL) started when the one before is answered, so no
+ * thread waits for a broker and a slow broker delays only its own requests; requests sent meanwhile
+ * wait in order and go out once the connection is ready.
  *
  * <p>Each of a node's connections is kept on its own, as Kafka keeps its one connection per
  * node. After a failed connect, the connection is backed off like in Kafka:
@@ -69,8 +68,6 @@ public final class ConnectionPool implements AutoCloseable {
     private final LongSupplier nanoClock;
     private final Connector connector;
     private final DoubleSupplier random;
-    private final ClientThreads threads = new ClientThreads();
-    private final ExecutorService connectThreads;
     /** Every connection's I/O; null where a test's connector brings its own connections. */
     private final IoLoop loop;
     /** The TLS engines of every connection, one SSL context for all; null for plaintext or a test's connector. */
@@ -101,7 +98,7 @@ public final class ConnectionPool implements AutoCloseable {
         void schedule(Runnable task, long delayNanos);
     }
 
-    /** A pool that opens connections with {@link BrokerConnection#open}, timed by {@link System#nanoTime}. */
+    /** A pool that opens connections with {@link BrokerConnection#open} on its loop, timed by {@link System#nanoTime}. */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig) {
         this(config, poolConfig, nodeId -> ConnectionListener.NONE);
     }
@@ -122,33 +119,33 @@ public final class ConnectionPool implements AutoCloseable {
 
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, TlsEngines tls,
                            int poolId) {
-        this(config, poolConfig, listeners, IoLoop.start("fastleader-io-" + poolId + "-"), tls, poolId);
+        this(config, poolConfig, listeners, IoLoop.start("fastleader-io-" + poolId + "-"), tls);
     }
 
     /** The idle sweep runs on the loop too: it only closes connections, which never waits there. */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, IoLoop loop,
-                           TlsEngines tls, int poolId) {
+                           TlsEngines tls) {
         this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
             connectionConfig, listeners.apply(nodeId), loop, tls), () -> ThreadLocalRandom.current().nextDouble(),
-            (task, delayNanos) -> loop.schedule(task, delayNanos), loop, tls, poolId);
+            (task, delayNanos) -> loop.schedule(task, delayNanos), loop, tls);
     }
 
     /**
      * A pool with its seams exposed, for tests.
      *
      * @param nanoClock      a monotonic clock in nanoseconds, for backoff and idleness
-     * @param connector      opens a connection, blocking; called on a pool thread
+     * @param connector      starts opening a connection, without blocking; called on the thread of the request that needs it
      * @param random         uniform in [0, 1), spreads each backoff over ±20%
      * @param sweepScheduler runs the idle sweep; it must not run the task on the calling thread
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
                           DoubleSupplier random, Scheduler sweepScheduler) {
-        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, null, null, POOL_IDS.incrementAndGet());
+        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, null, null);
     }
 
     /** @param loop the I/O loop the connector opens connections on, which the pool closes with them; null if it has none */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
-                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, TlsEngines tls, int poolId) {
+                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, TlsEngines tls) {
         this.loop = loop;
         this.tls = tls;
         this.sweepScheduler = Objects.requireNonNull(sweepScheduler, "sweepScheduler");
@@ -157,7 +154,6 @@ public final class ConnectionPool implements AutoCloseable {
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.connector = Objects.requireNonNull(connector, "connector");
         this.random = Objects.requireNonNull(random, "random");
-        this.connectThreads = Executors.newCachedThreadPool(threads.named("fastleader-connect-" + poolId + "-"));
     }
 
     /**
@@ -315,6 +311,7 @@ public final class ConnectionPool implements AutoCloseable {
     @Override
     public void close() {
         List<CompletableFuture<BrokerConnection>> waiting = new ArrayList<>();
+        List<CompletableFuture<BrokerConnection>> opening = new ArrayList<>();
         List<BrokerConnection> open = new ArrayList<>();
         synchronized (lock) {
             if (closed) {
@@ -326,6 +323,8 @@ public final class ConnectionPool implements AutoCloseable {
                     waiting.addAll(lane.attempt.waiting);
                     if (lane.attempt.connection != null) {
                         open.add(lane.attempt.connection);
+                    } else if (lane.attempt.opening != null) {
+                        opening.add(lane.attempt.opening);
                     }
                 }
             }
@@ -334,11 +333,8 @@ public final class ConnectionPool implements AutoCloseable {
         BrokerConnectionException failure = poolClosed();
         waiting.forEach(waiter -> waiter.completeExceptionally(failure));
         open.forEach(BrokerConnection::close);
-        // Interrupts handshakes under way; a connect that still succeeds finds the pool closed and closes its connection.
-        connectThreads.shutdownNow();
-        // No pool thread outlives close: a connect under way is bounded by its timeouts.
-        threads.awaitEnd(timeout -> connectThreads.awaitTermination(timeout, TimeUnit.MILLISECONDS),
-                config.connectTimeout().toMillis() + config.requestTimeout().toMillis());
+        // Gives up the setups under way, which closes their connections; one that ends meanwhile finds the pool closed.
+        opening.forEach(connect -> connect.completeExceptionally(failure));
         if (loop != null) {
             loop.close();
         }
@@ -412,6 +408,7 @@ public final class ConnectionPool implements AutoCloseable {
     private CompletableFuture<BrokerConnection> connection(int nodeId, ConnectionLane lane) {
         CompletableFuture<BrokerConnection> result;
         List<BrokerConnection> idle;
+        List<Runnable> connects = new ArrayList<>(0);
         synchronized (lock) {
             if (closed) {
                 return CompletableFuture.failedFuture(poolClosed());
@@ -421,9 +418,10 @@ public final class ConnectionPool implements AutoCloseable {
             }
             long now = nanoClock.getAsLong();
             idle = takeIdleLocked(now);
-            result = connectionLocked(new NodeLane(nodeId, lane), now, false);
+            result = connectionLocked(new NodeLane(nodeId, lane), now, false, connects);
         }
         idle.forEach(BrokerConnection::close);
+        connects.forEach(Runnable::run);
         return result;
     }
 
@@ -435,6 +433,7 @@ public final class ConnectionPool implements AutoCloseable {
     private CompletableFuture<Void> connectLanesInUse(int nodeId, boolean despiteBackoff) {
         List<CompletableFuture<BrokerConnection>> connections = new ArrayList<>();
         List<BrokerConnection> idle;
+        List<Runnable> connects = new ArrayList<>(0);
         synchronized (lock) {
             if (closed) {
                 return CompletableFuture.failedFuture(poolClosed());
@@ -442,14 +441,21 @@ public final class ConnectionPool implements AutoCloseable {
             long now = nanoClock.getAsLong();
             idle = takeIdleLocked(now);
             for (ConnectionLane lane : lanesInUse) {
-                connections.add(connectionLocked(new NodeLane(nodeId, lane), now, despiteBackoff));
+                connections.add(connectionLocked(new NodeLane(nodeId, lane), now, despiteBackoff, connects));
             }
         }
         idle.forEach(BrokerConnection::close);
+        connects.forEach(Runnable::run);
         return CompletableFuture.allOf(connections.toArray(CompletableFuture[]::new));
     }
 
-    private CompletableFuture<BrokerConnection> connectionLocked(NodeLane id, long now, boolean despiteBackoff) {
+    /**
+     * The lane's connection, or a future of it; a connect this needs goes into {@code connects}, for
+     * the caller to start once it has let go of the lock, so that no connector and no waiter's
+     * dependent ever runs under it.
+     */
+    private CompletableFuture<BrokerConnection> connectionLocked(NodeLane id, long now, boolean despiteBackoff,
+                                                                 List<Runnable> connects) {
         LaneState lane = lanes.computeIfAbsent(id, ignored -> new LaneState());
         lane.lastUsedNanos = now;
         Attempt current = lane.attempt;
@@ -469,22 +475,39 @@ public final class ConnectionPool implements AutoCloseable {
         Attempt attempt = new Attempt();
         lane.attempt = attempt;
         CompletableFuture<BrokerConnection> waiter = attempt.await();
-        connectThreads.execute(() -> open(id, lane, attempt, address));
+        connects.add(() -> startConnect(id, lane, attempt, address));
         return waiter;
     }
 
-    /** Runs on a connect thread: opens the connection, then hands it to the waiters in order. */
-    private void open(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress address) {
-        BrokerConnection connection;
+    /** Starts opening the connection; once it is ready, {@link #opened} hands it to the waiters. */
+    private void startConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress address) {
+        CompletableFuture<BrokerConnection> opening;
         try {
-            connection = connector.open(id.nodeId(), address, config);
-        } catch (RuntimeException | Error e) {
+            opening = connector.open(id.nodeId(), address, config);
+        } catch (RuntimeException e) {
             failConnect(id, lane, attempt, e);
-            if (e instanceof Error error) {
-                throw error;
-            }
             return;
         }
+        boolean orphaned;
+        synchronized (lock) {
+            orphaned = closed;
+            attempt.opening = opening;
+        }
+        if (orphaned) {
+            opening.completeExceptionally(poolClosed());
+        }
+        opening.whenComplete((connection, failure) -> {
+            if (failure != null) {
+                failConnect(id, lane, attempt, failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure);
+            } else {
+                opened(lane, attempt, connection);
+            }
+        });
+    }
+
+    /** The connection is ready: hands it to the waiters in order, then to every later request. */
+    private void opened(LaneState lane, Attempt attempt, BrokerConnection connection) {
         boolean orphaned;
         synchronized (lock) {
             orphaned = closed;
@@ -598,6 +621,8 @@ public final class ConnectionPool implements AutoCloseable {
     private static final class Attempt {
         /** Null while connecting. */
         BrokerConnection connection;
+        /** The connector's future of the connection, null until the connect has started. */
+        CompletableFuture<BrokerConnection> opening;
         final ArrayDeque<CompletableFuture<BrokerConnection>> waiting = new ArrayDeque<>();
         /** Every waiter has been handed the connection; later requests use it directly. */
         boolean published;

@@ -1,6 +1,7 @@
 package io.fastleader.clients.network;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
 import javax.security.auth.callback.Callback;
@@ -26,7 +27,8 @@ import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
 
 /**
  * SASL on a new connection, after ApiVersions: SaslHandshake names the mechanism, then
- * SaslAuthenticate carries the tokens of the JDK's {@link SaslClient} until it is complete. PLAIN
+ * SaslAuthenticate carries the tokens of the JDK's {@link SaslClient} until it is complete, each
+ * request sent when the answer before it comes, on the connection's loop. PLAIN
  * comes from the JDK, SCRAM from the provider kafka-clients registers.
  */
 final class SaslAuthenticator {
@@ -39,45 +41,67 @@ final class SaslAuthenticator {
     }
 
     /**
-     * Authenticates; {@code exchange} sends one request on the connection and waits for its answer.
+     * Authenticates: each request goes out once the answer before it is in, through {@code exchange},
+     * which sends one request on the connection.
      *
-     * @throws SaslAuthenticationException if the broker refuses the credentials
-     * @throws UnsupportedSaslMechanismException if the broker does not enable the mechanism
+     * @return completes once the broker has accepted the credentials; fails with
+     *         {@link SaslAuthenticationException} if it refuses them, with
+     *         {@link UnsupportedSaslMechanismException} if it does not enable the mechanism
      */
-    static void authenticate(SecurityConfig security, String host, BiFunction<ApiKey, ApiMessage, ApiMessage> exchange) {
+    static CompletableFuture<Void> authenticate(SecurityConfig security, String host,
+                                                BiFunction<ApiKey, ApiMessage, CompletableFuture<ApiMessage>> exchange) {
         String mechanism = security.saslMechanism();
-        SaslHandshakeResponseData handshake = (SaslHandshakeResponseData)
-            exchange.apply(ApiKey.SASL_HANDSHAKE, new SaslHandshakeRequestData().setMechanism(mechanism));
-        if (handshake.errorCode() == ErrorCode.UNSUPPORTED_SASL_MECHANISM.code()) {
-            throw new UnsupportedSaslMechanismException("the broker does not enable " + mechanism + "; it enables " + handshake.mechanisms());
-        }
-        if (handshake.errorCode() != ErrorCode.NONE.code()) {
-            throw new IllegalSaslStateException("SaslHandshake failed: " + ErrorCode.forCode(handshake.errorCode()));
-        }
-        SaslClient client = client(security, host);
-        try {
-            byte[] token = client.hasInitialResponse() ? client.evaluateChallenge(new byte[0]) : new byte[0];
-            while (true) {
-                SaslAuthenticateResponseData answer = (SaslAuthenticateResponseData)
-                    exchange.apply(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateRequestData().setAuthBytes(token));
+        return exchange.apply(ApiKey.SASL_HANDSHAKE, new SaslHandshakeRequestData().setMechanism(mechanism))
+            .thenCompose(response -> {
+                SaslHandshakeResponseData handshake = (SaslHandshakeResponseData) response;
+                if (handshake.errorCode() == ErrorCode.UNSUPPORTED_SASL_MECHANISM.code()) {
+                    throw new UnsupportedSaslMechanismException("the broker does not enable " + mechanism + "; it enables "
+                        + handshake.mechanisms());
+                }
+                if (handshake.errorCode() != ErrorCode.NONE.code()) {
+                    throw new IllegalSaslStateException("SaslHandshake failed: " + ErrorCode.forCode(handshake.errorCode()));
+                }
+                SaslClient client = client(security, host);
+                CompletableFuture<Void> authenticated;
+                try {
+                    authenticated = exchangeTokens(security, client, client.hasInitialResponse()
+                        ? evaluate(security, client, new byte[0]) : new byte[0], exchange);
+                } catch (RuntimeException e) {
+                    authenticated = CompletableFuture.failedFuture(e);
+                }
+                return authenticated.whenComplete((done, failure) -> dispose(client));
+            });
+    }
+
+    /** Sends {@code token} and answers the broker's challenges until the SASL client is complete. */
+    private static CompletableFuture<Void> exchangeTokens(SecurityConfig security, SaslClient client, byte[] token,
+                                                          BiFunction<ApiKey, ApiMessage, CompletableFuture<ApiMessage>> exchange) {
+        return exchange.apply(ApiKey.SASL_AUTHENTICATE, new SaslAuthenticateRequestData().setAuthBytes(token))
+            .thenCompose(response -> {
+                SaslAuthenticateResponseData answer = (SaslAuthenticateResponseData) response;
                 if (answer.errorCode() != ErrorCode.NONE.code()) {
-                    throw new SaslAuthenticationException(mechanism + " authentication of " + security.saslUsername()
+                    throw new SaslAuthenticationException(security.saslMechanism() + " authentication of " + security.saslUsername()
                         + " failed: " + (answer.errorMessage() != null ? answer.errorMessage()
                                 : ErrorCode.forCode(answer.errorCode()).message()));
                 }
                 if (client.isComplete()) {
-                    return;
+                    return CompletableFuture.completedFuture(null);
                 }
-                token = client.evaluateChallenge(answer.authBytes());
+                byte[] next = evaluate(security, client, answer.authBytes());
                 // SCRAM's last step only verifies the server's signature and sends nothing back.
-                if (client.isComplete() && (token == null || token.length == 0)) {
-                    return;
+                if (client.isComplete() && (next == null || next.length == 0)) {
+                    return CompletableFuture.completedFuture(null);
                 }
-            }
+                return exchangeTokens(security, client, next, exchange);
+            });
+    }
+
+    private static byte[] evaluate(SecurityConfig security, SaslClient client, byte[] challenge) {
+        try {
+            return client.evaluateChallenge(challenge);
         } catch (SaslException e) {
-            throw new SaslAuthenticationException(mechanism + " authentication of " + security.saslUsername() + " failed: " + e.getMessage(), e);
-        } finally {
-            dispose(client);
+            throw new SaslAuthenticationException(security.saslMechanism() + " authentication of " + security.saslUsername()
+                + " failed: " + e.getMessage(), e);
         }
     }
 

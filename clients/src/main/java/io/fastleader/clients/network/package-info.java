@@ -19,9 +19,9 @@
  * and nothing else waits behind them. JoinGroup and SyncGroup time out after the rebalance request timeout, a
  * consumer's {@code max(request.timeout.ms, max.poll.interval.ms + 5 s)}, every other request after
  * {@code request.timeout.ms} ({@link io.fastleader.clients.network.ConnectionConfig#requestTimeoutFor}).
- * A connection is set up (TCP, TLS, ApiVersions, SASL) on one of the pool's connect threads, which
- * waits for each step's answer; a failure at any point closes the connection and fails every request
- * on it with one {@link io.fastleader.clients.network.BrokerConnectionException}.
+ * A connection is set up (TCP, TLS, ApiVersions, SASL) on the loop too, each step started when the
+ * one before is answered, so no thread waits for a broker; a failure at any point closes the
+ * connection and fails every request on it with one {@link io.fastleader.clients.network.BrokerConnectionException}.
  *
  * <p>TLS is Netty's {@code SslHandler} over a JDK {@link javax.net.ssl.SSLEngine}, so a TLS connection
  * is as non-blocking as a plaintext one.

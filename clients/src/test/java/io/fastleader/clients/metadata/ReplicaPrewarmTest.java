@@ -97,7 +97,7 @@ class ReplicaPrewarmTest {
         }
     }
 
-    /** Waits, up to 10 s, for the pool's connect threads to do what {@code condition} expects. */
+    /** Waits, up to 10 s, for the pool's loop to do what {@code condition} expects. */
     private static void awaitUntil(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {

@@ -8,12 +8,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -93,7 +94,7 @@ class ConnectionPoolTest {
     @Test
     void connectsOnceForConcurrentSendsWithoutBlockingThem() throws Exception {
         FrameServer broker = broker();
-        connector.gate = new CountDownLatch(1);
+        connector.gate = new CompletableFuture<>();
         int senders = 8;
         ExecutorService threads = Executors.newFixedThreadPool(senders);
         List<CompletableFuture<ApiMessage>> responses = new ArrayList<>();
@@ -114,7 +115,7 @@ class ConnectionPoolTest {
         }
         assertThat(responses).as("every send returned while the connect was held").noneMatch(CompletableFuture::isDone);
 
-        connector.gate.countDown();
+        connector.gate.complete(null);
         broker.answerHandshake(KAFKA_4_3);
         for (int i = 0; i < senders; i++) {
             broker.respond(broker.read(), new MetadataResponseData().setClusterId("shared"));
@@ -162,13 +163,13 @@ class ConnectionPoolTest {
     @Test
     void requestsSentWhileConnectingGoOutInOrder() throws Exception {
         FrameServer broker = broker();
-        connector.gate = new CountDownLatch(1);
+        connector.gate = new CompletableFuture<>();
         List<CompletableFuture<ApiMessage>> responses = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             responses.add(pool.send(1, ApiKey.METADATA, new MetadataRequestData()));
         }
 
-        connector.gate.countDown();
+        connector.gate.complete(null);
         broker.answerHandshake(KAFKA_4_3);
         for (int i = 0; i < 5; i++) {
             broker.respond(broker.read(), new MetadataResponseData().setClusterId("answer-" + i));
@@ -398,7 +399,7 @@ class ConnectionPoolTest {
         FrameServer broker = connectedBroker(2);
         CompletableFuture<ApiMessage> unanswered = pool.send(2, ApiKey.METADATA, new MetadataRequestData());
         broker.read();
-        connector.gate = new CountDownLatch(1);
+        connector.gate = new CompletableFuture<>();
         CompletableFuture<ApiMessage> connecting = pool.send(1, ApiKey.METADATA, new MetadataRequestData());
 
         pool.close();
@@ -411,10 +412,44 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void setsUpConnectionsToManyBrokersAtOnceOnItsLoopAlone() throws Exception {
+        Map<Integer, InetSocketAddress> nodes = new HashMap<>();
+        List<FrameServer> unanswered = new ArrayList<>();
+        for (int nodeId = 1; nodeId <= 4; nodeId++) {
+            FrameServer broker = new FrameServer();
+            brokers.add(broker);
+            unanswered.add(broker);
+            nodes.put(nodeId, broker.address());
+        }
+        Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
+        try (ConnectionPool production = new ConnectionPool(ConnectionConfig.defaults("test-client"), PoolConfig.defaults())) {
+            production.updateNodes(nodes);
+            List<CompletableFuture<Void>> connects = new ArrayList<>();
+            nodes.keySet().forEach(nodeId -> connects.add(production.connect(nodeId)));
+            List<FrameServer.Received> handshakes = new ArrayList<>();
+            for (FrameServer broker : unanswered) {
+                handshakes.add(broker.read());
+            }
+
+            // Every setup is under way, its ApiVersions unanswered: no thread waits for one.
+            assertThat(Thread.getAllStackTraces().keySet()).filteredOn(thread -> !before.contains(thread))
+                .extracting(Thread::getName)
+                .filteredOn(name -> name.startsWith("fastleader-"))
+                .singleElement().asString().startsWith("fastleader-io-");
+            for (int i = 0; i < unanswered.size(); i++) {
+                unanswered.get(i).respond(handshakes.get(i), KAFKA_4_3);
+            }
+            for (CompletableFuture<Void> connect : connects) {
+                connect.get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsLoopEnded() throws Exception {
         FrameServer broker = broker();
         pool.send(1, ApiKey.METADATA, new MetadataRequestData());
-        // The handshake is out and unanswered: the connect thread waits for it when close interrupts it.
+        // The handshake is out and unanswered when close gives the setup up.
         broker.read();
         List<Thread> threads = BrokerConnectionTest.threadsOf(broker);
         assertThat(threads).as("the connection's I/O loop").hasSize(1);
@@ -885,7 +920,7 @@ class ConnectionPoolTest {
         response.get(10, TimeUnit.SECONDS);
     }
 
-    /** Waits, up to 10 s, for the pool's connect threads to make {@code condition} true. */
+    /** Waits, up to 10 s, for the connections being set up to make {@code condition} true. */
     private static void spinUntil(BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
@@ -926,14 +961,14 @@ class ConnectionPoolTest {
 
     /**
      * Counts and records connects; each takes the next step: a broker to connect to, or a failure
-     * to throw. A closed gate holds connects, to observe the pool while one is under way.
+     * to fail with. A gate not yet completed holds connects, to observe the pool while one is under way.
      */
     private static final class ScriptedConnector implements Connector {
         final AtomicInteger calls = new AtomicInteger();
         final List<InetSocketAddress> addresses = new CopyOnWriteArrayList<>();
         final List<BrokerConnection> opened = new CopyOnWriteArrayList<>();
         final BlockingQueue<Object> steps = new LinkedBlockingQueue<>();
-        volatile CountDownLatch gate = new CountDownLatch(0);
+        volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
         /** The listener each connection opened tells, by node id, as the pool's production connector takes it. */
         volatile IntFunction<ConnectionListener> listeners = nodeId -> ConnectionListener.NONE;
 
@@ -942,23 +977,37 @@ class ConnectionPoolTest {
         }
 
         @Override
-        public BrokerConnection open(int nodeId, InetSocketAddress address, ConnectionConfig config) {
+        public CompletableFuture<BrokerConnection> open(int nodeId, InetSocketAddress address, ConnectionConfig config) {
             calls.incrementAndGet();
             addresses.add(address);
-            try {
-                if (!gate.await(10, TimeUnit.SECONDS)) {
-                    throw new BrokerConnectionException("the test never opened the gate", null);
+            CompletableFuture<BrokerConnection> opening = new CompletableFuture<>();
+            gate.thenRun(() -> {
+                Object step = steps.poll();
+                if (!(step instanceof FrameServer broker)) {
+                    opening.completeExceptionally(step == null ? new BrokerConnectionException("no step scripted", null)
+                        : (BrokerConnectionException) step);
+                    return;
                 }
-            } catch (InterruptedException e) {
-                throw new BrokerConnectionException("interrupted at the gate", e);
-            }
-            Object step = steps.poll();
-            if (step instanceof FrameServer broker) {
-                BrokerConnection connection = BrokerConnection.open(broker.address(), config, listeners.apply(nodeId));
-                opened.add(connection);
-                return connection;
-            }
-            throw step == null ? new BrokerConnectionException("no step scripted", null) : (BrokerConnectionException) step;
+                CompletableFuture<BrokerConnection> connecting = BrokerConnection.openOnOwnLoop(broker.address(), config,
+                    listeners.apply(nodeId));
+                // A connect the pool gives up ends its setup, which closes the connection, as the production connector's does.
+                opening.whenComplete((connection, failure) -> {
+                    if (failure != null) {
+                        connecting.completeExceptionally(failure);
+                    }
+                });
+                connecting.whenComplete((connection, failure) -> {
+                    if (failure != null) {
+                        opening.completeExceptionally(failure);
+                        return;
+                    }
+                    opened.add(connection);
+                    if (!opening.complete(connection)) {
+                        connection.close();
+                    }
+                });
+            });
+            return opening;
         }
     }
 }
