@@ -37,7 +37,7 @@ record Deployment(NetworkProfile profile, Duration clientRtt, Duration brokerRtt
             throw new IllegalArgumentException("--metadata-lag-ms needs --brokers child_jvm: brokers in one JVM share one way to the quorum");
         }
         if (!security.equals("PLAINTEXT") && brokers == Execution.CHILD_JVM) {
-            throw new IllegalArgumentException("--security sasl_ssl needs --brokers in_jvm: child-JVM brokers have PLAINTEXT listeners only");
+            throw new IllegalArgumentException("--security sasl_ssl needs --brokers in_jvm: child-JVM brokers have no SASL listeners");
         }
     }
 

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * cluster fails to start, the directory is kept and the exception quotes the failing node's log.
  * A shutdown hook kills the children if this JVM exits without {@link #close()}.
  *
+ * <p>The client listener is PLAINTEXT, or SSL with a certificate made for the cluster
+ * ({@link ChildJvmTls}); the controller listener is always PLAINTEXT.
+ *
  * <p>With a {@link NetworkModel} other than loopback, each node gets a separate inter-broker
  * listener, and every listener is advertised at the relay in front of it. With metadata lag, the
  * controllers are named by host names that each child JVM resolves through a hosts file of its
@@ -64,7 +68,6 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private static final Logger LOG = LoggerFactory.getLogger(ChildJvmCluster.class);
 
     private static final String HOST = "127.0.0.1";
-    private static final String BROKER_LISTENER = "PLAINTEXT";
     /** Replication gets a listener of its own when a network model makes it cost other than clients' requests. */
     private static final String INTER_BROKER_LISTENER = "INTERNAL";
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
@@ -121,6 +124,10 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
     private final NetworkRelays relays;
+    /** The client listener, named for its protocol: PLAINTEXT, or SSL with {@link #tls}. */
+    private final String brokerListener;
+    /** The stores of a TLS client listener; null for a PLAINTEXT one. */
+    private final ChildJvmTls tls;
     /** Every child process not yet exited, format runs included: what the shutdown hook kills. */
     private final Set<Process> children = ConcurrentHashMap.newKeySet();
     private final Thread shutdownHook = new Thread(this::killChildren, "fastleader-child-jvm-cluster-reaper");
@@ -134,6 +141,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
         this.spec = spec;
         this.dir = dir;
         this.relays = new NetworkRelays(spec.network());
+        this.brokerListener = spec.security().protocol();
+        this.tls = spec.security().isPlaintext() ? null : ChildJvmTls.create(dir, HOST);
     }
 
     /** Formats and starts {@code spec.brokers()} combined nodes; returns once all are registered and unfenced. */
@@ -207,7 +216,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     @Override
     public Map<String, Object> clientConfig() {
-        return Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        Map<String, Object> config = new HashMap<>(tls == null ? Map.of() : tls.clientConfig());
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return Map.copyOf(config);
     }
 
     @Override
@@ -526,10 +537,13 @@ final class ChildJvmCluster implements KafkaTestCluster {
         List<String> listeners = new ArrayList<>();
         List<String> advertised = new ArrayList<>();
         List<String> protocols = new ArrayList<>();
-        listeners.add(BROKER_LISTENER + "://" + HOST + ":" + node.brokerPort);
-        advertised.add(BROKER_LISTENER + "://" + HOST + ":" + clientAddress(node).getPort());
-        protocols.add(BROKER_LISTENER + ":PLAINTEXT");
-        String interBrokerListener = BROKER_LISTENER;
+        listeners.add(brokerListener + "://" + HOST + ":" + node.brokerPort);
+        advertised.add(brokerListener + "://" + HOST + ":" + clientAddress(node).getPort());
+        protocols.add(brokerListener + ":" + spec.security().protocol());
+        if (tls != null) {
+            tls.brokerConfig().forEach(properties::setProperty);
+        }
+        String interBrokerListener = brokerListener;
         if (node.interBrokerPort >= 0) {
             interBrokerListener = INTER_BROKER_LISTENER;
             InetSocketAddress relay = relays.address(node.id, NetworkRelays.Traffic.INTER_BROKER, new InetSocketAddress(HOST, node.interBrokerPort));

@@ -54,8 +54,9 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         if (release.childJvmOnly() && execution != Execution.CHILD_JVM) {
             throw new IllegalArgumentException("Kafka " + release.version() + " brokers run only as child JVMs, not " + execution);
         }
-        if (execution == Execution.CHILD_JVM && !security.isPlaintext()) {
-            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT listeners only; use IN_JVM or CONTAINER for " + security.protocol());
+        if (execution == Execution.CHILD_JVM && security.saslMechanism() != null) {
+            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT or SSL client listeners only; use IN_JVM or CONTAINER for "
+                + security.protocol());
         }
         brokerConfigs = Map.copyOf(brokerConfigs);
         featureLevels = Map.copyOf(featureLevels);

@@ -6,9 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
-import org.apache.kafka.common.config.SslConfigs;
 import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -73,7 +71,6 @@ final class BootKafkaFactoriesReplacer implements BeanPostProcessor, BeanFactory
 
     private FastLeaderProducerFactory<Object, Object> fastLeaderProducerFactory(DefaultKafkaProducerFactory<?, ?> boots, String beanName) {
         Map<String, Object> configs = boots.getConfigurationProperties();
-        refuseWhatFastLeaderCannotHonour(configs, beanName);
         FastLeaderProducerFactory<Object, Object> factory = new FastLeaderProducerFactory<>(configs);
         if (boots.getTransactionIdPrefix() != null) {
             factory.setTransactionIdPrefix(boots.getTransactionIdPrefix());
@@ -87,27 +84,11 @@ final class BootKafkaFactoriesReplacer implements BeanPostProcessor, BeanFactory
 
     private FastLeaderConsumerFactory<Object, Object> fastLeaderConsumerFactory(DefaultKafkaConsumerFactory<?, ?> boots, String beanName) {
         Map<String, Object> configs = boots.getConfigurationProperties();
-        refuseWhatFastLeaderCannotHonour(configs, beanName);
         FastLeaderConsumerFactory<Object, Object> factory = new FastLeaderConsumerFactory<>(configs);
         applyBootCustomizers("DefaultKafkaConsumerFactoryCustomizer", DefaultKafkaConsumerFactory.class, factory);
         factory.setBeanName(beanName);
         factory.setApplicationContext(applicationContext);
         return factory;
-    }
-
-    /**
-     * fastleader's clients build TLS from the {@code ssl.*} store keys and do not load an
-     * {@code ssl.engine.factory.class}, which is how Boot hands over an SSL bundle
-     * ({@code spring.kafka.ssl.bundle}): refused at startup rather than connecting without the bundle.
-     */
-    private static void refuseWhatFastLeaderCannotHonour(Map<String, Object> configs, String beanName) {
-        Object engineFactory = configs.get(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
-        if (engineFactory != null) {
-            throw new BeanCreationException(beanName, "fastleader's clients do not support " + SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG
-                + " (" + (engineFactory instanceof Class<?> type ? type.getName() : engineFactory) + "), which Spring Boot sets for"
-                + " spring.kafka.ssl.bundle: configure TLS with the spring.kafka.ssl.key-store-*/trust-store-* properties, or set "
-                + FastLeaderKafkaAutoConfiguration.ENABLED_PROPERTY + "=false to keep kafka-clients' producer and consumer");
-        }
     }
 
     /** Whether Boot's Kafka auto-configuration declared the bean (an application's own factory is left alone). */

@@ -1,7 +1,6 @@
 package io.fastleader.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -18,7 +17,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.MetricName;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -121,17 +119,6 @@ class StarterWiringTest {
             assertThat(template.getProducerFactory().getConfigurationProperties()).containsEntry(ProducerConfig.LINGER_MS_CONFIG, 50)
                 .containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
         }
-    }
-
-    @Test
-    void testAnSslEngineFactoryIsRefusedAtStartupNamingTheKeyAndTheOffSwitch() {
-        SpringApplicationBuilder application = OrdersApplication.builder("ssl-bundle", NO_BROKER)
-            .properties("spring.kafka.properties.ssl.engine.factory.class=com.example.BundleEngineFactory");
-
-        assertThatThrownBy(application::run).rootCause()
-            .hasMessageContaining("ssl.engine.factory.class")
-            .hasMessageContaining("com.example.BundleEngineFactory")
-            .hasMessageContaining("fastleader.enabled=false");
     }
 
     /**
