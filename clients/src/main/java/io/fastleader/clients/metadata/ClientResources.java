@@ -86,8 +86,7 @@ public final class ClientResources implements AutoCloseable {
     public ClusterLink openCluster(String clientId, ClusterSettings settings, Metrics metrics, String clientGroup,
                                    String nodeGroup, Function<ClusterMetadata, Predicate<String>> topicsInUse) {
         NetworkMetrics network = new NetworkMetrics(metrics, clientGroup, nodeGroup);
-        ConnectionPool pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(),
-                network::connectionTo));
+        ConnectionPool pool = register(new ConnectionPool(settings.connectionConfig(clientId), settings.poolConfig(), network));
         ClusterMetadata metadata = register(new ClusterMetadata(settings.metadataConfig(), pool, settings.bootstrapServers(),
                 metrics));
         ReplicaPrewarm prewarm = settings.connectionsPrewarm()

@@ -108,23 +108,27 @@ public final class ConnectionPool implements AutoCloseable {
      * listener, from {@code listeners} by node id as the connection opens, what it does on the wire.
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners) {
-        this(config, poolConfig, listeners, POOL_IDS.incrementAndGet());
+        this(config, poolConfig, listeners, TimedIoHandler.SelectTimes.NONE);
+    }
+
+    /**
+     * A client's pool: its connections, and its loop's selects, are measured in {@code network}
+     * under kafka-clients' network metric names.
+     */
+    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, NetworkMetrics network) {
+        this(config, poolConfig, network::connectionTo, network::selected);
     }
 
     /** TLS engines first, so that a TLS configuration kafka-clients refuses fails the pool before its loop starts. */
-    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, int poolId) {
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners,
+                           TimedIoHandler.SelectTimes selects) {
         this(config, poolConfig, listeners, config.security().protocol().usesTls() ? TlsEngines.of(config.security()) : null,
-            poolId);
-    }
-
-    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, TlsEngines tls,
-                           int poolId) {
-        this(config, poolConfig, listeners, IoLoop.start("fastleader-io-" + poolId + "-"), tls);
+            IoLoop.start("fastleader-io-" + POOL_IDS.incrementAndGet() + "-", selects));
     }
 
     /** The idle sweep runs on the loop too: it only closes connections, which never waits there. */
-    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, IoLoop loop,
-                           TlsEngines tls) {
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, TlsEngines tls,
+                           IoLoop loop) {
         this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
             connectionConfig, listeners.apply(nodeId), loop, tls), () -> ThreadLocalRandom.current().nextDouble(),
             (task, delayNanos) -> loop.schedule(task, delayNanos), loop, tls);

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 
 /**
  * The one thread that does the I/O of every connection of a client: Netty's NIO event loop. A
@@ -24,14 +23,19 @@ public final class IoLoop implements AutoCloseable {
     private final EventLoopGroup group;
     private final EventLoop loop;
 
-    private IoLoop(String threadName) {
-        this.group = new MultiThreadIoEventLoopGroup(1, threads.named(threadName), NioIoHandler.newFactory());
+    private IoLoop(String threadName, TimedIoHandler.SelectTimes selects) {
+        this.group = new MultiThreadIoEventLoopGroup(1, threads.named(threadName), TimedIoHandler.factory(selects));
         this.loop = group.next();
     }
 
     /** Starts a loop whose thread is named {@code threadName} followed by a counter. */
     public static IoLoop start(String threadName) {
-        return new IoLoop(threadName);
+        return start(threadName, TimedIoHandler.SelectTimes.NONE);
+    }
+
+    /** Starts a loop as {@link #start(String)} does, telling {@code selects} the times of each select. */
+    static IoLoop start(String threadName, TimedIoHandler.SelectTimes selects) {
+        return new IoLoop(threadName, selects);
     }
 
     EventLoop eventLoop() {

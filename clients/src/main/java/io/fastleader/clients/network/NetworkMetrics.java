@@ -3,6 +3,7 @@ package io.fastleader.clients.network;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fastleader.protocol.ApiKey;
@@ -24,7 +25,9 @@ import org.apache.kafka.common.metrics.stats.WindowedSum;
  * {@code successful-authentication-rate/-total}, {@code failed-authentication-rate/-total},
  * {@code network-io-rate/-total} (requests and responses), {@code outgoing-byte-rate/-total},
  * {@code request-rate/-total}, {@code request-size-avg/-max}, {@code incoming-byte-rate/-total} and
- * {@code response-rate/-total}, frames counted with their size prefix. In the node group
+ * {@code response-rate/-total}, frames counted with their size prefix; and the I/O loop's selects,
+ * {@code select-rate/-total}, {@code io-wait-time-ns-avg}, {@code io-wait-ratio}, {@code io-wait-time-ns-total},
+ * {@code io-time-ns-avg}, {@code io-ratio}, {@code io-time-ns-total} ({@link #selected}). In the node group
  * ({@code producer-node-metrics}, {@code consumer-node-metrics}), tagged {@code node-id=node-<id>}
  * (bootstrap servers under -1, -2, ...), the same traffic per broker and {@code request-latency-avg/-max},
  * which the client records on the sensor {@link #latencySensorName} names. A node's metrics appear
@@ -49,6 +52,8 @@ public final class NetworkMetrics {
     private final Sensor connectionsClosed;
     private final Sensor authentications;
     private final Sensor failedAuthentications;
+    private final Sensor selectWait;
+    private final Sensor selectIo;
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicInteger requestsInFlight = new AtomicInteger();
     private final Map<ApiKey, Sensor> byApi = new EnumMap<>(ApiKey.class);
@@ -75,6 +80,25 @@ public final class NetworkMetrics {
         failedAuthentications = countMeter("failed-authentication", clientGroup, "connections with failed authentication");
         metrics.addMetric(metrics.metricName("connection-count", clientGroup, "The current number of active connections."),
                 (Measurable) (config, now) -> openConnections.get());
+        selectWait = metrics.sensor("fastleader-network:select-time");
+        selectWait.add(meter(new WindowedCount(), "select", clientGroup, Map.of(), "times the I/O layer checked for new I/O to perform"));
+        selectWait.add(metrics.metricName("io-wait-time-ns-avg", clientGroup,
+                "The average length of time the I/O thread spent waiting for a socket ready for reads or writes in nanoseconds."), new Avg());
+        selectWait.add(threadTimeMeter("io-wait", clientGroup, "waiting"));
+        selectIo = metrics.sensor("fastleader-network:io-time");
+        selectIo.add(metrics.metricName("io-time-ns-avg", clientGroup, "The average length of time for I/O per select call in nanoseconds."),
+                new Avg());
+        selectIo.add(threadTimeMeter("io", clientGroup, "doing I/O"));
+    }
+
+    /**
+     * One select of the client's I/O loop, as kafka-clients' {@code Selector} records each of its
+     * polls: {@code waitNanos} in the select, then {@code ioNanos} handling the sockets it found ready.
+     */
+    void selected(long waitNanos, long ioNanos) {
+        long nowMs = System.currentTimeMillis();
+        selectWait.record(waitNanos, nowMs, false);
+        selectIo.record(ioNanos, nowMs, false);
     }
 
     /**
@@ -119,6 +143,13 @@ public final class NetworkMetrics {
         sensor.add(meter(new WindowedSum(), "incoming-byte", group, tags, "bytes read"));
         sensor.add(meter(new WindowedCount(), "response", group, tags, "responses received"));
         return sensor;
+    }
+
+    /** {@code <prefix>-ratio} and {@code <prefix>-time-ns-total}, of nanoseconds recorded. */
+    private Meter threadTimeMeter(String prefix, String group, String action) {
+        return new Meter(TimeUnit.NANOSECONDS,
+                metrics.metricName(prefix + "-ratio", group, "The fraction of time the I/O thread spent " + action),
+                metrics.metricName(prefix + "-time-ns-total", group, "The total time the I/O thread spent " + action));
     }
 
     private Meter meter(SampledStat rate, String prefix, String group, Map<String, String> tags, String what) {

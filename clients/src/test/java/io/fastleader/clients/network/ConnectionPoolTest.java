@@ -446,6 +446,27 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void aClientsPoolTimesTheSelectsOfItsLoopInItsNetworkMetrics() throws Exception {
+        FrameServer broker = new FrameServer();
+        brokers.add(broker);
+        try (Metrics metrics = new Metrics();
+             ConnectionPool measured = new ConnectionPool(ConnectionConfig.defaults("test-client"), PoolConfig.defaults(),
+                 new NetworkMetrics(metrics, "producer-metrics", "producer-node-metrics"))) {
+            measured.updateNodes(Map.of(1, broker.address()));
+            CompletableFuture<ApiMessage> response = measured.send(1, ApiKey.METADATA, new MetadataRequestData());
+            broker.answerHandshake(KAFKA_4_3);
+            broker.respond(broker.read(), new MetadataResponseData().setClusterId("timed"));
+            assertThat(clusterId(response)).isEqualTo("timed");
+
+            assertThat((double) metricValue(metrics, metrics.metricName("select-total", "producer-metrics"))).isPositive();
+            assertThat((double) metricValue(metrics, metrics.metricName("io-wait-time-ns-total", "producer-metrics")))
+                .as("time the loop waited in its selects").isPositive();
+            assertThat((double) metricValue(metrics, metrics.metricName("io-time-ns-total", "producer-metrics")))
+                .as("time the loop handled ready sockets: the answers were read").isPositive();
+        }
+    }
+
+    @Test
     void closeDuringAHandshakeReturnsOnlyOnceTheConnectionsLoopEnded() throws Exception {
         FrameServer broker = broker();
         pool.send(1, ApiKey.METADATA, new MetadataRequestData());

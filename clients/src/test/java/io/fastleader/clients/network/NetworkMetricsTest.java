@@ -157,6 +157,18 @@ class NetworkMetricsTest {
         assertThat(clientMetric("failed-authentication-total")).isEqualTo(1.0);
     }
 
+    @Test
+    void testEachSelectCountsItsWaitAndItsIoApart() {
+        network.selected(300, 100);
+        network.selected(500, 0);
+
+        assertThat(clientMetric("select-total")).isEqualTo(2.0);
+        assertThat(clientMetric("io-wait-time-ns-total")).isEqualTo(800.0);
+        assertThat(clientMetric("io-wait-time-ns-avg")).isEqualTo(400.0);
+        assertThat(clientMetric("io-time-ns-total")).isEqualTo(100.0);
+        assertThat(clientMetric("io-time-ns-avg")).isEqualTo(50.0);
+    }
+
     private double clientMetric(String name) {
         return value(metrics.metricName(name, CLIENT_GROUP));
     }

@@ -54,7 +54,6 @@ class MetricNamesParityTest {
     private static final String CONSUMED_TOPIC = "parity-" + Flavour.KAFKA.name().toLowerCase();
     private static final TopicPartition CONSUMED = new TopicPartition(CONSUMED_TOPIC, 0);
 
-    private static final String NO_SELECTOR = "no selector loop to time: each connection has its own reader and writer threads";
     private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
     private static final String NO_TWO_PHASE_COMMIT = "no prepareTransaction: two-phase commit (KIP-939) is not supported";
     private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
@@ -62,14 +61,6 @@ class MetricNamesParityTest {
 
     /** Kafka's metric names fastleader does not report, and why. */
     static final Map<String, String> NOT_REPORTED = Map.ofEntries(
-            entry("io-ratio", NO_SELECTOR),
-            entry("io-time-ns-avg", NO_SELECTOR),
-            entry("io-time-ns-total", NO_SELECTOR),
-            entry("io-wait-ratio", NO_SELECTOR),
-            entry("io-wait-time-ns-avg", NO_SELECTOR),
-            entry("io-wait-time-ns-total", NO_SELECTOR),
-            entry("select-rate", NO_SELECTOR),
-            entry("select-total", NO_SELECTOR),
             entry("successful-reauthentication-rate", NO_REAUTHENTICATION),
             entry("successful-reauthentication-total", NO_REAUTHENTICATION),
             entry("failed-reauthentication-rate", NO_REAUTHENTICATION),
