@@ -212,8 +212,10 @@ public final class NetworkMetrics {
         public void sent(ApiKey api, int bytes) {
             unanswered.incrementAndGet();
             requestsInFlight.incrementAndGet();
-            node.bytesSent.record(bytes);
-            apiSensor(api).record();
+            // No quota to check: these sensors have none.
+            long nowMs = System.currentTimeMillis();
+            node.bytesSent.record(bytes, nowMs, false);
+            apiSensor(api).record(1, nowMs, false);
         }
 
         @Override
@@ -227,7 +229,7 @@ public final class NetworkMetrics {
         public void received(int bytes) {
             unanswered.decrementAndGet();
             requestsInFlight.decrementAndGet();
-            node.bytesReceived.record(bytes);
+            node.bytesReceived.record(bytes, System.currentTimeMillis(), false);
         }
 
         @Override

@@ -162,26 +162,28 @@ public final class ProducerMetrics {
 
     /** One Produce request is sent to {@code batches}' leader, {@code nowMs} by the clock their creation times come from. */
     void requestSent(List<ProducerBatch> batches, long nowMs) {
+        // One reading of the metrics' clock for the request, and no quota to check: producer sensors have none.
+        long metricsNowMs = System.currentTimeMillis();
         int records = 0;
         for (ProducerBatch batch : batches) {
             String topic = batch.topicPartition().topic();
             double ratio = batch.compressionRatio();
             int bytes = batch.estimatedSizeBytes();
             TopicSensors topicSensors = topicSensors(topic);
-            topicSensors.records().record(batch.recordCount());
-            topicSensors.bytes().record(bytes);
-            topicSensors.compressionRate().record(ratio);
+            topicSensors.records().record(batch.recordCount(), metricsNowMs, false);
+            topicSensors.bytes().record(bytes, metricsNowMs, false);
+            topicSensors.compressionRate().record(ratio, metricsNowMs, false);
             if (batch.recordsSentBefore()) {
-                recordsRetried.record(batch.recordCount());
-                topicSensors.retries().record(batch.recordCount());
+                recordsRetried.record(batch.recordCount(), metricsNowMs, false);
+                topicSensors.retries().record(batch.recordCount(), metricsNowMs, false);
             }
-            batchSize.record(bytes);
-            queueTime.record(nowMs - batch.createdMs());
-            compressionRate.record(ratio);
-            recordSize.record(batch.maxRecordBytes());
+            batchSize.record(bytes, metricsNowMs, false);
+            queueTime.record(nowMs - batch.createdMs(), metricsNowMs, false);
+            compressionRate.record(ratio, metricsNowMs, false);
+            recordSize.record(batch.maxRecordBytes(), metricsNowMs, false);
             records += batch.recordCount();
         }
-        recordsPerRequest.record(records);
+        recordsPerRequest.record(records, metricsNowMs, false);
     }
 
     void batchFailed(ProducerBatch batch) {
@@ -195,11 +197,12 @@ public final class ProducerMetrics {
 
     /** A Produce request to node {@code node} was answered after {@code latencyMs}, throttled for {@code throttleTimeMs}. */
     void requestAnswered(int node, long latencyMs, int throttleTimeMs) {
-        requestLatency.record(latencyMs);
-        throttleTime.record(throttleTimeMs);
+        long metricsNowMs = System.currentTimeMillis();
+        requestLatency.record(latencyMs, metricsNowMs, false);
+        throttleTime.record(throttleTimeMs, metricsNowMs, false);
         Sensor nodeLatency = metrics.getSensor(NetworkMetrics.latencySensorName(node));
         if (nodeLatency != null) {
-            nodeLatency.record(latencyMs);
+            nodeLatency.record(latencyMs, metricsNowMs, false);
         }
     }
 

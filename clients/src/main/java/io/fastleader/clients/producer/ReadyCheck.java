@@ -1,16 +1,16 @@
 package io.fastleader.clients.producer;
 
-import java.util.Set;
+import java.util.List;
 
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * The answer of {@link RecordAccumulator#ready}.
  *
- * @param readyPartitions       partitions whose first batch should be sent now
+ * @param readyPartitions       partitions whose first batch should be sent now, each once
  * @param nextReadyCheckDelayMs how long the sender may wait before asking again: until the next
  *                              linger or retry backoff ends or the next queued batch reaches its
  *                              delivery timeout; {@link Long#MAX_VALUE} when nothing is queued
  */
-public record ReadyCheck(Set<TopicPartition> readyPartitions, long nextReadyCheckDelayMs) {
+public record ReadyCheck(List<TopicPartition> readyPartitions, long nextReadyCheckDelayMs) {
 }

@@ -5,7 +5,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -177,7 +176,8 @@ public final class RecordAccumulator {
      */
     public ReadyCheck ready(long nowMs) {
         boolean sendEverything = closed || sendAtOnce || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
-        Set<TopicPartition> ready = new HashSet<>();
+        // A list: each partition has one queue, so none comes twice, and a pass costs no hashing.
+        List<TopicPartition> ready = new ArrayList<>();
         long nextCheckDelayMs = Long.MAX_VALUE;
         for (Map.Entry<TopicPartition, BatchQueue> entry : queues.entrySet()) {
             BatchQueue queue = entry.getValue();

@@ -41,22 +41,26 @@ public record SendPlan(Map<Integer, List<TopicPartition>> byLeader, Set<String> 
     public static SendPlan of(Collection<TopicPartition> ready, Function<TopicPartition, PartitionLeadership> routable,
                               BiFunction<TopicPartition, Integer, BatchPhase> holdAt) {
         Map<Integer, List<TopicPartition>> byLeader = new LinkedHashMap<>();
-        Set<String> withoutLeader = new HashSet<>();
-        Map<TopicPartition, BatchPhase> held = new HashMap<>();
+        // Made only when needed: in steady state every ready partition goes, and a pass runs per answer.
+        Set<String> withoutLeader = null;
+        Map<TopicPartition, BatchPhase> held = null;
         for (TopicPartition partition : ready) {
             PartitionLeadership current = routable.apply(partition);
+            BatchPhase hold;
             if (current == null) {
+                withoutLeader = withoutLeader == null ? new HashSet<>() : withoutLeader;
                 withoutLeader.add(partition.topic());
-                held.put(partition, BatchPhase.METADATA);
-                continue;
-            }
-            BatchPhase hold = holdAt.apply(partition, current.leaderId());
-            if (hold == null) {
-                byLeader.computeIfAbsent(current.leaderId(), id -> new ArrayList<>()).add(partition);
+                hold = BatchPhase.METADATA;
             } else {
-                held.put(partition, hold);
+                hold = holdAt.apply(partition, current.leaderId());
+                if (hold == null) {
+                    byLeader.computeIfAbsent(current.leaderId(), id -> new ArrayList<>()).add(partition);
+                    continue;
+                }
             }
+            held = held == null ? new HashMap<>() : held;
+            held.put(partition, hold);
         }
-        return new SendPlan(byLeader, withoutLeader, held);
+        return new SendPlan(byLeader, withoutLeader == null ? Set.of() : withoutLeader, held == null ? Map.of() : held);
     }
 }
