@@ -269,18 +269,16 @@ public final class ConnectionPool implements AutoCloseable {
      * first JoinGroup or SyncGroup to the node opens it.
      */
     public boolean isReady(int nodeId) {
-        List<BrokerConnection> published = new ArrayList<>();
         synchronized (lock) {
             for (ConnectionLane lane : lanesInUse) {
                 LaneState state = lanes.get(new NodeLane(nodeId, lane));
-                if (state == null || state.attempt == null || !state.attempt.published) {
+                // A connection's isOpen reads a volatile and takes no lock, so asking it here cannot deadlock.
+                if (state == null || state.attempt == null || !state.attempt.published || !state.attempt.connection.isOpen()) {
                     return false;
                 }
-                published.add(state.attempt.connection);
             }
         }
-        // Asked outside the pool's lock: it needs no more, as a closed connection stays closed.
-        return published.stream().allMatch(BrokerConnection::isOpen);
+        return true;
     }
 
     /**

@@ -323,7 +323,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         if (partitioner != null) {
             return partitioner.partition(topic, record.key(), key, record.value(), value, ClusterView.forTopic(cache, topic));
         }
-        if (key != null && !settings.kafkaConfig().getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG)) {
+        if (key != null && !settings.partitionerIgnoreKeys()) {
             return StickyPartitioner.partitionForKey(key, partitionCount);
         }
         int bytes = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);

@@ -61,10 +61,19 @@ public final class ProducerSettings implements ClusterSettings {
     private final Duration hintConfirmationDelay;
     private final boolean connectionsPrewarm;
     private final long slowBatchLogMs;
+    // Read per record or per request: kept, since each kafka.get* is a lookup that also marks the key used.
+    private final long maxBlockMs;
+    private final int maxRequestSize;
+    private final long retryBackoffMs;
+    private final boolean partitionerIgnoreKeys;
 
     private ProducerSettings(ProducerConfig kafka, Map<String, Object> fastleader) {
         this.kafka = kafka;
         this.deliveryTimeoutMs = deliveryTimeout(kafka);
+        this.maxBlockMs = kafka.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+        this.maxRequestSize = kafka.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        this.retryBackoffMs = kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+        this.partitionerIgnoreKeys = kafka.getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG);
         this.leaderHintsEnabled = (Boolean) fastleader.get(FastLeaderConfigs.LEADER_HINTS_ENABLED);
         this.hintConfirmationDelay = Duration.ofMillis((Long) fastleader.get(FastLeaderConfigs.HINT_CONFIRMATION_DELAY_MS));
         this.connectionsPrewarm = (Boolean) fastleader.get(FastLeaderConfigs.CONNECTIONS_PREWARM);
@@ -181,7 +190,7 @@ public final class ProducerSettings implements ClusterSettings {
     }
 
     public long maxBlockMs() {
-        return kafka.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+        return maxBlockMs;
     }
 
     /** {@code delivery.timeout.ms}; as in Kafka, raised to {@code linger.ms + request.timeout.ms} when left at its default. */
@@ -190,7 +199,7 @@ public final class ProducerSettings implements ClusterSettings {
     }
 
     public int maxRequestSize() {
-        return kafka.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        return maxRequestSize;
     }
 
     /** {@code request.timeout.ms}: how long a broker may take to answer, and the Produce request's replication timeout. */
@@ -205,7 +214,12 @@ public final class ProducerSettings implements ClusterSettings {
 
     /** {@code retry.backoff.ms}. */
     public long retryBackoffMs() {
-        return kafka.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+        return retryBackoffMs;
+    }
+
+    /** {@code partitioner.ignore.keys}: keyed records are spread as unkeyed ones are. */
+    public boolean partitionerIgnoreKeys() {
+        return partitionerIgnoreKeys;
     }
 
     public int retries() {
