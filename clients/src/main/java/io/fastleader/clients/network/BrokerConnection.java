@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -197,7 +196,7 @@ public final class BrokerConnection implements AutoCloseable {
                 ready.complete(connection);
                 return;
             }
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable cause = Failures.cause(failure);
             if (cause instanceof SaslAuthenticationException || cause instanceof SslAuthenticationException) {
                 listener.authenticationFailed();
             }

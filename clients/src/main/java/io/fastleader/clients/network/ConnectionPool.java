@@ -500,8 +500,7 @@ public final class ConnectionPool implements AutoCloseable {
         }
         opening.whenComplete((connection, failure) -> {
             if (failure != null) {
-                failConnect(id, lane, attempt, failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure);
+                failConnect(id, lane, attempt, Failures.cause(failure));
             } else {
                 opened(lane, attempt, connection);
             }
