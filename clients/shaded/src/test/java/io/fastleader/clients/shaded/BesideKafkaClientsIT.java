@@ -304,7 +304,8 @@ class BesideKafkaClientsIT {
         return sent;
     }
 
-    private static List<String> pollValues(Consumer<String, String> consumer, int expected) {
+    /** The values polled until {@code expected} have come or a minute has passed. */
+    static List<String> pollValues(Consumer<String, String> consumer, int expected) {
         List<String> values = new ArrayList<>();
         long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (values.size() < expected && System.nanoTime() < deadline) {

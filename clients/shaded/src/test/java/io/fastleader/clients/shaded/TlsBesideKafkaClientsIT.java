@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.security.KeyStore;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +17,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -52,8 +49,6 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 class TlsBesideKafkaClientsIT {
 
     private static final String RELEASE = System.getProperty("fastleader.kafka-clients.release");
-    private static final Duration POLL = Duration.ofMillis(200);
-    private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     private static KafkaTestCluster cluster;
 
@@ -72,7 +67,7 @@ class TlsBesideKafkaClientsIT {
             consumer.assign(Set.of(partition));
             consumer.seekToBeginning(Set.of(partition));
 
-            assertThat(pollValues(consumer, 1)).containsExactly("over TLS");
+            assertThat(BesideKafkaClientsIT.pollValues(consumer, 1)).containsExactly("over TLS");
         }
     }
 
@@ -120,17 +115,6 @@ class TlsBesideKafkaClientsIT {
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         return config;
-    }
-
-    private static List<String> pollValues(Consumer<String, String> consumer, int expected) {
-        List<String> values = new ArrayList<>();
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (values.size() < expected && System.nanoTime() < deadline) {
-            for (ConsumerRecord<String, String> record : consumer.poll(POLL)) {
-                values.add(record.value());
-            }
-        }
-        return values;
     }
 
     /** An application's engine factory: Kafka's default one, recording what it was asked for. */
