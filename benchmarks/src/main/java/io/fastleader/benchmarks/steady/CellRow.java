@@ -12,7 +12,7 @@ import io.fastleader.benchmarks.leadermove.Variant;
  *
  * @param cell         the cell
  * @param fastleader   fastleader's means
- * @param kafkaClients KafkaProducer 4.3.1's means
+ * @param kafkaClients KafkaProducer (consume: KafkaConsumer) 4.3.1's means
  * @param ratios       fastleader ÷ kafka-clients
  */
 record CellRow(Cell cell, Means fastleader, Means kafkaClients, Ratios ratios) {
@@ -21,7 +21,7 @@ record CellRow(Cell cell, Means fastleader, Means kafkaClients, Ratios ratios) {
      * One client's means over its kept turns of a cell; NaN where it has none.
      *
      * @param turns                     how many turns they are over
-     * @param recordsPerSecond          records acknowledged per second
+     * @param recordsPerSecond          records acknowledged (consume: consumed) per second
      * @param cpuMicrosPerRecord        client JVM CPU µs per record
      * @param gcMillis                  collectors' ms per window
      * @param gcMillisPerMillionRecords collectors' ms per million records

@@ -19,20 +19,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fastleader.benchmarks.leadermove.Variant;
 
 /**
- * One turn's {@code SteadyDriver} in a child JVM of its own, on the variant's classpath (as the
- * leader-move benchmark starts its drivers): started, relayed line by line with the variant's
- * label in front, and awaited for its {@code RESULT}. {@link #close} returns only once the JVM
- * has ended, so that no turn shares the cores with the one before.
+ * One turn's driver in a child JVM of its own, on the variant's classpath (as the leader-move
+ * benchmark starts its drivers): {@code SteadyDriver} for a producer cell, {@code ConsumeDriver}
+ * for a consume cell. Started, relayed line by line with the variant's label in front, and
+ * awaited for its {@code RESULT}. {@link #close} returns only once the JVM has ended, so that no
+ * turn shares the cores with the one before.
  */
 final class ClientJvm implements AutoCloseable {
 
-    private static final String DRIVER = "io.fastleader.benchmarks.driver.SteadyDriver";
+    private static final String PRODUCE_DRIVER = "io.fastleader.benchmarks.driver.SteadyDriver";
+    private static final String CONSUME_DRIVER = "io.fastleader.benchmarks.driver.ConsumeDriver";
     /**
-     * Beyond warm-up and window: the JVM's start, the producer's first metadata, and the flush of
-     * the records still in flight, which {@code delivery.timeout.ms} (120 s) bounds.
+     * Beyond warm-up and window: the JVM's start, the client's first metadata, and a producer's
+     * flush of the records still in flight, which {@code delivery.timeout.ms} (120 s) bounds.
      */
     private static final Duration RESULT_MARGIN = Duration.ofSeconds(180);
-    /** The producer's close after the result; the driver bounds it at 10 s. */
+    /** The JVM's end after the result; the driver bounds the client's close at 10 s. */
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -50,15 +52,19 @@ final class ClientJvm implements AutoCloseable {
 
     /** Starts {@code variant}'s driver for one turn of {@code cell} on {@code topic}. */
     static ClientJvm start(Variant variant, Cell cell, String topic, String bootstrap, SteadyOptions options) throws IOException {
+        boolean consume = cell.mode() == Cell.Mode.CONSUME;
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(options.clientJvmOptions());
-        command.addAll(List.of("-cp", variant.classpath(), DRIVER,
-            "--label", variant.label(), "--bootstrap", bootstrap, "--producer-class", variant.producerClass(), "--topic", topic,
-            "--record-bytes", String.valueOf(cell.recordBytes()), "--linger-ms", String.valueOf(cell.lingerMs()),
-            "--max-in-flight", String.valueOf(cell.maxInFlight()), "--compression", cell.compression(),
-            "--rate", String.valueOf(cell.rate()),
+        command.addAll(List.of("-cp", variant.classpath(), consume ? CONSUME_DRIVER : PRODUCE_DRIVER,
+            "--label", variant.label(), "--bootstrap", bootstrap, "--topic", topic, "--record-bytes", String.valueOf(cell.recordBytes()),
             "--warmup-s", String.valueOf(options.warmUp().toSeconds()), "--window-s", String.valueOf(options.window().toSeconds())));
+        command.addAll(consume
+            ? List.of("--consumer-class", variant.consumerClass(), "--fetch-min-bytes", String.valueOf(cell.fetchMinBytes()),
+                "--max-poll-records", String.valueOf(cell.maxPollRecords()))
+            : List.of("--producer-class", variant.producerClass(), "--linger-ms", String.valueOf(cell.lingerMs()),
+                "--max-in-flight", String.valueOf(cell.maxInFlight()), "--compression", cell.compression(),
+                "--rate", String.valueOf(cell.rate())));
         if (!variant.clientConfig().isEmpty()) {
             command.addAll(List.of("--client-config", variant.clientConfig().entrySet().stream()
                 .map(setting -> setting.getKey() + "=" + setting.getValue()).collect(Collectors.joining(","))));

@@ -6,9 +6,10 @@ import io.fastleader.it.cluster.ClusterSpec;
 import io.fastleader.it.cluster.Execution;
 
 /**
- * FastLeaderProducer against KafkaProducer 4.3.1 in steady state, each turn in a client JVM of
- * its own, measured as a whole process (issue 44): records/s, CPU per record, GC and threads,
- * and at a fixed rate send-to-acknowledgement latency. One 3-broker Kafka cluster, its brokers
+ * FastLeaderProducer against KafkaProducer 4.3.1, and FastLeaderConsumer against KafkaConsumer
+ * 4.3.1, in steady state, each turn in a client JVM of its own, measured as a whole process
+ * (issue 44): records/s, CPU per record, GC and threads, and at a fixed rate
+ * send-to-acknowledgement latency. One 3-broker Kafka cluster, its brokers
  * in child JVMs too, serves the whole run, so that no figure of a client JVM holds a broker's
  * work. {@code --help} lists the options ({@link SteadyOptions#HELP}); benchmarks/README.md has
  * the method. Run from the repository root after building the benchmarks jar:

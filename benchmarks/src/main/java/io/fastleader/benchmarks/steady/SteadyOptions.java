@@ -16,24 +16,28 @@ import io.fastleader.benchmarks.common.CommandLine;
  * The command line of {@link SteadyBenchmark}. Every option is {@code --name value}; {@link #HELP}
  * explains each.
  *
- * @param modes              the modes to run, in order
- * @param recordBytes        value sizes, in both modes
- * @param lingerMs           throughput: the {@code linger.ms} values of the grid
- * @param maxInFlight        throughput: the {@code max.in.flight.requests.per.connection} values of the grid
- * @param compression        throughput: a codec per extra cell at 1 KB, linger 5, 5 in flight; none for no such cell
- * @param latencyLingerMs    latency: the {@code linger.ms} values
- * @param latencyMaxInFlight latency: the {@code max.in.flight.requests.per.connection} values
- * @param latencyRates       latency: records per second for each record size
- * @param warmUp             sending in each client JVM before its window opens
- * @param window             the measured window
- * @param repetitions        rounds per cell; each round runs every client once, the order alternating
- * @param clientJvmOptions   the {@code java} options of every client JVM
- * @param json               where the figures are written
+ * @param modes                 the modes to run, in order
+ * @param recordBytes           value sizes, in every mode
+ * @param lingerMs              throughput: the {@code linger.ms} values of the grid
+ * @param maxInFlight           throughput: the {@code max.in.flight.requests.per.connection} values of the grid
+ * @param compression           throughput: a codec per extra cell at 1 KB, linger 5, 5 in flight; none for no such cell
+ * @param latencyLingerMs       latency: the {@code linger.ms} values
+ * @param latencyMaxInFlight    latency: the {@code max.in.flight.requests.per.connection} values
+ * @param latencyRates          latency: records per second for each record size
+ * @param consumeFetchMinBytes  consume: the {@code fetch.min.bytes} values
+ * @param consumeMaxPollRecords consume: the {@code max.poll.records} values
+ * @param consumeBacklogMib     consume: MiB of record values in the backlog topic of each record size
+ * @param warmUp                sending or reading in each client JVM before its window opens
+ * @param window                the measured window
+ * @param repetitions           rounds per cell; each round runs every client once, the order alternating
+ * @param clientJvmOptions      the {@code java} options of every client JVM
+ * @param json                  where the figures are written
  */
 record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Integer> lingerMs, List<Integer> maxInFlight,
                      List<String> compression, List<Integer> latencyLingerMs, List<Integer> latencyMaxInFlight,
-                     Map<Integer, Integer> latencyRates, Duration warmUp, Duration window, int repetitions,
-                     List<String> clientJvmOptions, Path json) {
+                     Map<Integer, Integer> latencyRates, List<Integer> consumeFetchMinBytes, List<Integer> consumeMaxPollRecords,
+                     int consumeBacklogMib, Duration warmUp, Duration window, int repetitions, List<String> clientJvmOptions,
+                     Path json) {
 
     /** The codecs a compression cell takes: kafka-clients' own. */
     private static final Set<String> CODECS = Set.of("gzip", "snappy", "lz4", "zstd");
@@ -47,13 +51,15 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
         Usage: java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.steady.SteadyBenchmark [options]
 
         Starts one 3-broker Apache Kafka 4.3.1 cluster, each broker in a child JVM (loopback only),
-        and runs FastLeaderProducer and KafkaProducer 4.3.1 against it one at a time, each turn in
-        a fresh client JVM of its own, so that every figure is a whole client process's: records
-        acknowledged/s, the process's CPU time per record, the collectors' time, the live threads.
-        Records are unkeyed random bytes, acks=all, idempotence on (the default), to a fresh
-        6-partition topic (replication factor 3) per turn. Each client JVM sends for --warmup-s,
-        then measures a window of --window-s, and only that window. The run ends by itself, with
-        a table per mode (each client's means, ratios fastleader ÷ kafka-clients) and a JSON file.
+        and runs FastLeaderProducer and KafkaProducer 4.3.1 (or, in consume mode,
+        FastLeaderConsumer and KafkaConsumer 4.3.1) against it one at a time, each turn in a fresh
+        client JVM of its own, so that every figure is a whole client process's: records
+        acknowledged (consumed)/s, the process's CPU time per record, the collectors' time, the
+        live threads. Producers send unkeyed random bytes, acks=all, idempotence on (the default),
+        to a fresh 6-partition topic (replication factor 3) per turn. Each client JVM sends (reads)
+        for --warmup-s, then measures a window of --window-s, and only that window. The run ends by
+        itself, with a table per mode (each client's means, ratios fastleader ÷ kafka-clients) and
+        a JSON file.
 
         Modes:
           throughput  one thread calls send as fast as it can (held back only by buffer.memory
@@ -64,10 +70,18 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
                       record timed from just before send to its callback, for the records sent in
                       the window: p50, p99, p99.9 and max, with the same CPU and GC figures;
                       every cell of --record-bytes x --latency-linger-ms x --latency-max-in-flight
+          consume     a consumer, without a group, assigned every partition of a backlog topic
+                      (one per record size, filled once before its first turn with
+                      --consume-backlog-mib of values by a KafkaProducer, acks=all, linger.ms 5),
+                      polls flat out, seeking each partition back to its start as it reaches the
+                      end: every cell of --record-bytes x --consume-fetch-min-bytes x
+                      --consume-max-poll-records
+          all         throughput and latency; consume runs only when asked for
 
         Options (defaults in brackets):
-          --mode throughput|latency|all    what to run [all]
-          --record-bytes N,N,...           value sizes, both modes [100,1024]
+          --mode throughput|latency|consume|all
+                                           what to run [all]
+          --record-bytes N,N,...           value sizes, every mode [100,1024]
           --steady-linger-ms N,N,...       throughput: linger.ms [0,5,20]
           --steady-max-in-flight N,N,...   throughput: max.in.flight.requests.per.connection [1,5]
           --compression C,C,...|none       throughput: a 1024 B, linger 5, 5-in-flight cell per
@@ -76,10 +90,16 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
           --latency-max-in-flight N,N,...  latency: max.in.flight.requests.per.connection [5]
           --latency-rates B=R,B=R,...      latency: records/s R for record size B; every size of
                                            --record-bytes needs one [100=50000,1024=15000]
-          --warmup-s N                     seconds sent in each client JVM before its window: a
-                                           fresh JVM compiles its hot paths in them; the JIT time
-                                           each turn prints for its window says if they were
-                                           enough [10]
+          --consume-fetch-min-bytes N,N,...
+                                           consume: fetch.min.bytes [1,65536]
+          --consume-max-poll-records N,N,...
+                                           consume: max.poll.records [500]
+          --consume-backlog-mib N          consume: MiB of record values in each record size's
+                                           backlog topic [256]
+          --warmup-s N                     seconds sent (read) in each client JVM before its
+                                           window: a fresh JVM compiles its hot paths in them; the
+                                           JIT time each turn prints for its window says if they
+                                           were enough [10]
           --window-s N                     seconds measured per turn [20]
           --repetitions N                  rounds of both clients per cell, the order alternating
                                            from round to round, after a first round (first cell)
@@ -100,10 +120,15 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
         latencyLingerMs = List.copyOf(latencyLingerMs);
         latencyMaxInFlight = List.copyOf(latencyMaxInFlight);
         latencyRates = Map.copyOf(latencyRates);
+        consumeFetchMinBytes = List.copyOf(consumeFetchMinBytes);
+        consumeMaxPollRecords = List.copyOf(consumeMaxPollRecords);
         clientJvmOptions = List.copyOf(clientJvmOptions);
         requireAllPositive("--record-bytes", recordBytes);
         requireAllPositive("--steady-max-in-flight", maxInFlight);
         requireAllPositive("--latency-max-in-flight", latencyMaxInFlight);
+        requireAllPositive("--consume-fetch-min-bytes", consumeFetchMinBytes);
+        requireAllPositive("--consume-max-poll-records", consumeMaxPollRecords);
+        CommandLine.requirePositive("--consume-backlog-mib", consumeBacklogMib);
         if (lingerMs.isEmpty() || latencyLingerMs.isEmpty()) {
             throw new IllegalArgumentException("--steady-linger-ms and --latency-linger-ms: expected at least one value");
         }
@@ -127,12 +152,17 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
     }
 
     /**
-     * The cells to run, in order: per mode, record size outermost, then linger, then in flight;
-     * the compression cells after the throughput grid.
+     * The cells to run, in order: per mode, record size outermost, then linger, then in flight (in
+     * consume mode, then {@code fetch.min.bytes}, then {@code max.poll.records}); the compression
+     * cells after the throughput grid.
      */
     List<Cell> cells() {
         List<Cell> cells = new ArrayList<>();
         for (Cell.Mode mode : modes) {
+            if (mode == Cell.Mode.CONSUME) {
+                cells.addAll(consumeCells());
+                continue;
+            }
             boolean throughput = mode == Cell.Mode.THROUGHPUT;
             for (int bytes : recordBytes) {
                 for (int linger : throughput ? lingerMs : latencyLingerMs) {
@@ -149,6 +179,18 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
             }
         }
         return List.copyOf(cells);
+    }
+
+    private List<Cell> consumeCells() {
+        List<Cell> cells = new ArrayList<>();
+        for (int bytes : recordBytes) {
+            for (int fetchMinBytes : consumeFetchMinBytes) {
+                for (int maxPollRecords : consumeMaxPollRecords) {
+                    cells.add(Cell.consume(bytes, fetchMinBytes, maxPollRecords));
+                }
+            }
+        }
+        return cells;
     }
 
     private static void requireAllPositive(String name, List<Integer> values) {
@@ -169,7 +211,8 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
             case "all" -> List.of(Cell.Mode.THROUGHPUT, Cell.Mode.LATENCY);
             case "throughput" -> List.of(Cell.Mode.THROUGHPUT);
             case "latency" -> List.of(Cell.Mode.LATENCY);
-            default -> throw new IllegalArgumentException("--mode " + mode + ": expected throughput, latency or all");
+            case "consume" -> List.of(Cell.Mode.CONSUME);
+            default -> throw new IllegalArgumentException("--mode " + mode + ": expected throughput, latency, consume or all");
         };
         String compression = line.string("--compression", "lz4,zstd");
         return new SteadyOptions(modes,
@@ -180,6 +223,9 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
             line.integers("--latency-linger-ms", List.of(0, 5)),
             line.integers("--latency-max-in-flight", List.of(5)),
             rates(line.settings("--latency-rates")),
+            line.integers("--consume-fetch-min-bytes", List.of(1, 65_536)),
+            line.integers("--consume-max-poll-records", List.of(500)),
+            line.integer("--consume-backlog-mib", 256),
             line.seconds("--warmup-s", 10),
             line.seconds("--window-s", 20),
             line.integer("--repetitions", 2),
@@ -214,6 +260,9 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
         settings.put("latencyLingerMs", latencyLingerMs);
         settings.put("latencyMaxInFlightRequestsPerConnection", latencyMaxInFlight);
         settings.put("latencyRecordsPerSecond", new TreeMap<>(latencyRates));
+        settings.put("consumeFetchMinBytes", consumeFetchMinBytes);
+        settings.put("consumeMaxPollRecords", consumeMaxPollRecords);
+        settings.put("consumeBacklogMib", consumeBacklogMib);
         settings.put("warmUpSeconds", warmUp.toSeconds());
         settings.put("windowSeconds", window.toSeconds());
         settings.put("repetitions", repetitions);

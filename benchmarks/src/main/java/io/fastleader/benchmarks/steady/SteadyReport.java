@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.fastleader.benchmarks.common.Latency;
 
@@ -57,10 +58,10 @@ final class SteadyReport {
             }
             byMode.put(mode.label(), rows);
             out.println();
-            if (mode == Cell.Mode.THROUGHPUT) {
-                throughput(rows, out);
-            } else {
-                latency(rows, out);
+            switch (mode) {
+                case THROUGHPUT -> throughput(rows, out);
+                case LATENCY -> latency(rows, out);
+                case CONSUME -> consume(rows, out);
             }
         }
         if (!outcome.failed().isEmpty()) {
@@ -76,11 +77,27 @@ final class SteadyReport {
     private static void throughput(List<CellRow> rows, PrintStream out) {
         out.println("throughput: means per cell; whole client JVM: CPU µs per record acknowledged, GC ms per window (and per million records),"
             + " live threads; ÷ = fastleader ÷ kafka-clients");
-        out.printf("%6s %6s %9s %6s | %12s %12s %5s | %7s %7s %5s | %7s %7s %5s | %7s %7s | %4s %4s%n", "bytes", "linger", "in-flight",
-            "codec", "fastleader/s", "kafka/s", "÷", "fl CPU", "kafka", "÷", "fl GC", "kafka", "÷", "fl GC/M", "kafka", "fl T", "kf T");
+        rates(rows, out, String.format("%6s %6s %9s %6s", "bytes", "linger", "in-flight", "codec"),
+            cell -> String.format(Locale.ROOT, "%6d %6d %9d %6s", cell.recordBytes(), cell.lingerMs(), cell.maxInFlight(), cell.compression()));
+    }
+
+    private static void consume(List<CellRow> rows, PrintStream out) {
+        out.println("consume: means per cell; whole client JVM: CPU µs per record consumed, GC ms per window (and per million records),"
+            + " live threads; ÷ = fastleader ÷ kafka-clients");
+        rates(rows, out, String.format("%6s %9s %9s", "bytes", "fetch.min", "max.poll"),
+            cell -> String.format(Locale.ROOT, "%6d %9d %9d", cell.recordBytes(), cell.fetchMinBytes(), cell.maxPollRecords()));
+    }
+
+    /**
+     * A table of records/s, CPU per record, GC and threads, a row per cell: the throughput and
+     * consume tables, whose cells have different columns, {@code cellHeader} and {@code cellColumns}.
+     */
+    private static void rates(List<CellRow> rows, PrintStream out, String cellHeader, Function<Cell, String> cellColumns) {
+        out.printf("%s | %12s %12s %5s | %7s %7s %5s | %7s %7s %5s | %7s %7s | %4s %4s%n", cellHeader, "fastleader/s", "kafka/s", "÷",
+            "fl CPU", "kafka", "÷", "fl GC", "kafka", "÷", "fl GC/M", "kafka", "fl T", "kf T");
         for (CellRow r : rows) {
-            out.printf(Locale.ROOT, "%6d %6d %9d %6s | %,12.0f %,12.0f %5s | %7.2f %7.2f %5s | %7.0f %7.0f %5s | %7.1f %7.1f | %4.0f %4.0f%n",
-                r.cell().recordBytes(), r.cell().lingerMs(), r.cell().maxInFlight(), r.cell().compression(),
+            out.printf(Locale.ROOT, "%s | %,12.0f %,12.0f %5s | %7.2f %7.2f %5s | %7.0f %7.0f %5s | %7.1f %7.1f | %4.0f %4.0f%n",
+                cellColumns.apply(r.cell()),
                 r.fastleader().recordsPerSecond(), r.kafkaClients().recordsPerSecond(), ratio(r.ratios().recordsPerSecond()),
                 r.fastleader().cpuMicrosPerRecord(), r.kafkaClients().cpuMicrosPerRecord(), ratio(r.ratios().cpuMicrosPerRecord()),
                 r.fastleader().gcMillis(), r.kafkaClients().gcMillis(), ratio(r.ratios().gcMillis()),

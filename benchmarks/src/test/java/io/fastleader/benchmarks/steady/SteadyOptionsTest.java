@@ -57,6 +57,51 @@ class SteadyOptionsTest {
     }
 
     @Test
+    void theConsumeCellsAreRecordSizeThenFetchMinBytesThenMaxPollRecords() {
+        List<Cell> cells = read("--mode", "consume").cells();
+
+        assertThat(cells).containsExactly(Cell.consume(100, 1, 500), Cell.consume(100, 65_536, 500), Cell.consume(1024, 1, 500),
+            Cell.consume(1024, 65_536, 500));
+        assertThat(cells).extracting(Cell::name).containsExactly("consume-100b-fetchmin1-poll500", "consume-100b-fetchmin65536-poll500",
+            "consume-1024b-fetchmin1-poll500", "consume-1024b-fetchmin65536-poll500");
+    }
+
+    @Test
+    void aConsumeRunTakesItsConsumerSettingsAndBacklogSize() {
+        SteadyOptions options = read("--mode", "consume", "--record-bytes", "512", "--consume-fetch-min-bytes", "1024",
+            "--consume-max-poll-records", "100,2000", "--consume-backlog-mib", "32");
+
+        assertThat(options.cells()).containsExactly(Cell.consume(512, 1024, 100), Cell.consume(512, 1024, 2000));
+        assertThat(options.consumeBacklogMib()).isEqualTo(32);
+    }
+
+    @Test
+    void allLeavesTheConsumeModeOut() {
+        assertThat(read("--mode", "all").cells()).noneMatch(cell -> cell.mode() == Cell.Mode.CONSUME);
+    }
+
+    @Test
+    void aConsumeSettingBelowOneIsRefusedByName() {
+        assertThatThrownBy(() -> read("--mode", "consume", "--consume-fetch-min-bytes", "1,0"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--consume-fetch-min-bytes");
+        assertThatThrownBy(() -> read("--mode", "consume", "--consume-max-poll-records", "0"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--consume-max-poll-records");
+        assertThatThrownBy(() -> read("--mode", "consume", "--consume-backlog-mib", "0"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--consume-backlog-mib");
+    }
+
+    @Test
+    void aBacklogIsDoneWithAfterTheLastRoundThatReadsIt() {
+        List<Cell> cells = read("--mode", "consume").cells();
+        List<SteadyRun.Round> rounds = SteadyRun.rounds(cells, 2);
+
+        assertThat(rounds.stream().filter(round -> SteadyRun.lastBacklogRead(rounds, round)).map(SteadyRun.Round::number))
+            .containsExactly(4, 8);
+        List<SteadyRun.Round> producerRounds = SteadyRun.rounds(read("--mode", "throughput").cells(), 1);
+        assertThat(producerRounds).noneMatch(round -> SteadyRun.lastBacklogRead(producerRounds, round));
+    }
+
+    @Test
     void roundsStartWithAWarmUpOnTheFirstCellAndAlternateTheOrder() {
         List<Cell> cells = read("--mode", "latency").cells();
         List<SteadyRun.Round> rounds = SteadyRun.rounds(cells, 2);

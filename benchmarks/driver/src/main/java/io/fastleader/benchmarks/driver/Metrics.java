@@ -7,7 +7,10 @@ import java.util.TreeMap;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 
-/** The client metrics a result reports: those that count requests, retries and leader hints. */
+/**
+ * The client metrics a result reports: those that count requests, retries and leader hints; and
+ * for the steady benchmark's drivers, a few by name.
+ */
 final class Metrics {
 
     /** {@code group:name} of each metric reported, where the client has it. */
@@ -30,6 +33,22 @@ final class Metrics {
     private static final String REQUESTS_BY_API = "requests-total";
 
     private Metrics() {
+    }
+
+    /**
+     * {@code name=value} of each of {@code names} in {@code group} that the client has, space-separated:
+     * its client-wide value, not one of a topic's (a {@code topic} tag).
+     */
+    static String named(Map<MetricName, ? extends Metric> metrics, String group, List<String> names) {
+        StringBuilder line = new StringBuilder();
+        for (String name : names) {
+            metrics.entrySet().stream()
+                .filter(metric -> metric.getKey().group().equals(group) && metric.getKey().name().equals(name)
+                    && !metric.getKey().tags().containsKey("topic"))
+                .findFirst()
+                .ifPresent(metric -> line.append(name).append('=').append(metric.getValue().metricValue()).append(' '));
+        }
+        return line.toString().trim();
     }
 
     /** fastleader's {@code fastleader-network:requests-total}, summed over the clients per {@code api} tag. */

@@ -1,17 +1,11 @@
 package io.fastleader.benchmarks.driver;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.ConcurrentHistogram;
@@ -31,35 +25,33 @@ import org.apache.kafka.common.serialization.Serializer;
  * default (on), the turn's {@code linger.ms}, in-flight limit and compression, and
  * {@code --client-config} on top.
  *
- * <p>One thread sends unkeyed records of random bytes to {@code --topic}: with {@code --rate 0} as
- * fast as it can call {@code send} (held back only by {@code buffer.memory} and
- * {@code max.block.ms}, as the client does), otherwise at that rate, timing every record from just
- * before {@code send} to its callback. After {@code --warmup-s}, a window of {@code --window-s}
- * is measured, and only that window: records acknowledged in it, the process's CPU time, the
- * collectors' and the JIT compilers' time in it, the live threads at its end, and (at a rate)
- * the latency of the records sent in it, each awaited. The driver then prints {@code RESULT} and the figures as one
- * JSON object, closes the producer and ends. It ends at once, too, if its standard input ends:
- * the benchmark that started it is gone.
+ * <p>One thread sends unkeyed records of random bytes ({@link RecordValues}) to {@code --topic}:
+ * with {@code --rate 0} as fast as it can call {@code send} (held back only by
+ * {@code buffer.memory} and {@code max.block.ms}, as the client does), otherwise at that rate,
+ * timing every record from just before {@code send} to its callback. After {@code --warmup-s}, a
+ * window of {@code --window-s} is measured, and only that window ({@link MeasuredWindow}): records
+ * acknowledged in it, the process's CPU time, the collectors' and the JIT compilers' time in it,
+ * the live threads at its end, and (at a rate) the latency of the records sent in it, each
+ * awaited. The driver then closes the producer, prints {@code RESULT} and the figures as one JSON
+ * object, and ends. It ends at once, too, if its standard input ends ({@link InputWatch}): the
+ * benchmark that started it is gone.
  */
 public final class SteadyDriver {
 
-    /**
-     * Distinct values sent in turn: more than a batch holds (16 KiB by default: 163 records of 100 B),
-     * so that compression meets random bytes, not the same value again.
-     */
-    private static final int DISTINCT_VALUES = 1024;
     /** At a rate, the sender sends what is due, then sleeps this long. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long HIGHEST_MICROS = TimeUnit.MINUTES.toMicros(10);
     private static final Duration SENDER_STOP = Duration.ofSeconds(30);
     private static final Duration CLOSE = Duration.ofSeconds(10);
+    /** The producer's batching, as both clients report it under kafka-clients' names: why CPU per record differs. */
+    private static final List<String> BATCHING_METRICS = List.of("records-per-request-avg", "batch-size-avg", "request-rate",
+        "request-latency-avg");
 
     private final SteadyDriverOptions options;
     private final Producer<byte[], byte[]> producer;
     private final byte[][] values;
     private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong errors = new AtomicLong();
-    private final AtomicReference<String> firstError = new AtomicReference<>();
+    private final Errors errors = new Errors();
     private final Histogram latencyMicros = new ConcurrentHistogram(HIGHEST_MICROS, 3);
     private final Callback counting = (metadata, exception) -> {
         if (exception == null) {
@@ -77,17 +69,13 @@ public final class SteadyDriver {
     private SteadyDriver(SteadyDriverOptions options, Producer<byte[], byte[]> producer) {
         this.options = options;
         this.producer = producer;
-        Random random = new Random(options.recordBytes());
-        this.values = new byte[DISTINCT_VALUES][options.recordBytes()];
-        for (byte[] value : values) {
-            random.nextBytes(value);
-        }
+        this.values = RecordValues.of(options.recordBytes());
     }
 
     /** Runs one turn; see the class comment. */
     public static void main(String[] args) throws Exception {
         SteadyDriverOptions options = SteadyDriverOptions.parse(args);
-        endWithInput();
+        InputWatch.start();
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
         config.put(ProducerConfig.CLIENT_ID_CONFIG, options.label());
@@ -103,41 +91,18 @@ public final class SteadyDriver {
         new SteadyDriver(options, producer).run();
     }
 
-    /** A daemon thread that halts the JVM when standard input ends, so that no driver outlives its benchmark. */
-    private static void endWithInput() {
-        Thread watch = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                while (in.readLine() != null) {
-                    // nothing is said on standard input: only its end counts
-                }
-            } catch (IOException e) {
-                // a broken pipe is an end too
-            }
-            System.err.println("standard input ended: the benchmark is gone");
-            Runtime.getRuntime().halt(3);
-        }, "steady-input-watch");
-        watch.setDaemon(true);
-        watch.start();
-    }
-
     private void run() throws InterruptedException {
         Thread sender = new Thread(options.rate() == 0 ? this::sendFlatOut : this::sendAtRate, "steady-sender");
         sender.start();
-        Thread.sleep(options.warmUp().toMillis());
-        ProcessReading start = ProcessReading.now();
-        long ackedAtStart = acked.get();
-        windowStartNanos = start.nanos();
-        Thread.sleep(options.window().toMillis());
-        ProcessReading used = ProcessReading.now().since(start);
-        long records = acked.get() - ackedAtStart;
-        int threads = ManagementFactory.getThreadMXBean().getThreadCount();
-        windowEndNanos = start.nanos() + used.nanos();
+        MeasuredWindow window = MeasuredWindow.measure(options.warmUp(), options.window(), acked::get,
+            startNanos -> windowStartNanos = startNanos);
+        windowEndNanos = window.endNanos();
         sending = false;
         sender.join(SENDER_STOP.toMillis());
         // Every record sent in the window is awaited, so the slow ones count in the percentiles too.
         producer.flush();
-        String result = result(records, used, threads);
-        System.err.println("batching " + batching());
+        String result = window.result(options.label(), errors, latency());
+        System.err.println("batching " + Metrics.named(producer.metrics(), "producer-metrics", BATCHING_METRICS));
         producer.close(CLOSE);
         System.out.println("RESULT " + result);
         System.out.flush();
@@ -193,52 +158,19 @@ public final class SteadyDriver {
     }
 
     private void failed(Exception e) {
-        errors.incrementAndGet();
-        firstError.compareAndSet(null, e.toString());
+        errors.add(e.toString());
     }
 
-    /** The window's figures as one JSON object; figures per record are null when no record was acknowledged. */
-    private String result(long records, ProcessReading used, int threads) {
-        double seconds = used.nanos() / 1e9;
-        StringBuilder json = new StringBuilder("{\"label\":").append(Tally.quote(options.label()))
-            .append(",\"records\":").append(records)
-            .append(",\"seconds\":").append(seconds)
-            .append(",\"recordsPerSecond\":").append(records / seconds)
-            .append(",\"cpuMicrosPerRecord\":").append(perRecord(used.cpuNanos() / 1e3, records))
-            .append(",\"gcMillis\":").append(used.gcMillis())
-            .append(",\"gcCount\":").append(used.gcCount())
-            .append(",\"gcMillisPerMillionRecords\":").append(perRecord(used.gcMillis() * 1e6, records))
-            .append(",\"jitMillis\":").append(used.jitMillis())
-            .append(",\"threads\":").append(threads)
-            .append(",\"errors\":").append(errors.get())
-            .append(",\"firstError\":").append(firstError.get() == null ? "null" : Tally.quote(firstError.get()))
-            .append(",\"latency\":");
+    /** The latency of the records sent in the window as a JSON object, or {@code null} when sending flat out, untimed. */
+    private String latency() {
         if (options.rate() == 0) {
-            json.append("null");
-        } else {
-            json.append("{\"records\":").append(latencyMicros.getTotalCount())
-                .append(",\"p50\":").append(millis(latencyMicros.getValueAtPercentile(50)))
-                .append(",\"p99\":").append(millis(latencyMicros.getValueAtPercentile(99)))
-                .append(",\"p999\":").append(millis(latencyMicros.getValueAtPercentile(99.9)))
-                .append(",\"max\":").append(millis(latencyMicros.getMaxValue())).append('}');
+            return "null";
         }
-        return json.append('}').toString();
-    }
-
-    /** How the producer batched, from the metrics both clients report under kafka-clients' names: why CPU per record differs. */
-    private String batching() {
-        StringBuilder line = new StringBuilder();
-        for (String name : new String[] {"records-per-request-avg", "batch-size-avg", "request-rate", "request-latency-avg"}) {
-            producer.metrics().entrySet().stream()
-                    .filter(metric -> metric.getKey().group().equals("producer-metrics") && metric.getKey().name().equals(name))
-                    .findFirst()
-                    .ifPresent(metric -> line.append(name).append('=').append(metric.getValue().metricValue()).append(' '));
-        }
-        return line.toString().trim();
-    }
-
-    private static String perRecord(double total, long records) {
-        return records == 0 ? "null" : String.valueOf(total / records);
+        return "{\"records\":" + latencyMicros.getTotalCount()
+            + ",\"p50\":" + millis(latencyMicros.getValueAtPercentile(50))
+            + ",\"p99\":" + millis(latencyMicros.getValueAtPercentile(99))
+            + ",\"p999\":" + millis(latencyMicros.getValueAtPercentile(99.9))
+            + ",\"max\":" + millis(latencyMicros.getMaxValue()) + "}";
     }
 
     private static double millis(long micros) {

@@ -1,7 +1,6 @@
 package io.fastleader.benchmarks.driver;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -25,32 +24,10 @@ record SteadyDriverOptions(String label, String bootstrap, String producerClass,
                            Map<String, Object> clientConfig) {
 
     static SteadyDriverOptions parse(String[] args) {
-        Map<String, String> given = new HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            given.put(args[i], args[i + 1]);
-        }
-        Map<String, Object> clientConfig = new HashMap<>();
-        for (String setting : given.getOrDefault("--client-config", "").split(",")) {
-            int eq = setting.indexOf('=');
-            if (eq > 0) {
-                clientConfig.put(setting.substring(0, eq), setting.substring(eq + 1));
-            }
-        }
-        return new SteadyDriverOptions(required(given, "--label"), required(given, "--bootstrap"), required(given, "--producer-class"),
-            required(given, "--topic"), number(given, "--record-bytes"), number(given, "--linger-ms"), number(given, "--max-in-flight"),
-            required(given, "--compression"), number(given, "--rate"), Duration.ofSeconds(number(given, "--warmup-s")),
-            Duration.ofSeconds(number(given, "--window-s")), clientConfig);
-    }
-
-    private static int number(Map<String, String> given, String name) {
-        return Integer.parseInt(required(given, name));
-    }
-
-    private static String required(Map<String, String> given, String name) {
-        String value = given.get(name);
-        if (value == null) {
-            throw new IllegalArgumentException("missing " + name);
-        }
-        return value;
+        DriverArguments given = DriverArguments.of(args);
+        return new SteadyDriverOptions(given.required("--label"), given.required("--bootstrap"), given.required("--producer-class"),
+            given.required("--topic"), given.number("--record-bytes"), given.number("--linger-ms"), given.number("--max-in-flight"),
+            given.required("--compression"), given.number("--rate"), given.seconds("--warmup-s"), given.seconds("--window-s"),
+            given.clientConfig());
     }
 }

@@ -2,6 +2,7 @@ package io.fastleader.benchmarks.driver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.metrics.Sensor;
@@ -45,6 +46,16 @@ class MetricsTest {
         count(consumer, "producer-metrics", "record-retry-total", Map.of("client-id", "b"), 1);
 
         assertThat(Metrics.totals(producer.metrics(), consumer.metrics())).isEqualTo(Map.of("producer-metrics:record-retry-total", 5.0));
+    }
+
+    @Test
+    void namesTheClientWideValuesOfTheMetricsAskedForThatTheClientHas() {
+        count(consumer, "consumer-fetch-manager-metrics", "fetch-size-avg", Map.of("client-id", "c", "topic", "t"), 1);
+        count(consumer, "consumer-fetch-manager-metrics", "fetch-size-avg", Map.of("client-id", "c"), 2);
+        count(consumer, "consumer-fetch-manager-metrics", "fetch-rate", Map.of("client-id", "c"), 3);
+
+        assertThat(Metrics.named(consumer.metrics(), "consumer-fetch-manager-metrics", List.of("fetch-rate", "fetch-latency-avg", "fetch-size-avg")))
+            .isEqualTo("fetch-rate=3.0 fetch-size-avg=2.0");
     }
 
     private static void count(org.apache.kafka.common.metrics.Metrics metrics, String group, String name, Map<String, String> tags,
