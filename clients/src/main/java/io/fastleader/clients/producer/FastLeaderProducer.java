@@ -36,6 +36,7 @@ import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
@@ -225,19 +226,27 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             Headers headers = intercepted.headers();
             byte[] key = serialize(keySerializer, topic, headers, intercepted.key(), "key");
             byte[] value = serialize(valueSerializer, topic, headers, intercepted.value(), "value");
-            partition = new TopicPartition(topic, partition(intercepted, key, value, partitionCount));
+            long timestamp = intercepted.timestamp() == null ? System.currentTimeMillis() : intercepted.timestamp();
+            Header[] headerArray = headers.toArray();
+            StickyPartitioner.Stint stint = usesStickyPartition(intercepted, key)
+                    ? stickyPartitioner.stintForUnkeyed(topic, partitionCount, index -> hasLeader(topic, index),
+                            index -> accumulator.startsNewBatch(new TopicPartition(topic, index), timestamp, key, value, headerArray))
+                    : null;
+            partition = new TopicPartition(topic, stint != null ? stint.partition() : partition(intercepted, key, value, partitionCount));
             if (transactions != null) {
                 transactions.checkSend(partition);
             }
-            long timestamp = intercepted.timestamp() == null ? System.currentTimeMillis() : intercepted.timestamp();
             Callback acknowledged = (metadata, error) -> {
                 interceptors.onAcknowledgement(metadata, error, headers);
                 if (callback != null) {
                     callback.onCompletion(metadata, error);
                 }
             };
-            AppendResult appended = accumulator.append(partition, timestamp, key, value, headers.toArray(), acknowledged,
+            AppendResult appended = accumulator.append(partition, timestamp, key, value, headerArray, acknowledged,
                     Math.max(0, deadlineMs - clockMs.getAsLong()), clockMs.getAsLong());
+            if (stint != null) {
+                stickyPartitioner.appended(topic, stint, appended.appendedBytes(), appended.lastBatchFull());
+            }
             if (appended.batchIsFull() || appended.newBatchCreated()) {
                 sender.wakeup();
             }
@@ -315,22 +324,25 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         }
     }
 
+    /** Whether the record's partition is the built-in sticky one: no partition, no partitioner, no key that counts. */
+    private boolean usesStickyPartition(ProducerRecord<K, V> record, byte[] key) {
+        return record.partition() == null && partitioner == null && (key == null || settings.partitionerIgnoreKeys());
+    }
+
+    /** The partition of a record that names one, goes through {@code partitioner.class}, or has a key that counts. */
     private int partition(ProducerRecord<K, V> record, byte[] key, byte[] value, int partitionCount) {
-        String topic = record.topic();
         if (record.partition() != null) {
             return record.partition();
         }
         if (partitioner != null) {
-            return partitioner.partition(topic, record.key(), key, record.value(), value, ClusterView.forTopic(cache, topic));
+            return partitioner.partition(record.topic(), record.key(), key, record.value(), value, ClusterView.forTopic(cache, record.topic()));
         }
-        if (key != null && !settings.partitionerIgnoreKeys()) {
-            return StickyPartitioner.partitionForKey(key, partitionCount);
-        }
-        int bytes = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
-        return stickyPartitioner.partitionForUnkeyed(topic, partitionCount, index -> {
-            PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
-            return leadership != null && leadership.hasLeader();
-        }, bytes);
+        return StickyPartitioner.partitionForKey(key, partitionCount);
+    }
+
+    private boolean hasLeader(String topic, int index) {
+        PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
+        return leadership != null && leadership.hasLeader();
     }
 
     /**

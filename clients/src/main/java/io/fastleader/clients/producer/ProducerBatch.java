@@ -131,8 +131,7 @@ public final class ProducerBatch {
      */
     public Future<RecordMetadata> tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers,
                                             Callback callback) {
-        if (!builder.hasRoomFor(timestampMs, key, value, headers)) {
-            closeForAppends();
+        if (!hasRoomFor(timestampMs, key, value, headers)) {
             return null;
         }
         builder.append(timestampMs, key, value, headers);
@@ -142,6 +141,18 @@ public final class ProducerBatch {
                 key == null ? -1 : key.length, value == null ? -1 : value.length);
         records.add(new PendingRecord(callback, future));
         return future;
+    }
+
+    /**
+     * Whether the record would fit. A batch without room for it closes for appends, as one that
+     * refuses it in {@link #tryAppend} does: a record that does not fit goes to a batch behind it.
+     */
+    public boolean hasRoomFor(long timestampMs, byte[] key, byte[] value, Header[] headers) {
+        if (builder.hasRoomFor(timestampMs, key, value, headers)) {
+            return true;
+        }
+        closeForAppends();
+        return false;
     }
 
     /**

@@ -112,7 +112,7 @@ public final class RecordAccumulator {
                 queue.joinedQueued();
                 incomplete.add(batch);
                 memoryUsed = true;
-                return new AppendResult(future, queue.size() > 1 || batch.isFull(), true);
+                return new AppendResult(future, queue.size() > 1 || batch.isFull(), true, batch.estimatedSizeBytes(), batch.isFull());
             }
         } finally {
             if (!memoryUsed) {
@@ -132,8 +132,29 @@ public final class RecordAccumulator {
         if (last == null) {
             return null;
         }
+        int bytesBefore = last.estimatedSizeBytes();
         Future<RecordMetadata> future = last.tryAppend(timestampMs, key, value, headers, callback);
-        return future == null ? null : new AppendResult(future, queue.size() > 1 || last.isFull(), false);
+        if (future == null) {
+            return null;
+        }
+        boolean full = last.isFull();
+        return new AppendResult(future, queue.size() > 1 || full, false, last.estimatedSizeBytes() - bytesBefore, full);
+    }
+
+    /**
+     * Whether a record appended to the partition now would start a new batch: it has none open, or
+     * the last has no room for the record (and so closes for appends, as one that refuses a record
+     * does). How the sticky partitioner ends a stint at a batch boundary.
+     */
+    public boolean startsNewBatch(TopicPartition partition, long timestampMs, byte[] key, byte[] value, Header[] headers) {
+        BatchQueue queue = queues.get(partition);
+        if (queue == null) {
+            return true;
+        }
+        synchronized (queue) {
+            ProducerBatch last = queue.peekLast();
+            return last == null || last.isFull() || !last.hasRoomFor(timestampMs, key, value, headers);
+        }
     }
 
     /**

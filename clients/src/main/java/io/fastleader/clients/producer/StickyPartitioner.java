@@ -2,6 +2,8 @@ package io.fastleader.clients.producer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
 
@@ -10,25 +12,50 @@ import org.apache.kafka.common.utils.Utils;
 /**
  * The Java client's built-in partitioning (KIP-794), so records land where {@code KafkaProducer}
  * puts them: a keyed record goes to {@code murmur2(key) % partitions}; unkeyed records stick to one
- * partition until {@code batch.size} bytes have gone to it, then move to another chosen at random
- * among the partitions that have a leader (all of them if none has).
+ * partition for a stint, then move to another chosen at random among the partitions that have a
+ * leader (all of them if none has).
+ *
+ * <p>A stint ends, as in {@code KafkaProducer}, at a batch boundary once {@code batch.size} bytes
+ * were appended to its partition: when the batch a record went into is full, or else at the next
+ * record that would start a new batch there. Ending it as soon as {@code batch.size} bytes were
+ * appended would leave a small batch behind at every stint (a 16 KiB batch holds a little less than
+ * 16 KiB of records, the rest starting a second batch), so nearly every other batch would carry a
+ * handful of records. At twice {@code batch.size} the stint ends whatever the batches, as a cap.
  *
  * <p>Adaptive partitioning (weighting partitions by their queue sizes) is not done: unkeyed records
- * are spread uniformly. Thread-safe: each topic's sticky state is replaced atomically.
+ * are spread uniformly. Thread-safe: each topic's stint is replaced atomically, and a record whose
+ * stint another thread has ended meanwhile still goes to that stint's partition.
  */
 public final class StickyPartitioner {
 
     private final int batchSize;
     private final IntUnaryOperator random;
-    private final Map<String, Sticky> stickyByTopic = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<Stint>> stintByTopic = new ConcurrentHashMap<>();
 
     /**
-     * @param batchSize {@code batch.size}: bytes sent to a sticky partition before moving on
+     * @param batchSize {@code batch.size}: bytes appended to a sticky partition before its stint may end
      * @param random    given a bound n, a uniform int in [0, n)
      */
     public StickyPartitioner(int batchSize, IntUnaryOperator random) {
         this.batchSize = batchSize;
         this.random = random;
+    }
+
+    /** A partition that unkeyed records of a topic go to, and the bytes appended to it so far. */
+    public static final class Stint {
+        private final int partition;
+        private final AtomicLong appendedBytes = new AtomicLong();
+        /** {@code batch.size} bytes were appended: the stint ends at the next batch boundary. */
+        private volatile boolean endsAtNextBatch;
+
+        private Stint(int partition) {
+            this.partition = partition;
+        }
+
+        /** The partition the stint's records go to. */
+        public int partition() {
+            return partition;
+        }
     }
 
     /** The partition of a keyed record: the Java client's {@code murmur2(key) % partitions}. */
@@ -37,18 +64,42 @@ public final class StickyPartitioner {
     }
 
     /**
-     * The partition for an unkeyed record of {@code bytes} bytes; counts the bytes against it.
+     * The stint an unkeyed record of the topic joins: the current one, or a new one when there is
+     * none, its partition is beyond {@code partitions}, or it ends at the next batch and the record
+     * would start one. Tell {@link #appended} once the record is appended.
      *
-     * @param hasLeader whether a partition index currently has a known leader
+     * @param hasLeader       whether a partition index currently has a known leader
+     * @param startsNewBatch  whether the record, appended to a partition index now, would start a new batch there
      */
-    public int partitionForUnkeyed(String topic, int partitions, IntPredicate hasLeader, int bytes) {
-        Sticky sticky = stickyByTopic.compute(topic, (name, current) -> {
-            if (current == null || current.partition >= partitions || current.bytes >= batchSize) {
-                return new Sticky(nextPartition(partitions, hasLeader), bytes);
+    public Stint stintForUnkeyed(String topic, int partitions, IntPredicate hasLeader, IntPredicate startsNewBatch) {
+        AtomicReference<Stint> current = stintByTopic.computeIfAbsent(topic, name -> new AtomicReference<>());
+        while (true) {
+            Stint stint = current.get();
+            if (stint != null && stint.partition < partitions
+                    && !(stint.endsAtNextBatch && startsNewBatch.test(stint.partition))) {
+                return stint;
             }
-            return new Sticky(current.partition, current.bytes + bytes);
-        });
-        return sticky.partition;
+            Stint next = new Stint(nextPartition(partitions, hasLeader));
+            if (current.compareAndSet(stint, next)) {
+                return next;
+            }
+        }
+    }
+
+    /**
+     * Counts a record appended to the stint's partition, and ends the stint when that is due: the
+     * next unkeyed record of the topic then starts a new one.
+     *
+     * @param bytes          what the record added to its batch's size, the batch's header included for a new batch
+     * @param lastBatchFull  whether the batch the record went into is now full
+     */
+    public void appended(String topic, Stint stint, int bytes, boolean lastBatchFull) {
+        long appended = stint.appendedBytes.addAndGet(bytes);
+        if (appended >= 2L * batchSize || appended >= batchSize && lastBatchFull) {
+            stintByTopic.get(topic).compareAndSet(stint, null);
+        } else if (appended >= batchSize) {
+            stint.endsAtNextBatch = true;
+        }
     }
 
     private int nextPartition(int partitions, IntPredicate hasLeader) {
@@ -60,9 +111,5 @@ public final class StickyPartitioner {
             }
         }
         return count == 0 ? random.applyAsInt(partitions) : led[random.applyAsInt(count)];
-    }
-
-    /** The partition unkeyed records of a topic go to, and how many bytes went there so far. */
-    private record Sticky(int partition, int bytes) {
     }
 }

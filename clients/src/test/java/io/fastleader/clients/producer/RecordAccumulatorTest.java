@@ -116,6 +116,28 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void testAppendedBytesAreWhatEachRecordAddsToItsBatchTheNewBatchsHeaderIncluded() throws Exception {
+        AppendResult first = append(TP0, 10, 0);
+        AppendResult second = append(TP0, 10, 0);
+
+        assertThat(first.appendedBytes() + second.appendedBytes()).isEqualTo(drainOne(accumulator, TP0, 0).estimatedSizeBytes());
+        assertThat(first.appendedBytes()).isGreaterThan(second.appendedBytes());
+    }
+
+    @Test
+    void testARecordStartsANewBatchOnlyWhereNoOpenBatchHasRoomForIt() throws Exception {
+        append(TP0, 100, 0);
+        while (!accumulator.startsNewBatch(TP0, 0, null, new byte[100], NO_HEADERS)) {
+            append(TP0, 100, 0);
+        }
+
+        assertThat(accumulator.startsNewBatch(TP1, 0, null, new byte[100], NO_HEADERS)).as("a partition with no batch").isTrue();
+        assertThat(accumulator.startsNewBatch(TP0, 0, null, new byte[1], NO_HEADERS))
+                .as("the last batch refused a record, so it closed for appends").isTrue();
+        assertThat(append(TP0, 1, 0).newBatchCreated()).isTrue();
+    }
+
+    @Test
     void testRecordLargerThanBatchSizeGetsItsOwnBatch() throws Exception {
         append(TP0, 10, 0);
 

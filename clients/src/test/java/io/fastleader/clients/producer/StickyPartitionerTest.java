@@ -5,11 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
+import java.util.function.IntUnaryOperator;
 
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;
 
 class StickyPartitionerTest {
+
+    private static final IntPredicate ALL_LED = index -> true;
+    private static final IntPredicate FITS = index -> false;
+    private static final IntPredicate STARTS_A_BATCH = index -> true;
 
     @Test
     void testKnownKeyLandsWhereKafkaPutsIt() {
@@ -19,16 +25,67 @@ class StickyPartitionerTest {
     }
 
     @Test
-    void testUnkeyedRecordsStickUntilBatchSizeBytes() {
-        List<Integer> draws = new ArrayList<>(List.of(3, 7));
-        StickyPartitioner partitioner = new StickyPartitioner(1000, bound -> draws.remove(0));
+    void testAStintBelowBatchSizeKeepsItsPartitionEvenForARecordThatStartsABatch() {
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(3, 7));
 
-        List<Integer> chosen = new ArrayList<>();
-        for (int record = 0; record < 5; record++) {
-            chosen.add(partitioner.partitionForUnkeyed("orders", 10, index -> true, 400));
-        }
+        StickyPartitioner.Stint first = partitioner.stintForUnkeyed("orders", 10, ALL_LED, STARTS_A_BATCH);
+        partitioner.appended("orders", first, 999, false);
 
-        assertThat(chosen).containsExactly(3, 3, 3, 7, 7);
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, STARTS_A_BATCH).partition()).isEqualTo(3);
+    }
+
+    @Test
+    void testAStintPastBatchSizeKeepsItsPartitionWhileRecordsFitItsOpenBatch() {
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(3, 7));
+
+        StickyPartitioner.Stint stint = partitioner.stintForUnkeyed("orders", 10, ALL_LED, STARTS_A_BATCH);
+        partitioner.appended("orders", stint, 1200, false);
+
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS).partition()).isEqualTo(3);
+    }
+
+    @Test
+    void testAStintPastBatchSizeEndsAtTheFirstRecordThatWouldStartABatch() {
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(3, 7));
+
+        StickyPartitioner.Stint stint = partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS);
+        partitioner.appended("orders", stint, 1200, false);
+
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, index -> index == 3).partition()).isEqualTo(7);
+    }
+
+    @Test
+    void testAStintEndsOnceBatchSizeIsReachedAndItsBatchIsFull() {
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(3, 7));
+
+        StickyPartitioner.Stint stint = partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS);
+        partitioner.appended("orders", stint, 1000, true);
+
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS).partition()).isEqualTo(7);
+    }
+
+    @Test
+    void testAStintEndsAtTwiceBatchSizeWhateverItsBatches() {
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(3, 7));
+
+        StickyPartitioner.Stint stint = partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS);
+        partitioner.appended("orders", stint, 1999, false);
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS).partition()).isEqualTo(3);
+        partitioner.appended("orders", stint, 1, false);
+
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS).partition()).isEqualTo(7);
+    }
+
+    @Test
+    void testARecordCountedToAStintAnotherThreadEndedEndsNoOtherStint() {
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(3, 7));
+        StickyPartitioner.Stint ended = partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS);
+        partitioner.appended("orders", ended, 1000, true);
+        StickyPartitioner.Stint next = partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS);
+
+        partitioner.appended("orders", ended, 1000, true);
+
+        assertThat(partitioner.stintForUnkeyed("orders", 10, ALL_LED, FITS)).isSameAs(next);
     }
 
     @Test
@@ -39,7 +96,7 @@ class StickyPartitionerTest {
             return bound - 1;
         });
 
-        int partition = partitioner.partitionForUnkeyed("orders", 4, index -> index != 3, 10);
+        int partition = partitioner.stintForUnkeyed("orders", 4, index -> index != 3, FITS).partition();
 
         assertThat(bounds).containsExactly(3);
         assertThat(partition).isEqualTo(2);
@@ -49,15 +106,20 @@ class StickyPartitionerTest {
     void testUnkeyedRecordsUseAnyPartitionWhenNoneHasALeader() {
         StickyPartitioner partitioner = new StickyPartitioner(1000, bound -> bound - 1);
 
-        assertThat(partitioner.partitionForUnkeyed("orders", 4, index -> false, 10)).isEqualTo(3);
+        assertThat(partitioner.stintForUnkeyed("orders", 4, index -> false, FITS).partition()).isEqualTo(3);
     }
 
     @Test
     void testStickyPartitionBeyondAShrunkCountIsReplaced() {
-        List<Integer> draws = new ArrayList<>(List.of(5, 1));
-        StickyPartitioner partitioner = new StickyPartitioner(1000, bound -> draws.remove(0));
-        partitioner.partitionForUnkeyed("orders", 6, index -> true, 10);
+        StickyPartitioner partitioner = new StickyPartitioner(1000, draws(5, 1));
+        partitioner.stintForUnkeyed("orders", 6, ALL_LED, FITS);
 
-        assertThat(partitioner.partitionForUnkeyed("orders", 3, index -> true, 10)).isEqualTo(1);
+        assertThat(partitioner.stintForUnkeyed("orders", 3, ALL_LED, FITS).partition()).isEqualTo(1);
+    }
+
+    /** A random source that gives {@code values} in turn. */
+    private static IntUnaryOperator draws(Integer... values) {
+        List<Integer> draws = new ArrayList<>(List.of(values));
+        return bound -> draws.remove(0);
     }
 }

@@ -128,6 +128,35 @@ class ProducerParityTest {
         assertSameAndAllWritten(outcomes, 600);
     }
 
+    /**
+     * KIP-794's sticky partitioning as KafkaProducer does it: unkeyed records stay on one partition
+     * until {@code batch.size} bytes went there and the batch that passed it is full, so a partition
+     * change never leaves a small batch behind. A 16 KiB batch holds about 150 records of 100 bytes
+     * and a little less than 16 KiB of them, so batch.size is passed in the second batch and the first
+     * 250 records all go to one partition; fastleader moved on after 16 KiB of values (record 165),
+     * leaving a second batch of a dozen records. Of 50 partitions, the next is the same one only by chance.
+     */
+    @Test
+    void unkeyedRecordsStayOnOnePartitionUntilTheBatchThatPassesBatchSizeIsFull() {
+        String value = "v".repeat(100);
+        Map<Flavour, Outcome> outcomes = runAtOnce("sticky", 50, Map.of(), Map.of(ProducerConfig.LINGER_MS_CONFIG, 60_000),
+                producer -> {
+                    List<Future<RecordMetadata>> futures = new ArrayList<>();
+                    for (int i = 0; i < 250; i++) {
+                        futures.add(producer.send(record(producer, "sticky", null, i, null, value)));
+                    }
+                    producer.flush();
+                    return new Sent(List.of(), futures);
+                });
+
+        for (Flavour flavour : Flavour.values()) {
+            List<Ack> acks = outcomes.get(flavour).acks();
+            assertThat(acks).as(flavour + "'s acknowledgements").hasSize(250).allMatch(ack -> ack.error() == null);
+            assertThat(acks).as(flavour + ": partitions of the unkeyed records").extracting(Ack::partition)
+                    .containsOnly(acks.get(0).partition());
+        }
+    }
+
     @Test
     void flushInASendCallbackIsRefusedAndTheProducerCarriesOn() {
         Map<Flavour, Outcome> outcomes = run("flush-in-callback", 1, Map.of(), Map.of(), producer -> {
