@@ -99,7 +99,8 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
           --warmup-s N                     seconds sent (read) in each client JVM before its
                                            window: a fresh JVM compiles its hot paths in them; the
                                            JIT time each turn prints for its window says if they
-                                           were enough [10]
+                                           were enough (after 10 s both clients still compiled
+                                           for seconds in the window) [30]
           --window-s N                     seconds measured per turn [20]
           --repetitions N                  rounds of both clients per cell, the order alternating
                                            from round to round, after a first round (first cell)
@@ -226,7 +227,7 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
             line.integers("--consume-fetch-min-bytes", List.of(1, 65_536)),
             line.integers("--consume-max-poll-records", List.of(500)),
             line.integer("--consume-backlog-mib", 256),
-            line.seconds("--warmup-s", 10),
+            line.seconds("--warmup-s", 30),
             line.seconds("--window-s", 20),
             line.integer("--repetitions", 2),
             Arrays.stream(line.string("--client-jvm-options", DEFAULT_CLIENT_JVM_OPTIONS).trim().split("\\s+"))
