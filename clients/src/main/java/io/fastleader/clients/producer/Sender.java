@@ -96,6 +96,11 @@ import io.fastleader.protocol.message.ProduceResponseData;
 public final class Sender {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sender.class);
+    /**
+     * A timer due less than this before the next pass's deadline is kept rather than replaced: the
+     * waits are whole milliseconds of the producer's clock, finer than which a timer means nothing.
+     */
+    private static final long TIMER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final RecordAccumulator accumulator;
     private final ClusterMetadata metadata;
@@ -210,6 +215,11 @@ public final class Sender {
         return !passQueued.get() && !inPass;
     }
 
+    /** Whether a timed pass is due. For tests, once the sender is idle ({@link #isIdle}), which makes the timer seen. */
+    boolean hasTimedPass() {
+        return timer != null;
+    }
+
     /** The producer's transactions, or null without {@code transactional.id}. Its calls go through {@link #call}. */
     public Transactions transactions() {
         return transactions;
@@ -303,8 +313,11 @@ public final class Sender {
     }
 
     /**
-     * Times the next pass for {@code waitMs} from now, unless one is timed sooner; at once for 0,
-     * never for {@code Long.MAX_VALUE} (a wakeup will come).
+     * Times the next pass for {@code waitMs} from now: at once for 0, never for
+     * {@code Long.MAX_VALUE} (a wakeup will come). Every pass works out the whole wait from the
+     * state it saw, as {@code KafkaProducer}'s sender works out its poll timeout, so a timer it
+     * asked for before is replaced, sooner or later: one left to fire early (a lingering batch that
+     * filled and went meanwhile) would only turn the loop for a pass with nothing to do.
      */
     private void passIn(long waitMs) {
         if (waitMs <= 0) {
@@ -312,15 +325,15 @@ public final class Sender {
             return;
         }
         if (waitMs == Long.MAX_VALUE) {
+            cancelTimer();
             return;
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-        if (timer != null && deadline - timerDeadlineNanos >= 0) {
+        long early = deadline - timerDeadlineNanos;
+        if (timer != null && early >= 0 && early < TIMER_SLACK_NANOS) {
             return;
         }
-        if (timer != null) {
-            timer.cancel(false);
-        }
+        cancelTimer();
         timerDeadlineNanos = deadline;
         try {
             timer = loop.schedule(this::timedPass, TimeUnit.MILLISECONDS.toNanos(waitMs));
@@ -335,15 +348,19 @@ public final class Sender {
         pass();
     }
 
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
     /** The sender ends: transactional calls still waiting fail, as do calls queued before it ended. */
     private void end() {
         synchronized (endLock) {
             stopped = true;
         }
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
+        cancelTimer();
         try {
             if (transactions != null) {
                 transactions.close(new KafkaException("The producer closed forcefully"));

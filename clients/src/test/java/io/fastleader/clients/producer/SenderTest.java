@@ -132,6 +132,22 @@ class SenderTest {
     }
 
     @Test
+    void testALingerTimerGoesOnceItsBatchLeftBeforeItsLinger() throws Exception {
+        start(Map.of(ProducerConfig.LINGER_MS_CONFIG, 60_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000),
+                (node, index) -> written(7));
+        Future<RecordMetadata> lingering = append();
+        awaitSenderIdleWith(sender::hasTimedPass, "a pass timed for the batch's linger");
+
+        Flush flush = accumulator.beginFlush();
+        sender.wakeup();
+        flush.await();
+
+        assertThat(lingering.get(10, TimeUnit.SECONDS).offset()).isEqualTo(7);
+        awaitSenderIdleWith(() -> true, "nothing left to do");
+        assertThat(sender.hasTimedPass()).as("a pass timed for a batch that has gone").isFalse();
+    }
+
+    @Test
     void testAnEpochAdvanceLearnedFromMetadataEndsTheBackoff() throws Exception {
         start(Map.of(), (node, index) -> {
             if (index == 0) {

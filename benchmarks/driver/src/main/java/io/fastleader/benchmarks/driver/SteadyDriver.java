@@ -43,9 +43,12 @@ public final class SteadyDriver {
     private static final long HIGHEST_MICROS = TimeUnit.MINUTES.toMicros(10);
     private static final Duration SENDER_STOP = Duration.ofSeconds(30);
     private static final Duration CLOSE = Duration.ofSeconds(10);
-    /** The producer's batching, as both clients report it under kafka-clients' names: why CPU per record differs. */
+    /**
+     * The producer's batching and how often its network thread turned, as both clients report them
+     * under kafka-clients' names: why CPU per record differs.
+     */
     private static final List<String> BATCHING_METRICS = List.of("records-per-request-avg", "batch-size-avg", "request-rate",
-        "request-latency-avg");
+        "request-latency-avg", "select-rate", "io-ratio", "io-wait-ratio");
 
     private final SteadyDriverOptions options;
     private final Producer<byte[], byte[]> producer;
