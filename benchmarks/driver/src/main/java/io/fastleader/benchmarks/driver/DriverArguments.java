@@ -5,8 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The command line the steady benchmark gives its drivers ({@link SteadyDriver}, {@link ConsumeDriver}):
- * {@code --name value} pairs, read by name.
+ * The command line the benchmarks give their drivers ({@link SteadyDriver}, {@link ConsumeDriver},
+ * the leader-move {@link ClientDriver}'s {@link DriverOptions}): {@code --name value} pairs, read by name.
  */
 final class DriverArguments {
 
@@ -34,6 +34,11 @@ final class DriverArguments {
             throw new IllegalArgumentException("missing " + name);
         }
         return value;
+    }
+
+    /** The value of {@code name}, or null if it was not given. */
+    String optional(String name) {
+        return given.get(name);
     }
 
     /** The whole number given for {@code name}, which is required. */

@@ -32,24 +32,13 @@ record DriverOptions(String label, Map<String, Object> connection, String topic,
                      SentRequests.Source requestsFrom, Path recordsFile) {
 
     static DriverOptions parse(String[] args) throws IOException {
-        Map<String, String> given = new HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            given.put(args[i], args[i + 1]);
-        }
-        Map<String, Object> clientConfig = new HashMap<>();
-        String settings = given.getOrDefault("--client-config", "");
-        for (String setting : settings.split(",")) {
-            int eq = setting.indexOf('=');
-            if (eq > 0) {
-                clientConfig.put(setting.substring(0, eq), setting.substring(eq + 1));
-            }
-        }
-        return new DriverOptions(required(given, "--label"), connection(Path.of(required(given, "--connection"))),
-            required(given, "--topic"), Integer.parseInt(required(given, "--partitions")), Integer.parseInt(required(given, "--rate")),
-            Integer.parseInt(required(given, "--record-size")), required(given, "--acks"), required(given, "--producer-class"),
-            required(given, "--consumer-class"), clientConfig,
-            SentRequests.Source.valueOf(required(given, "--requests-from").toUpperCase(Locale.ROOT)),
-            given.containsKey("--records-file") ? Path.of(given.get("--records-file")) : null);
+        DriverArguments given = DriverArguments.of(args);
+        String recordsFile = given.optional("--records-file");
+        return new DriverOptions(given.required("--label"), connection(Path.of(given.required("--connection"))),
+            given.required("--topic"), given.number("--partitions"), given.number("--rate"), given.number("--record-size"),
+            given.required("--acks"), given.required("--producer-class"), given.required("--consumer-class"), given.clientConfig(),
+            SentRequests.Source.valueOf(given.required("--requests-from").toUpperCase(Locale.ROOT)),
+            recordsFile == null ? null : Path.of(recordsFile));
     }
 
     private static Map<String, Object> connection(Path file) throws IOException {
@@ -62,11 +51,4 @@ record DriverOptions(String label, Map<String, Object> connection, String topic,
         return connection;
     }
 
-    private static String required(Map<String, String> given, String name) {
-        String value = given.get(name);
-        if (value == null) {
-            throw new IllegalArgumentException("missing " + name);
-        }
-        return value;
-    }
 }
