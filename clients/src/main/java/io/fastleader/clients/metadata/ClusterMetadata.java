@@ -228,14 +228,15 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     /**
-     * Notes that the client uses the topic now, for {@code metadata.max.idle.ms}. Takes no lock: a
-     * producer calls it for every record.
+     * Notes that the client uses the topic at {@code nowMs} (this object's clock), for
+     * {@code metadata.max.idle.ms}. Takes no lock: a producer calls it for every record, with the
+     * time it read for the send.
      *
      * @return whether the topic is in use; if not (never awaited, removed, or left idle), nothing is
      *         noted and {@link #awaitTopics} brings it back into use
      */
-    public boolean recordUse(String topic) {
-        return topicUse.touch(topic, clockMs.getAsLong());
+    public boolean recordUse(String topic, long nowMs) {
+        return topicUse.touch(topic, nowMs);
     }
 
     /** Whether the topic is in use: awaited, and neither removed nor left idle since. Takes no lock. */

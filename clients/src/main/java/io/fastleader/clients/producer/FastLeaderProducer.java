@@ -216,12 +216,17 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             if (closed.get()) {
                 throw new IllegalStateException(CLOSED);
             }
+            // One clock read for a send that waits for nothing, as KafkaProducer's send makes one.
             long nowMs = clockMs.getAsLong();
             long deadlineMs = nowMs + settings.maxBlockMs();
             String topic = intercepted.topic();
-            int partitionCount = awaitTopic(topic, deadlineMs);
-            if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
-                partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
+            int partitionCount = usedTopicPartitionCount(topic, nowMs);
+            if (partitionCount == 0 || intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+                partitionCount = awaitTopic(topic, deadlineMs);
+                if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+                    partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
+                }
+                nowMs = clockMs.getAsLong();
             }
             Headers headers = intercepted.headers();
             byte[] key = serialize(keySerializer, topic, headers, intercepted.key(), "key");
@@ -236,14 +241,15 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             if (transactions != null) {
                 transactions.checkSend(partition);
             }
-            Callback acknowledged = (metadata, error) -> {
+            // Without interceptors the application's callback is the batch's to run, with nothing around it.
+            Callback acknowledged = interceptors.isEmpty() ? callback : (metadata, error) -> {
                 interceptors.onAcknowledgement(metadata, error, headers);
                 if (callback != null) {
                     callback.onCompletion(metadata, error);
                 }
             };
             AppendResult appended = accumulator.append(partition, timestamp, key, value, headerArray, acknowledged,
-                    Math.max(0, deadlineMs - clockMs.getAsLong()), clockMs.getAsLong());
+                    Math.max(0, deadlineMs - nowMs), nowMs);
             if (stint != null) {
                 stickyPartitioner.appended(topic, stint, appended.appendedBytes(), appended.lastBatchFull());
             }
@@ -272,8 +278,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      * waits here for its metadata again, as a new topic does.
      */
     private int awaitTopic(String topic, long deadlineMs) throws InterruptedException {
-        int count = cache.partitionCount(topic);
-        if (count > 0 && metadata.recordUse(topic)) {
+        int count = usedTopicPartitionCount(topic, clockMs.getAsLong());
+        if (count > 0) {
             return count;
         }
         awaitMetadata(metadata.awaitTopics(List.of(topic)), deadlineMs,
@@ -282,6 +288,12 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             prewarm.prewarmTopic(topic);
         }
         return cache.partitionCount(topic);
+    }
+
+    /** The topic's partition count, its use noted at {@code nowMs}; 0 when it has no metadata or is not in use. */
+    private int usedTopicPartitionCount(String topic, long nowMs) {
+        int count = cache.partitionCount(topic);
+        return count > 0 && metadata.recordUse(topic, nowMs) ? count : 0;
     }
 
     /**

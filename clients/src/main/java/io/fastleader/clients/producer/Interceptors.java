@@ -27,6 +27,11 @@ final class Interceptors<K, V> implements AutoCloseable {
         this.interceptors = List.copyOf(interceptors);
     }
 
+    /** Whether none is configured: a send's callback then needs no wrapping. */
+    boolean isEmpty() {
+        return interceptors.isEmpty();
+    }
+
     /** Each interceptor's {@code onSend}, each given the record the previous one returned. */
     ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
         ProducerRecord<K, V> current = record;

@@ -326,7 +326,10 @@ public final class ProducerBatch {
         }
         outcome.written(baseOffset, logAppendTimeMs);
         for (PendingRecord record : records) {
-            runCallback(record.callback(), record.future().metadata(), null);
+            // A record sent without a callback needs no metadata made for it: its future makes its own when asked.
+            if (record.callback() != null) {
+                runCallback(record.callback(), record.future().metadata(), null);
+            }
         }
         end();
         return true;
@@ -345,16 +348,15 @@ public final class ProducerBatch {
         // As in the Java client: on failure every field but the partition is unknown.
         RecordMetadata unknown = new RecordMetadata(topicPartition, -1, -1, RecordBatch.NO_TIMESTAMP, -1, -1);
         for (PendingRecord record : records) {
-            runCallback(record.callback(), unknown, error);
+            if (record.callback() != null) {
+                runCallback(record.callback(), unknown, error);
+            }
         }
         end();
         return true;
     }
 
     private void runCallback(Callback callback, RecordMetadata metadata, Exception error) {
-        if (callback == null) {
-            return;
-        }
         try {
             callback.onCompletion(metadata, error);
         } catch (RuntimeException e) {

@@ -42,6 +42,18 @@ class TopicUseTest {
     }
 
     @Test
+    void testATopicAddedAgainAfterItExpiredCountsItsUsesAnew() {
+        topics.add(List.of("orders"), 1_000);
+        topics.expire(1_000 + IDLE_MS);
+        topics.add(List.of("orders"), 2_000 + IDLE_MS);
+
+        assertThat(topics.touch("orders", 3_000 + IDLE_MS)).isTrue();
+
+        assertThat(topics.expire(3_000 + 2 * IDLE_MS - 1)).isEmpty();
+        assertThat(topics.expire(3_000 + 2 * IDLE_MS)).containsExactly("orders");
+    }
+
+    @Test
     void testWithoutIdleExpiryTopicsStayUntilRemoved() {
         TopicUse kept = new TopicUse(MetadataConfig.NO_IDLE_EXPIRY);
         kept.add(List.of("orders"), 1_000);
