@@ -100,7 +100,9 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
                                            window: a fresh JVM compiles its hot paths in them; the
                                            JIT time each turn prints for its window says if they
                                            were enough (after 10 s both clients still compiled
-                                           for seconds in the window) [30]
+                                           for seconds in the window; at about 31 s both clients'
+                                           metrics end their first 30 s sample, and the code that
+                                           records them is compiled again) [40]
           --window-s N                     seconds measured per turn [20]
           --repetitions N                  rounds of both clients per cell, the order alternating
                                            from round to round, after a first round (first cell)
@@ -227,7 +229,7 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
             line.integers("--consume-fetch-min-bytes", List.of(1, 65_536)),
             line.integers("--consume-max-poll-records", List.of(500)),
             line.integer("--consume-backlog-mib", 256),
-            line.seconds("--warmup-s", 30),
+            line.seconds("--warmup-s", 40),
             line.seconds("--window-s", 20),
             line.integer("--repetitions", 2),
             Arrays.stream(line.string("--client-jvm-options", DEFAULT_CLIENT_JVM_OPTIONS).trim().split("\\s+"))
