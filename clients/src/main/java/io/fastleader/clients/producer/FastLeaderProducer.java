@@ -221,11 +221,12 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             long deadlineMs = nowMs + settings.maxBlockMs();
             String topic = intercepted.topic();
             int partitionCount = usedTopicPartitionCount(topic, nowMs);
-            if (partitionCount == 0 || intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+            if (partitionCount == 0) {
                 partitionCount = awaitTopic(topic, deadlineMs);
-                if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
-                    partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
-                }
+                nowMs = clockMs.getAsLong();
+            }
+            if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+                partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
                 nowMs = clockMs.getAsLong();
             }
             Headers headers = intercepted.headers();

@@ -102,13 +102,9 @@ public final class SteadyDriver {
         timed = new TimedSpan(startNanos, startNanos + options.warmUp().toNanos() / 2);
         Thread sender = new Thread(options.rate() == 0 ? this::sendFlatOut : this::sendAtRate, "steady-sender");
         sender.start();
-        TimedSpan measured = new TimedSpan(Long.MAX_VALUE, Long.MAX_VALUE);
         MeasuredWindow window = MeasuredWindow.measure(options.warmUp(), options.window(), acked::get,
-            windowStartNanos -> {
-                measured.startNanos = windowStartNanos;
-                timed = measured;
-            });
-        measured.endNanos = window.endNanos();
+            windowStartNanos -> timed = new TimedSpan(windowStartNanos, Long.MAX_VALUE));
+        timed.endNanos = window.endNanos();
         sending = false;
         sender.join(SENDER_STOP.toMillis());
         // Every record sent in the window is awaited, so the slow ones count in the percentiles too.
@@ -191,7 +187,8 @@ public final class SteadyDriver {
     /** The records sent from {@code startNanos} ({@link System#nanoTime()}) until before {@code endNanos}, and their latency. */
     private static final class TimedSpan {
         final Histogram latencyMicros = new ConcurrentHistogram(HIGHEST_MICROS, 3);
-        volatile long startNanos;
+        final long startNanos;
+        /** Set once the window has ended, when its end is known. */
         volatile long endNanos;
 
         TimedSpan(long startNanos, long endNanos) {
