@@ -15,11 +15,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.AbstractRecords;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
@@ -29,7 +26,7 @@ import io.fastleader.clients.metadata.EpochBackoff;
 
 /**
  * The records of one partition that travel together in one Produce request, written in
- * kafka-clients' record-batch format (v2) with the configured compression.
+ * kafka-clients' record-batch format (v2) with the configured compression ({@link RecordBatchWriter}).
  *
  * <p>Life of a batch: records are appended while it is open ({@link #tryAppend}); the sender
  * takes it and stamps it ({@link #markSent}, and for idempotence {@link #setProducerState});
@@ -49,7 +46,7 @@ public final class ProducerBatch {
 
     private final TopicPartition topicPartition;
     private final Compression compression;
-    private final MemoryRecordsBuilder builder;
+    private final RecordBatchWriter writer;
     private final long createdMs;
     /** Increases with every batch made by appends; the halves of a split share their batch's. */
     private final long creationOrder;
@@ -70,8 +67,6 @@ public final class ProducerBatch {
     // Set by split: how many of the halves have not ended yet.
     private final AtomicInteger halvesLeft = new AtomicInteger();
 
-    /** The upper bound of its largest record's size, as the Java client estimates it for {@code record-size-avg/-max}. */
-    private int maxRecordBytes;
     private volatile int attempts;
     private volatile int lastSentLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
     private volatile EpochBackoff.State backoff = EpochBackoff.State.NONE;
@@ -107,7 +102,7 @@ public final class ProducerBatch {
         this.topicPartition = topicPartition;
         this.compression = compression;
         this.buffer = buffer;
-        this.builder = MemoryRecords.builder(buffer, compression, TimestampType.CREATE_TIME, 0L);
+        this.writer = new RecordBatchWriter(buffer, compression);
         this.createdMs = createdMs;
         this.creationOrder = splitFrom == null ? CREATED.getAndIncrement() : splitFrom.creationOrder;
         this.firstRecordIndex = splitFrom == null ? 0 : splitFrom.firstRecordIndex + splitAt;
@@ -116,8 +111,6 @@ public final class ProducerBatch {
         this.splitFrom = splitFrom;
         this.outcome = new BatchOutcome(topicPartition);
         this.timeline = timeline;
-        // A half holds no record larger than the largest of the batch it was split from.
-        this.maxRecordBytes = splitFrom == null ? 0 : splitFrom.maxRecordBytes;
     }
 
     /**
@@ -131,12 +124,10 @@ public final class ProducerBatch {
      */
     public Future<RecordMetadata> tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers,
                                             Callback callback) {
-        if (!hasRoomFor(timestampMs, key, value, headers)) {
+        if (!writer.tryAppend(timestampMs, key, value, headers)) {
+            closeForAppends();
             return null;
         }
-        builder.append(timestampMs, key, value, headers);
-        maxRecordBytes = Math.max(maxRecordBytes, AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
-                compression.type(), key, value, headers));
         RecordFuture future = new RecordFuture(outcome, records.size(), timestampMs,
                 key == null ? -1 : key.length, value == null ? -1 : value.length);
         records.add(new PendingRecord(callback, future));
@@ -148,7 +139,7 @@ public final class ProducerBatch {
      * refuses it in {@link #tryAppend} does: a record that does not fit goes to a batch behind it.
      */
     public boolean hasRoomFor(long timestampMs, byte[] key, byte[] value, Header[] headers) {
-        if (builder.hasRoomFor(timestampMs, key, value, headers)) {
+        if (writer.hasRoomFor(timestampMs, key, value, headers)) {
             return true;
         }
         closeForAppends();
@@ -185,7 +176,7 @@ public final class ProducerBatch {
         int sequence = baseSequence();
         for (ProducerBatch half : halves) {
             if (sequenced) {
-                half.setProducerState(producerId(), producerEpoch(), sequence, builder.isTransactional());
+                half.setProducerState(producerId(), producerEpoch(), sequence, writer.isTransactional());
                 sequence = SequenceNumbers.increment(sequence, half.recordCount());
             }
             half.closeForAppends();
@@ -225,10 +216,19 @@ public final class ProducerBatch {
             // Appended anew, not with the offset it had here: a broker refuses a batch whose records'
             // offset deltas do not run from 0 to its record count less one.
             Record record = sent.get(index);
-            half.builder.append(record.timestamp(), record.key(), record.value(), record.headers());
+            half.writer.append(record.timestamp(), bytes(record.key()), bytes(record.value()), record.headers());
             half.records.add(records.get(index));
         }
         return half;
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        if (buffer == null) {
+            return null;
+        }
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
     }
 
     private void halfEnded() {
@@ -239,7 +239,7 @@ public final class ProducerBatch {
 
     /** Stops appends: once a batch leaves its queue no later record may join it. */
     void closeForAppends() {
-        builder.closeForRecordAppends();
+        writer.closeForAppends();
     }
 
     /**
@@ -248,16 +248,12 @@ public final class ProducerBatch {
      * again after {@link #records()}, when the producer epoch is bumped: the header is rewritten.
      */
     public void setProducerState(long producerId, short producerEpoch, int baseSequence, boolean transactional) {
-        if (builder.isClosed()) {
-            builder.reopenAndRewriteProducerState(producerId, producerEpoch, baseSequence, transactional);
-        } else {
-            builder.setProducerState(producerId, producerEpoch, baseSequence, transactional);
-        }
+        writer.setProducerState(producerId, producerEpoch, baseSequence, transactional);
     }
 
     /** The closed batch, ready for a Produce request; the same bytes on every call until the producer state changes. */
     public MemoryRecords records() {
-        return builder.build();
+        return writer.build();
     }
 
     /**
@@ -310,7 +306,7 @@ public final class ProducerBatch {
 
     /** Whether no further record fits. */
     public boolean isFull() {
-        return builder.isFull();
+        return writer.isFull();
     }
 
     /**
@@ -389,22 +385,22 @@ public final class ProducerBatch {
 
     /** How many records it holds. */
     public int recordCount() {
-        return builder.numRecords();
+        return writer.recordCount();
     }
 
     /** Its size on the wire, estimated until {@link #records()} closes it. */
     public int estimatedSizeBytes() {
-        return builder.estimatedSizeInBytes();
+        return writer.estimatedSizeBytes();
     }
 
     /** Its size compressed over its size uncompressed: estimated until {@link #records()} closes it, 1 without compression. */
     double compressionRatio() {
-        return builder.compressionRatio();
+        return writer.compressionRatio();
     }
 
     /** The largest of its records' sizes, as {@code AbstractRecords.estimateSizeInBytesUpperBound} gives them. */
     int maxRecordBytes() {
-        return maxRecordBytes;
+        return writer.largestRecordEstimate();
     }
 
     /** The buffer memory it holds until it ends. */
@@ -449,22 +445,22 @@ public final class ProducerBatch {
 
     /** The producer id stamped by {@link #setProducerState}, -1 without idempotence. */
     public long producerId() {
-        return builder.producerId();
+        return writer.producerId();
     }
 
     /** The producer epoch stamped by {@link #setProducerState}, -1 without idempotence. */
     public short producerEpoch() {
-        return builder.producerEpoch();
+        return writer.producerEpoch();
     }
 
     /** The sequence number of its first record, -1 until one is assigned. */
     public int baseSequence() {
-        return builder.baseSequence();
+        return writer.baseSequence();
     }
 
     /** Whether a sequence number was assigned, which fixes its place among its partition's batches. */
     public boolean hasSequence() {
-        return builder.baseSequence() != RecordBatch.NO_SEQUENCE;
+        return writer.baseSequence() != RecordBatch.NO_SEQUENCE;
     }
 
     @Override

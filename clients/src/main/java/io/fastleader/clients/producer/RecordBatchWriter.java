@@ -1,0 +1,412 @@
+package io.fastleader.clients.producer;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
+
+/**
+ * Writes one record batch of the v2 format (base offset 0, create time) into a heap buffer, as
+ * kafka-clients' {@code MemoryRecordsBuilder} does for the producer, with the same room check, size
+ * estimate and bytes.
+ *
+ * <p>It does less work per record. The builder writes each record field by field through a
+ * {@code DataOutputStream} over a stream that checks for room at every byte, and works the
+ * record's size out twice (once for the room check, once to write it). Here the size is worked out
+ * once and the record is written with array stores in place, or, with compression, encoded whole
+ * and handed to the codec's stream in one write.
+ *
+ * <p>The batch starts at index 0 of the buffer. The first record is always taken, as a batch must
+ * hold one, and the buffer grows if it does not fit; later ones only while the estimate stays
+ * within the buffer's capacity ({@link #tryAppend}). Not thread-safe: its batch serialises appends
+ * and hands it to the sender's thread once closed for appends.
+ */
+final class RecordBatchWriter {
+
+    private static final int HEADER_BYTES = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+    /** kafka-clients' {@code DefaultRecord.MAX_RECORD_OVERHEAD}: what a record may add to its key, value and headers. */
+    private static final int MAX_RECORD_OVERHEAD = 21;
+    /** kafka-clients' margin on the uncompressed size when it estimates a compressed batch's. */
+    private static final float COMPRESSION_ESTIMATE_FACTOR = 1.05f;
+    private static final int NULL_LENGTH = -1;
+    private static final byte[][] NO_HEADER_KEYS = new byte[0][];
+
+    // Where each header field sits in a v2 batch.
+    private static final int LENGTH_AT = 8;
+    private static final int LEADER_EPOCH_AT = 12;
+    private static final int MAGIC_AT = 16;
+    private static final int CRC_AT = 17;
+    private static final int ATTRIBUTES_AT = 21;
+    private static final int LAST_OFFSET_DELTA_AT = 23;
+    private static final int BASE_TIMESTAMP_AT = 27;
+    private static final int MAX_TIMESTAMP_AT = 35;
+    private static final int PRODUCER_ID_AT = 43;
+    private static final int PRODUCER_EPOCH_AT = 51;
+    private static final int BASE_SEQUENCE_AT = 53;
+    private static final int RECORD_COUNT_AT = 57;
+    private static final short TRANSACTIONAL_FLAG = 0x10;
+    private static final int COMPRESSION_CODEC_MASK = 0x07;
+
+    private final Compression compression;
+    private final boolean compressed;
+    /** Where the batch counts as full: the capacity of the buffer it was made with. */
+    private final int writeLimit;
+    /** Grows only for a first record larger than the buffer, or a batch written back from a split. */
+    private ByteBuffer buffer;
+    /** Uncompressed: where the next record goes. Compressed: the records' end, once closed for appends. */
+    private int end = HEADER_BYTES;
+    /** Compressed only: the codec's stream into {@link #compressedOut}, null once closed for appends. */
+    private OutputStream codecStream;
+    private ByteBufferOutputStream compressedOut;
+    /** Compressed only: a record is encoded here, then written to the codec in one call. */
+    private byte[] scratch;
+    private boolean closedForAppends;
+    private MemoryRecords built;
+
+    private int recordCount;
+    private int uncompressedRecordBytes;
+    private int largestRecordEstimate;
+    private long baseTimestamp = RecordBatch.NO_TIMESTAMP;
+    private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+    private float compressionRatio = 1;
+
+    private long producerId = RecordBatch.NO_PRODUCER_ID;
+    private short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
+    private int baseSequence = RecordBatch.NO_SEQUENCE;
+    private boolean transactional;
+
+    /**
+     * @param buffer a heap buffer, cleared: the batch is written from its index 0, and counts as
+     *               full at its capacity
+     */
+    RecordBatchWriter(ByteBuffer buffer, Compression compression) {
+        if (!buffer.hasArray() || buffer.position() != 0) {
+            throw new IllegalArgumentException("A record batch is written into a heap buffer from its start");
+        }
+        this.buffer = buffer;
+        this.compression = compression;
+        this.compressed = compression.type() != CompressionType.NONE;
+        this.writeLimit = buffer.capacity();
+        if (compressed) {
+            buffer.position(HEADER_BYTES);
+            compressedOut = new ByteBufferOutputStream(buffer);
+            codecStream = compression.wrapForOutput(compressedOut, RecordBatch.CURRENT_MAGIC_VALUE);
+        }
+    }
+
+    /**
+     * Whether the record would be taken by {@link #tryAppend} now: the batch is open for appends,
+     * and it is empty or the record keeps its estimated size within the buffer's capacity.
+     */
+    boolean hasRoomFor(long timestampMs, byte[] key, byte[] value, Header[] headers) {
+        if (isFull()) {
+            return false;
+        }
+        if (recordCount == 0) {
+            return true;
+        }
+        byte[][] headerKeys = headerKeys(headers);
+        return fits(recordBytes(bodyBytes(timestampMs, fieldBytes(key, value, headers, headerKeys))));
+    }
+
+    /**
+     * Appends the record if {@link #hasRoomFor} would say so, working its size out once.
+     *
+     * @return false, writing nothing, when it does not fit
+     */
+    boolean tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers) {
+        if (isFull()) {
+            return false;
+        }
+        byte[][] headerKeys = headerKeys(headers);
+        int fieldBytes = fieldBytes(key, value, headers, headerKeys);
+        int bodyBytes = bodyBytes(timestampMs, fieldBytes);
+        if (recordCount > 0 && !fits(recordBytes(bodyBytes))) {
+            return false;
+        }
+        write(timestampMs, key, value, headers, headerKeys, fieldBytes, bodyBytes);
+        return true;
+    }
+
+    /** Appends the record whatever the estimate says, the buffer growing as needed: for a batch written back from a split. */
+    void append(long timestampMs, byte[] key, byte[] value, Header[] headers) {
+        if (closedForAppends) {
+            throw new IllegalStateException("The batch is closed for appends");
+        }
+        byte[][] headerKeys = headerKeys(headers);
+        int fieldBytes = fieldBytes(key, value, headers, headerKeys);
+        write(timestampMs, key, value, headers, headerKeys, fieldBytes, bodyBytes(timestampMs, fieldBytes));
+    }
+
+    private void write(long timestampMs, byte[] key, byte[] value, Header[] headers, byte[][] headerKeys,
+                       int fieldBytes, int bodyBytes) {
+        if (timestampMs < 0 && timestampMs != RecordBatch.NO_TIMESTAMP) {
+            throw new IllegalArgumentException("Invalid negative timestamp " + timestampMs);
+        }
+        if (recordCount == 0) {
+            baseTimestamp = timestampMs;
+        }
+        int recordBytes = recordBytes(bodyBytes);
+        long timestampDelta = timestampMs - baseTimestamp;
+        if (compressed) {
+            if (scratch == null || scratch.length < recordBytes) {
+                scratch = new byte[recordBytes];
+            }
+            writeRecord(scratch, 0, bodyBytes, timestampDelta, recordCount, key, value, headers, headerKeys);
+            try {
+                codecStream.write(scratch, 0, recordBytes);
+            } catch (IOException e) {
+                throw new KafkaException("Could not compress a record into its batch", e);
+            }
+        } else {
+            ensureCapacity(end + recordBytes);
+            end = writeRecord(buffer.array(), buffer.arrayOffset() + end, bodyBytes, timestampDelta, recordCount, key,
+                    value, headers, headerKeys) - buffer.arrayOffset();
+        }
+        recordCount++;
+        uncompressedRecordBytes += recordBytes;
+        maxTimestamp = Math.max(maxTimestamp, timestampMs);
+        largestRecordEstimate = Math.max(largestRecordEstimate, HEADER_BYTES + MAX_RECORD_OVERHEAD + fieldBytes);
+    }
+
+    private void ensureCapacity(int bytes) {
+        if (bytes > buffer.capacity()) {
+            ByteBuffer larger = ByteBuffer.allocate(bytes);
+            System.arraycopy(buffer.array(), buffer.arrayOffset(), larger.array(), 0, end);
+            buffer = larger;
+        }
+    }
+
+    private boolean fits(int recordBytes) {
+        return writeLimit >= estimatedBytesWritten() + recordBytes;
+    }
+
+    private int estimatedBytesWritten() {
+        return compressed ? HEADER_BYTES + (int) (uncompressedRecordBytes * COMPRESSION_ESTIMATE_FACTOR)
+                : HEADER_BYTES + uncompressedRecordBytes;
+    }
+
+    /** The bytes of a record's body (after its length) for the record appended next. */
+    private int bodyBytes(long timestampMs, int fieldBytes) {
+        long timestampDelta = recordCount == 0 ? 0 : timestampMs - baseTimestamp;
+        return 1 + varintBytes(recordCount) + varlongBytes(timestampDelta) + fieldBytes;
+    }
+
+    private static int recordBytes(int bodyBytes) {
+        return varintBytes(bodyBytes) + bodyBytes;
+    }
+
+    /** The bytes of a record's key, value and headers, each with its length. */
+    private static int fieldBytes(byte[] key, byte[] value, Header[] headers, byte[][] headerKeys) {
+        int bytes = lengthAndBytes(key) + lengthAndBytes(value) + varintBytes(headers.length);
+        for (int index = 0; index < headers.length; index++) {
+            bytes += lengthAndBytes(headerKeys[index]) + lengthAndBytes(headers[index].value());
+        }
+        return bytes;
+    }
+
+    private static int lengthAndBytes(byte[] bytes) {
+        return bytes == null ? varintBytes(NULL_LENGTH) : varintBytes(bytes.length) + bytes.length;
+    }
+
+    /** The UTF-8 bytes of each header's key, encoded once for both the size and the write. */
+    private static byte[][] headerKeys(Header[] headers) {
+        if (headers == null) {
+            throw new IllegalArgumentException("Headers cannot be null");
+        }
+        if (headers.length == 0) {
+            return NO_HEADER_KEYS;
+        }
+        byte[][] keys = new byte[headers.length][];
+        for (int index = 0; index < headers.length; index++) {
+            String key = headers[index].key();
+            if (key == null) {
+                throw new IllegalArgumentException("Invalid null header key found in headers");
+            }
+            keys[index] = key.getBytes(StandardCharsets.UTF_8);
+        }
+        return keys;
+    }
+
+    /** Writes a record at {@code at}; returns where it ends. */
+    private static int writeRecord(byte[] to, int at, int bodyBytes, long timestampDelta, int offsetDelta, byte[] key,
+                                   byte[] value, Header[] headers, byte[][] headerKeys) {
+        int position = writeVarint(to, at, bodyBytes);
+        to[position++] = 0; // attributes: none are defined for a record
+        position = writeVarlong(to, position, timestampDelta);
+        position = writeVarint(to, position, offsetDelta);
+        position = writeLengthAndBytes(to, position, key);
+        position = writeLengthAndBytes(to, position, value);
+        position = writeVarint(to, position, headers.length);
+        for (int index = 0; index < headers.length; index++) {
+            position = writeLengthAndBytes(to, position, headerKeys[index]);
+            position = writeLengthAndBytes(to, position, headers[index].value());
+        }
+        return position;
+    }
+
+    private static int writeLengthAndBytes(byte[] to, int at, byte[] bytes) {
+        if (bytes == null) {
+            return writeVarint(to, at, NULL_LENGTH);
+        }
+        int position = writeVarint(to, at, bytes.length);
+        System.arraycopy(bytes, 0, to, position, bytes.length);
+        return position + bytes.length;
+    }
+
+    /** A zig-zag varint, as the record format writes signed ints. */
+    private static int writeVarint(byte[] to, int at, int value) {
+        int bits = (value << 1) ^ (value >> 31);
+        int position = at;
+        while ((bits & ~0x7F) != 0) {
+            to[position++] = (byte) ((bits & 0x7F) | 0x80);
+            bits >>>= 7;
+        }
+        to[position++] = (byte) bits;
+        return position;
+    }
+
+    private static int writeVarlong(byte[] to, int at, long value) {
+        long bits = (value << 1) ^ (value >> 63);
+        int position = at;
+        while ((bits & ~0x7FL) != 0) {
+            to[position++] = (byte) ((bits & 0x7F) | 0x80);
+            bits >>>= 7;
+        }
+        to[position++] = (byte) bits;
+        return position;
+    }
+
+    private static int varintBytes(int value) {
+        int bits = (value << 1) ^ (value >> 31);
+        return (31 - Integer.numberOfLeadingZeros(bits | 1)) / 7 + 1;
+    }
+
+    private static int varlongBytes(long value) {
+        long bits = (value << 1) ^ (value >> 63);
+        return (63 - Long.numberOfLeadingZeros(bits | 1)) / 7 + 1;
+    }
+
+    /** Takes no more records, and lets the codec's buffers go: a batch that left its queue, or refused a record. */
+    void closeForAppends() {
+        if (closedForAppends) {
+            return;
+        }
+        closedForAppends = true;
+        scratch = null;
+        if (compressed) {
+            try {
+                codecStream.close();
+            } catch (IOException e) {
+                throw new KafkaException("Could not finish compressing a batch", e);
+            }
+            codecStream = null;
+            buffer = compressedOut.buffer();
+            end = compressedOut.position();
+            compressedOut = null;
+        }
+    }
+
+    /**
+     * Sets the idempotent producer's identity, the first record's sequence number and the
+     * transactional flag. Allowed after {@link #build}: the next build writes the header again.
+     */
+    void setProducerState(long producerId, short producerEpoch, int baseSequence, boolean transactional) {
+        this.producerId = producerId;
+        this.producerEpoch = producerEpoch;
+        this.baseSequence = baseSequence;
+        this.transactional = transactional;
+        this.built = null;
+    }
+
+    /** Closes the batch for appends and returns its bytes, header and CRC written; the same bytes until the producer state changes. */
+    MemoryRecords build() {
+        if (built != null) {
+            return built;
+        }
+        closeForAppends();
+        if (recordCount == 0) {
+            built = MemoryRecords.EMPTY;
+            return built;
+        }
+        writeHeader();
+        compressionRatio = (float) (end - HEADER_BYTES) / uncompressedRecordBytes;
+        ByteBuffer records = buffer.duplicate();
+        records.position(0).limit(end);
+        built = MemoryRecords.readableRecords(records.slice());
+        return built;
+    }
+
+    private void writeHeader() {
+        buffer.putLong(0, 0L);
+        buffer.putInt(LENGTH_AT, end - LENGTH_AT - Integer.BYTES);
+        buffer.putInt(LEADER_EPOCH_AT, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+        buffer.put(MAGIC_AT, RecordBatch.MAGIC_VALUE_V2);
+        buffer.putShort(ATTRIBUTES_AT, attributes());
+        buffer.putInt(LAST_OFFSET_DELTA_AT, recordCount - 1);
+        buffer.putLong(BASE_TIMESTAMP_AT, baseTimestamp);
+        buffer.putLong(MAX_TIMESTAMP_AT, maxTimestamp);
+        buffer.putLong(PRODUCER_ID_AT, producerId);
+        buffer.putShort(PRODUCER_EPOCH_AT, producerEpoch);
+        buffer.putInt(BASE_SEQUENCE_AT, baseSequence);
+        buffer.putInt(RECORD_COUNT_AT, recordCount);
+        CRC32C crc = new CRC32C();
+        crc.update(buffer.array(), buffer.arrayOffset() + ATTRIBUTES_AT, end - ATTRIBUTES_AT);
+        buffer.putInt(CRC_AT, (int) crc.getValue());
+    }
+
+    private short attributes() {
+        int attributes = compression.type().id & COMPRESSION_CODEC_MASK;
+        return (short) (transactional ? attributes | TRANSACTIONAL_FLAG : attributes);
+    }
+
+    /** Whether it takes no more records: closed for appends, or its estimate reached the buffer's capacity. */
+    boolean isFull() {
+        return closedForAppends || (recordCount > 0 && writeLimit <= estimatedBytesWritten());
+    }
+
+    int recordCount() {
+        return recordCount;
+    }
+
+    /** Its size: exact once built, else estimated as kafka-clients estimates it (exact without compression). */
+    int estimatedSizeBytes() {
+        return built != null ? built.sizeInBytes() : estimatedBytesWritten();
+    }
+
+    /** Its records' compressed size over their uncompressed size: 1 until built. */
+    float compressionRatio() {
+        return compressionRatio;
+    }
+
+    /** The largest of its records' size estimates as kafka-clients' {@code AbstractRecords.estimateSizeInBytesUpperBound} gives them. */
+    int largestRecordEstimate() {
+        return largestRecordEstimate;
+    }
+
+    long producerId() {
+        return producerId;
+    }
+
+    short producerEpoch() {
+        return producerEpoch;
+    }
+
+    int baseSequence() {
+        return baseSequence;
+    }
+
+    boolean isTransactional() {
+        return transactional;
+    }
+}
