@@ -228,15 +228,15 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     /**
-     * Notes that the client uses the topic at {@code nowMs} (this object's clock), for
-     * {@code metadata.max.idle.ms}. Takes no lock: a producer calls it for every record, with the
-     * time it read for the send.
+     * Notes that the client uses the topic, for {@code metadata.max.idle.ms}: its idle time counts
+     * from the next time a request is planned. Takes no lock and reads no clock: a producer calls
+     * it for every record.
      *
      * @return whether the topic is in use; if not (never awaited, removed, or left idle), nothing is
      *         noted and {@link #awaitTopics} brings it back into use
      */
-    public boolean recordUse(String topic, long nowMs) {
-        return topicUse.touch(topic, nowMs);
+    public boolean recordUse(String topic) {
+        return topicUse.touch(topic);
     }
 
     /** Whether the topic is in use: awaited, and neither removed nor left idle since. Takes no lock. */

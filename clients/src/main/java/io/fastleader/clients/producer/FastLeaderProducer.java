@@ -216,18 +216,21 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             if (closed.get()) {
                 throw new IllegalStateException(CLOSED);
             }
-            // One clock read for a send that waits for nothing, as KafkaProducer's send makes one.
-            long nowMs = clockMs.getAsLong();
-            long deadlineMs = nowMs + settings.maxBlockMs();
+            // A send that waits for nothing reads one clock, as KafkaProducer's send does: the wall clock for
+            // the record's timestamp. The monotonic one is read for a wait, or by the accumulator for a new batch.
             String topic = intercepted.topic();
-            int partitionCount = usedTopicPartitionCount(topic, nowMs);
-            if (partitionCount == 0) {
-                partitionCount = awaitTopic(topic, deadlineMs);
-                nowMs = clockMs.getAsLong();
-            }
-            if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
-                partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
-                nowMs = clockMs.getAsLong();
+            long blockMs = settings.maxBlockMs();
+            int partitionCount = usedTopicPartitionCount(topic);
+            boolean needsPartition = intercepted.partition() != null && intercepted.partition() >= partitionCount;
+            if (partitionCount == 0 || needsPartition) {
+                long deadlineMs = clockMs.getAsLong() + blockMs;
+                if (partitionCount == 0) {
+                    partitionCount = awaitTopic(topic, deadlineMs);
+                }
+                if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+                    partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
+                }
+                blockMs = Math.max(0, deadlineMs - clockMs.getAsLong());
             }
             Headers headers = intercepted.headers();
             byte[] key = serialize(keySerializer, topic, headers, intercepted.key(), "key");
@@ -250,7 +253,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                 }
             };
             AppendResult appended = accumulator.append(partition, timestamp, key, value, headerArray, acknowledged,
-                    Math.max(0, deadlineMs - nowMs), nowMs);
+                    blockMs, clockMs);
             if (stint != null) {
                 stickyPartitioner.appended(topic, stint, appended.appendedBytes(), appended.lastBatchFull());
             }
@@ -279,7 +282,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
      * waits here for its metadata again, as a new topic does.
      */
     private int awaitTopic(String topic, long deadlineMs) throws InterruptedException {
-        int count = usedTopicPartitionCount(topic, clockMs.getAsLong());
+        int count = usedTopicPartitionCount(topic);
         if (count > 0) {
             return count;
         }
@@ -291,10 +294,10 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         return cache.partitionCount(topic);
     }
 
-    /** The topic's partition count, its use noted at {@code nowMs}; 0 when it has no metadata or is not in use. */
-    private int usedTopicPartitionCount(String topic, long nowMs) {
+    /** The topic's partition count, its use noted; 0 when it has no metadata or is not in use. */
+    private int usedTopicPartitionCount(String topic) {
         int count = cache.partitionCount(topic);
-        return count > 0 && metadata.recordUse(topic, nowMs) ? count : 0;
+        return count > 0 && metadata.recordUse(topic) ? count : 0;
     }
 
     /**

@@ -60,7 +60,7 @@ public final class ProducerBatch {
     private final ProducerBatch splitFrom;
     private final BatchOutcome outcome;
     private final BatchTimeline timeline;
-    private final List<PendingRecord> records = new ArrayList<>();
+    private final List<RecordFuture> records = new ArrayList<>();
     private final AtomicBoolean ending = new AtomicBoolean();
     // Opens after the callbacks ran and the batch's memory went back: what flush waits for.
     private final CountDownLatch ended = new CountDownLatch(1);
@@ -128,9 +128,9 @@ public final class ProducerBatch {
             closeForAppends();
             return null;
         }
-        RecordFuture future = new RecordFuture(outcome, records.size(), timestampMs,
+        RecordFuture future = new RecordFuture(outcome, records.size(), callback, timestampMs,
                 key == null ? -1 : key.length, value == null ? -1 : value.length);
-        records.add(new PendingRecord(callback, future));
+        records.add(future);
         return future;
     }
 
@@ -181,7 +181,7 @@ public final class ProducerBatch {
             }
             half.closeForAppends();
             for (int index = 0; index < half.records.size(); index++) {
-                half.records.get(index).future().moveTo(half.outcome, index);
+                half.records.get(index).moveTo(half.outcome, index);
             }
         }
         outcome.split();
@@ -321,10 +321,11 @@ public final class ProducerBatch {
             return false;
         }
         outcome.written(baseOffset, logAppendTimeMs);
-        for (PendingRecord record : records) {
+        for (int index = 0; index < records.size(); index++) {
+            RecordFuture record = records.get(index);
             // A record sent without a callback needs no metadata made for it: its future makes its own when asked.
             if (record.callback() != null) {
-                runCallback(record.callback(), record.future().metadata(), null);
+                runCallback(record.callback(), record.metadata(topicPartition, baseOffset, index, logAppendTimeMs), null);
             }
         }
         end();
@@ -343,7 +344,7 @@ public final class ProducerBatch {
         outcome.failed(error);
         // As in the Java client: on failure every field but the partition is unknown.
         RecordMetadata unknown = new RecordMetadata(topicPartition, -1, -1, RecordBatch.NO_TIMESTAMP, -1, -1);
-        for (PendingRecord record : records) {
+        for (RecordFuture record : records) {
             if (record.callback() != null) {
                 runCallback(record.callback(), unknown, error);
             }
@@ -467,8 +468,5 @@ public final class ProducerBatch {
     public String toString() {
         return "ProducerBatch(" + topicPartition + ", records=" + recordCount() + ", createdMs=" + createdMs
                 + ", attempts=" + attempts + ", baseSequence=" + baseSequence() + ")";
-    }
-
-    private record PendingRecord(Callback callback, RecordFuture future) {
     }
 }

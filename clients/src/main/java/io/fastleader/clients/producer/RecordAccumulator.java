@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 import org.apache.kafka.clients.producer.BufferExhaustedException;
@@ -31,8 +32,10 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * <p>Application threads {@link #append}; the sender, on its own thread, asks which partitions
  * are {@link #ready}, {@link #drain}s their first batches, and puts failed ones back with
  * {@link #reenqueue} (or in halves, {@link #splitAndReenqueue}). The accumulator owns no thread
- * and reads no clock: every decision takes the time as an argument. Only {@link #append} may
- * block, for memory, and only up to the {@code max.block.ms} it is given.
+ * and reads no clock of its own: every decision takes the time as an argument, but for
+ * {@link #append}, which reads the clock it is given only when it starts a batch, so that a send
+ * that joins a batch reads none. Only {@link #append} may block, for memory, and only up to the
+ * {@code max.block.ms} it is given.
  *
  * <p>Each queue is guarded by its own monitor, so appends to different partitions do not
  * contend. A batch gives its memory back by itself when it ends ({@link ProducerBatch#complete},
@@ -80,13 +83,13 @@ public final class RecordAccumulator {
      * @param headers     never null, may be empty
      * @param callback    run once when the record is acknowledged or failed, may be null
      * @param maxBlockMs  how long to wait for buffer memory
-     * @param nowMs       the time of the send: a new batch's linger and delivery timeout count from it
+     * @param clockMs     read once if the record starts a new batch: its linger and delivery timeout count from then
      * @throws RecordTooLargeException  when the record alone exceeds {@code max.request.size} or {@code buffer.memory}
      * @throws BufferExhaustedException when no memory was freed within {@code maxBlockMs}
      * @throws KafkaException           when the accumulator is closed
      */
     public AppendResult append(TopicPartition partition, long timestampMs, byte[] key, byte[] value, Header[] headers,
-                               Callback callback, long maxBlockMs, long nowMs) throws InterruptedException {
+                               Callback callback, long maxBlockMs, LongSupplier clockMs) throws InterruptedException {
         BatchQueue queue = queues.computeIfAbsent(partition, p -> new BatchQueue());
         synchronized (queue) {
             AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
@@ -105,7 +108,7 @@ public final class RecordAccumulator {
                 if (appended != null) {
                     return appended;
                 }
-                ProducerBatch batch = new ProducerBatch(partition, config.compression(), buffer, nowMs,
+                ProducerBatch batch = new ProducerBatch(partition, config.compression(), buffer, clockMs.getAsLong(),
                         notesPhases, this::ended);
                 Future<RecordMetadata> future = batch.tryAppend(timestampMs, key, value, headers, callback);
                 queue.addLast(batch);

@@ -5,13 +5,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
- * The future {@code send} returns for one record: done when its batch is written or failed.
- * It cannot be cancelled, as with the Java client: a record handed to the accumulator may
- * already be on the wire.
+ * The future {@code send} returns for one record, and the callback to run for it: done when its
+ * batch is written or failed. It cannot be cancelled, as with the Java client: a record handed to
+ * the accumulator may already be on the wire.
  *
  * <p>A record stays with one future for its whole life, even when the broker refuses its batch
  * as too large and the batch is split: the future then {@link #moveTo moves} to the record's new
@@ -19,15 +21,22 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  */
 final class RecordFuture implements Future<RecordMetadata> {
 
+    private final Callback callback;
     private final long createTimeMs;
     private final int serializedKeySize;
     private final int serializedValueSize;
-    // Replaced, never mutated, so a reader sees a batch and an index that belong together.
-    private volatile Slot slot;
+    /** Where the record was appended: its batch's outcome and its index in that batch, unless it {@link #moved}. */
+    private final BatchOutcome appendedTo;
+    private final int appendedAt;
+    // Null until a split moves the record: replaced, never mutated, so a reader sees a batch and an index that belong together.
+    private volatile Slot moved;
 
-    RecordFuture(BatchOutcome outcome, int indexInBatch, long createTimeMs, int serializedKeySize,
+    /** @param callback the application's, run when the record's batch ends; may be null */
+    RecordFuture(BatchOutcome outcome, int indexInBatch, Callback callback, long createTimeMs, int serializedKeySize,
                  int serializedValueSize) {
-        this.slot = new Slot(outcome, indexInBatch);
+        this.appendedTo = outcome;
+        this.appendedAt = indexInBatch;
+        this.callback = callback;
         this.createTimeMs = createTimeMs;
         this.serializedKeySize = serializedKeySize;
         this.serializedValueSize = serializedValueSize;
@@ -39,7 +48,12 @@ final class RecordFuture implements Future<RecordMetadata> {
 
     /** The record moved to another batch; called before its old batch's outcome is marked split. */
     void moveTo(BatchOutcome outcome, int indexInBatch) {
-        slot = new Slot(outcome, indexInBatch);
+        moved = new Slot(outcome, indexInBatch);
+    }
+
+    /** The callback to run when the record's batch ends, or null. */
+    Callback callback() {
+        return callback;
     }
 
     @Override
@@ -60,7 +74,7 @@ final class RecordFuture implements Future<RecordMetadata> {
     @Override
     public RecordMetadata get() throws InterruptedException, ExecutionException {
         while (true) {
-            Slot current = slot;
+            Slot current = slot();
             current.outcome().await();
             if (!current.outcome().wasSplit()) {
                 return valueOrThrow(current);
@@ -73,7 +87,7 @@ final class RecordFuture implements Future<RecordMetadata> {
             throws InterruptedException, ExecutionException, TimeoutException {
         long deadlineNanos = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
-            Slot current = slot;
+            Slot current = slot();
             if (!current.outcome().await(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS)) {
                 throw new TimeoutException("Timed out after " + unit.toMillis(timeout)
                         + " ms waiting for the record to be acknowledged");
@@ -84,15 +98,28 @@ final class RecordFuture implements Future<RecordMetadata> {
         }
     }
 
-    /** The record's metadata once its batch was written; only called after the outcome is known. */
-    RecordMetadata metadata() {
-        return metadata(slot);
+    /**
+     * The record's metadata once its batch, of {@code partition}, was written at {@code baseOffset}
+     * with the record at {@code indexInBatch}: what the batch ending it hands its callback.
+     *
+     * @param logAppendTimeMs the broker's append time under LogAppendTime, else -1
+     */
+    RecordMetadata metadata(TopicPartition partition, long baseOffset, int indexInBatch, long logAppendTimeMs) {
+        // With LogAppendTime the broker's clock replaces the producer's timestamp.
+        long timestamp = logAppendTimeMs == RecordBatch.NO_TIMESTAMP ? createTimeMs : logAppendTimeMs;
+        return new RecordMetadata(partition, baseOffset, indexInBatch, timestamp, serializedKeySize, serializedValueSize);
+    }
+
+    /** Where the record is now; a slot made on each call until a split moved it. */
+    private Slot slot() {
+        Slot current = moved;
+        return current != null ? current : new Slot(appendedTo, appendedAt);
     }
 
     /** The slot whose outcome settles the record, or null while it is not known. */
     private Slot settledSlot() {
         while (true) {
-            Slot current = slot;
+            Slot current = slot();
             if (!current.outcome().isKnown()) {
                 return null;
             }
@@ -103,18 +130,11 @@ final class RecordFuture implements Future<RecordMetadata> {
         }
     }
 
-    private RecordMetadata metadata(Slot settled) {
-        BatchOutcome outcome = settled.outcome();
-        // With LogAppendTime the broker's clock replaces the producer's timestamp.
-        long timestamp = outcome.logAppendTimeMs() == RecordBatch.NO_TIMESTAMP ? createTimeMs : outcome.logAppendTimeMs();
-        return new RecordMetadata(outcome.topicPartition(), outcome.baseOffset(), settled.indexInBatch(), timestamp,
-                serializedKeySize, serializedValueSize);
-    }
-
     private RecordMetadata valueOrThrow(Slot settled) throws ExecutionException {
-        if (settled.outcome().error() != null) {
-            throw new ExecutionException(settled.outcome().error());
+        BatchOutcome outcome = settled.outcome();
+        if (outcome.error() != null) {
+            throw new ExecutionException(outcome.error());
         }
-        return metadata(settled);
+        return metadata(outcome.topicPartition(), outcome.baseOffset(), settled.indexInBatch(), outcome.logAppendTimeMs());
     }
 }

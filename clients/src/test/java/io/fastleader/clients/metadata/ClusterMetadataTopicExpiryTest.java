@@ -69,7 +69,7 @@ class ClusterMetadataTopicExpiryTest {
         start();
         metadata.awaitTopics(List.of("orders", "payments")).get(10, TimeUnit.SECONDS);
         clock.addAndGet(IDLE_MS - 1_000);
-        assertThat(metadata.recordUse("payments", clock.get())).isTrue();
+        assertThat(metadata.recordUse("payments")).isTrue();
         clock.addAndGet(1_000);
 
         // A new topic sets off the refresh the periodic timer would: by now metadata.max.age.ms has passed too.
@@ -78,7 +78,7 @@ class ClusterMetadataTopicExpiryTest {
         assertThat(requested).containsExactly(Set.of("orders", "payments"), Set.of("audit", "payments"));
         assertThat(refreshes(RefreshCause.PERIODIC)).isEqualTo(1);
         assertThat(metadata.inUse("orders")).isFalse();
-        assertThat(metadata.recordUse("orders", clock.get())).isFalse();
+        assertThat(metadata.recordUse("orders")).isFalse();
     }
 
     @Test
@@ -87,7 +87,7 @@ class ClusterMetadataTopicExpiryTest {
         metadata.awaitTopics(List.of("orders")).get(10, TimeUnit.SECONDS);
         clock.addAndGet(IDLE_MS);
         metadata.awaitTopics(List.of("payments")).get(10, TimeUnit.SECONDS);
-        assertThat(metadata.recordUse("orders", clock.get())).isFalse();
+        assertThat(metadata.recordUse("orders")).isFalse();
         clock.addAndGet(1_000);
         answersHeld = new CountDownLatch(1);
 
@@ -99,7 +99,7 @@ class ClusterMetadataTopicExpiryTest {
         back.get(10, TimeUnit.SECONDS);
         assertThat(refreshes(RefreshCause.NEW_TOPIC)).isEqualTo(3);
         assertThat(metadata.inUse("orders")).isTrue();
-        assertThat(metadata.recordUse("orders", clock.get())).isTrue();
+        assertThat(metadata.recordUse("orders")).isTrue();
     }
 
     @Test

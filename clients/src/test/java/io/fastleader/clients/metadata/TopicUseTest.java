@@ -23,13 +23,25 @@ class TopicUseTest {
     }
 
     @Test
-    void testAUseRestartsTheIdleTime() {
+    void testAUseRestartsTheIdleTimeAtTheNextPass() {
         topics.add(List.of("orders", "payments"), 1_000);
 
-        assertThat(topics.touch("orders", 2_000)).isTrue();
+        assertThat(topics.touch("orders")).isTrue();
+        assertThat(topics.expire(2_000)).isEmpty();
 
         assertThat(topics.expire(1_000 + IDLE_MS)).containsExactly("payments");
+        assertThat(topics.expire(2_000 + IDLE_MS - 1)).isEmpty();
         assertThat(topics.expire(2_000 + IDLE_MS)).containsExactly("orders");
+    }
+
+    @Test
+    void testAUseMarkedOnceIdleKeepsTheTopicAtThePassThatWouldHaveExpiredIt() {
+        topics.add(List.of("orders"), 1_000);
+
+        assertThat(topics.touch("orders")).isTrue();
+
+        assertThat(topics.expire(1_000 + IDLE_MS)).isEmpty();
+        assertThat(topics.expire(1_000 + 2 * IDLE_MS)).containsExactly("orders");
     }
 
     @Test
@@ -37,7 +49,7 @@ class TopicUseTest {
         topics.add(List.of("orders"), 1_000);
         topics.expire(1_000 + IDLE_MS);
 
-        assertThat(topics.touch("orders", 2_000 + IDLE_MS)).isFalse();
+        assertThat(topics.touch("orders")).isFalse();
         assertThat(topics.contains("orders")).isFalse();
     }
 
@@ -47,7 +59,8 @@ class TopicUseTest {
         topics.expire(1_000 + IDLE_MS);
         topics.add(List.of("orders"), 2_000 + IDLE_MS);
 
-        assertThat(topics.touch("orders", 3_000 + IDLE_MS)).isTrue();
+        assertThat(topics.touch("orders")).isTrue();
+        assertThat(topics.expire(3_000 + IDLE_MS)).isEmpty();
 
         assertThat(topics.expire(3_000 + 2 * IDLE_MS - 1)).isEmpty();
         assertThat(topics.expire(3_000 + 2 * IDLE_MS)).containsExactly("orders");

@@ -53,7 +53,7 @@ class RecordAccumulatorTest {
 
     private static AppendResult append(RecordAccumulator accumulator, TopicPartition tp, int valueBytes, long nowMs)
             throws InterruptedException {
-        return accumulator.append(tp, nowMs, null, new byte[valueBytes], NO_HEADERS, null, NO_BLOCK, nowMs);
+        return accumulator.append(tp, nowMs, null, new byte[valueBytes], NO_HEADERS, null, NO_BLOCK, () -> nowMs);
     }
 
     private AppendResult append(TopicPartition tp, int valueBytes, long nowMs) throws InterruptedException {
@@ -194,7 +194,7 @@ class RecordAccumulatorTest {
         RecordAccumulator full = accumulator(BATCH_SIZE);
         append(full, TP0, 10, 0);
 
-        assertThatThrownBy(() -> full.append(TP1, 0, null, new byte[10], NO_HEADERS, null, 5, 0))
+        assertThatThrownBy(() -> full.append(TP1, 0, null, new byte[10], NO_HEADERS, null, 5, () -> 0))
                 .isInstanceOf(BufferExhaustedException.class)
                 .isInstanceOf(TimeoutException.class)
                 .hasMessageContaining("max.block.ms (5 ms)")
@@ -217,7 +217,7 @@ class RecordAccumulatorTest {
         CompletableFuture<AppendResult> result = new CompletableFuture<>();
         Thread appender = new Thread(() -> {
             try {
-                result.complete(accumulator.append(tp, 0, null, new byte[10], NO_HEADERS, null, maxBlockMs, 0));
+                result.complete(accumulator.append(tp, 0, null, new byte[10], NO_HEADERS, null, maxBlockMs, () -> 0));
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }

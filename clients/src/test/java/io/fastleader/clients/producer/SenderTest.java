@@ -639,7 +639,7 @@ class SenderTest {
         for (int i = 0; i < 4; i++) {
             String value = "r" + i;
             futures.add(accumulator.append(PARTITION, 0L, null, value.getBytes(), new Header[0],
-                    (metadata, error) -> callbacks.add(value + "@" + metadata.offset()), 1_000, clock.get()).future());
+                    (metadata, error) -> callbacks.add(value + "@" + metadata.offset()), 1_000, clock::get).future());
         }
         clock.addAndGet(LINGER_MS);
         sender.wakeup();
@@ -838,7 +838,7 @@ class SenderTest {
 
     private Future<RecordMetadata> append() throws InterruptedException {
         Future<RecordMetadata> future = accumulator.append(PARTITION, 0L, null, "value".getBytes(), new Header[0], null, 1_000,
-                clock.get()).future();
+                clock::get).future();
         sender.wakeup();
         return future;
     }
