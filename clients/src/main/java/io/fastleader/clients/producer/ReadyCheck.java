@@ -11,6 +11,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param nextReadyCheckDelayMs how long the sender may wait before asking again: until the next
  *                              linger or retry backoff ends or the next queued batch reaches its
  *                              delivery timeout; {@link Long#MAX_VALUE} when nothing is queued
+ * @param expiredBatches        batches taken out of their queues for having reached
+ *                              {@code delivery.timeout.ms}, which the caller fails
  */
-public record ReadyCheck(List<TopicPartition> readyPartitions, long nextReadyCheckDelayMs) {
+public record ReadyCheck(List<TopicPartition> readyPartitions, long nextReadyCheckDelayMs,
+                         List<ProducerBatch> expiredBatches) {
 }

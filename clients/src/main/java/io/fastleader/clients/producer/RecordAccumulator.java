@@ -185,7 +185,10 @@ public final class RecordAccumulator {
     }
 
     /**
-     * Which partitions should send their first batch now. A partition is ready when its first batch
+     * Takes out of the queues the batches that have reached {@code delivery.timeout.ms}, for the
+     * caller to fail ({@link ReadyCheck#expiredBatches}; batches in flight are the sender's to
+     * expire), and says which partitions should send their first batch now: one pass over the
+     * queues, each locked once. A partition is ready when its first batch
      * <ul>
      *   <li>was sent before: once its retry backoff ({@link ProducerBatch#mayGo}) has ended, by time
      *       or by the partition's leader epoch advancing, and not before, whatever else holds;</li>
@@ -202,11 +205,22 @@ public final class RecordAccumulator {
         boolean sendEverything = closed || sendAtOnce || flushesInProgress.get() > 0 || memory.waitingThreads() > 0;
         // A list: each partition has one queue, so none comes twice, and a pass costs no hashing.
         List<TopicPartition> ready = new ArrayList<>();
+        List<ProducerBatch> expired = List.of();
         long nextCheckDelayMs = Long.MAX_VALUE;
         for (Map.Entry<TopicPartition, BatchQueue> entry : queues.entrySet()) {
             BatchQueue queue = entry.getValue();
             synchronized (queue) {
                 ProducerBatch first = queue.peekFirst();
+                // Queues are oldest first: the first batch still in time ends the search.
+                while (first != null && first.hasReachedDeliveryTimeout(config.deliveryTimeoutMs(), nowMs)) {
+                    queue.pollFirst();
+                    first.closeForAppends();
+                    if (expired.isEmpty()) {
+                        expired = new ArrayList<>();
+                    }
+                    expired.add(first);
+                    first = queue.peekFirst();
+                }
                 if (first == null) {
                     continue;
                 }
@@ -222,7 +236,7 @@ public final class RecordAccumulator {
                 }
             }
         }
-        return new ReadyCheck(ready, nextCheckDelayMs);
+        return new ReadyCheck(ready, nextCheckDelayMs, expired);
     }
 
     private long untilReadyMs(TopicPartition partition, ProducerBatch first, boolean sendNow, long nowMs) {
@@ -342,25 +356,6 @@ public final class RecordAccumulator {
         // The halves take their batch's place, the first in front of the second.
         halves.forEach(this::reenqueue);
         return halves.size();
-    }
-
-    /**
-     * Removes and returns the queued batches that have reached {@code delivery.timeout.ms}; the
-     * caller fails them. Batches in flight are the sender's to expire.
-     */
-    public List<ProducerBatch> expired(long nowMs) {
-        List<ProducerBatch> expired = new ArrayList<>();
-        for (BatchQueue queue : queues.values()) {
-            synchronized (queue) {
-                // Queues are oldest first: the first batch still in time ends the search.
-                while (!queue.isEmpty() && queue.peekFirst().hasReachedDeliveryTimeout(config.deliveryTimeoutMs(), nowMs)) {
-                    ProducerBatch batch = queue.pollFirst();
-                    batch.closeForAppends();
-                    expired.add(batch);
-                }
-            }
-        }
-        return expired;
     }
 
     /**

@@ -400,8 +400,8 @@ public final class Sender {
      * leader may take a further batch of the same partitions.
      */
     private long sendWhatIsReady(long nowMs) {
-        failExpired(nowMs);
         ReadyCheck check = accumulator.ready(nowMs);
+        failExpired(check.expiredBatches(), nowMs);
         // Covers the next linger, backoff and queued expiry, so it also bounds a wait for a producer id.
         long waitMs = Math.min(untilInFlightExpiry(nowMs), check.nextReadyCheckDelayMs());
         if (transactions != null) {
@@ -767,9 +767,10 @@ public final class Sender {
         }
     }
 
-    private void failExpired(long nowMs) {
+    /** Fails the queued batches the accumulator took out as expired, and those in flight past their delivery timeout. */
+    private void failExpired(List<ProducerBatch> expiredInQueues, long nowMs) {
         long timeoutMs = settings.deliveryTimeoutMs();
-        for (ProducerBatch batch : accumulator.expired(nowMs)) {
+        for (ProducerBatch batch : expiredInQueues) {
             fail(batch, RetryLimits.deliveryTimeout(batch, timeoutMs, nowMs), nowMs);
         }
         // In flight too: the answer may never come in time. The batch stays in flight until it does.

@@ -428,14 +428,15 @@ class RecordAccumulatorTest {
     }
 
     @Test
-    void testExpiredBatchesAreReturnedAfterDeliveryTimeout() throws Exception {
+    void testReadyCheckTakesOutTheBatchesPastTheirDeliveryTimeout() throws Exception {
         append(TP0, 10, 0);
         append(TP1, 10, 50);
 
-        assertThat(accumulator.expired(DELIVERY_TIMEOUT_MS - 1)).isEmpty();
-        List<ProducerBatch> expired = accumulator.expired(DELIVERY_TIMEOUT_MS);
+        assertThat(accumulator.ready(DELIVERY_TIMEOUT_MS - 1).expiredBatches()).isEmpty();
+        ReadyCheck check = accumulator.ready(DELIVERY_TIMEOUT_MS);
 
-        assertThat(expired).extracting(ProducerBatch::topicPartition).containsExactly(TP0);
+        assertThat(check.expiredBatches()).extracting(ProducerBatch::topicPartition).containsExactly(TP0);
+        assertThat(check.readyPartitions()).containsExactly(TP1);
         assertThat(accumulator.drain(List.of(TP0, TP1), MAX_REQUEST_SIZE, DELIVERY_TIMEOUT_MS))
                 .extracting(ProducerBatch::topicPartition).containsExactly(TP1);
     }
