@@ -221,13 +221,12 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             String topic = intercepted.topic();
             long blockMs = settings.maxBlockMs();
             int partitionCount = usedTopicPartitionCount(topic);
-            boolean needsPartition = intercepted.partition() != null && intercepted.partition() >= partitionCount;
-            if (partitionCount == 0 || needsPartition) {
+            if (needsMetadata(intercepted, partitionCount)) {
                 long deadlineMs = clockMs.getAsLong() + blockMs;
                 if (partitionCount == 0) {
                     partitionCount = awaitTopic(topic, deadlineMs);
                 }
-                if (intercepted.partition() != null && intercepted.partition() >= partitionCount) {
+                if (needsMetadata(intercepted, partitionCount)) {
                     partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
                 }
                 blockMs = Math.max(0, deadlineMs - clockMs.getAsLong());
@@ -292,6 +291,11 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             prewarm.prewarmTopic(topic);
         }
         return cache.partitionCount(topic);
+    }
+
+    /** Whether the send waits for metadata: its topic has none ({@code partitionCount} 0), or not the partition the record names. */
+    private static boolean needsMetadata(ProducerRecord<?, ?> record, int partitionCount) {
+        return partitionCount == 0 || record.partition() != null && record.partition() >= partitionCount;
     }
 
     /** The topic's partition count, its use noted; 0 when it has no metadata or is not in use. */
