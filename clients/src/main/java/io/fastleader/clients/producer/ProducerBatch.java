@@ -19,6 +19,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -216,19 +217,11 @@ public final class ProducerBatch {
             // Appended anew, not with the offset it had here: a broker refuses a batch whose records'
             // offset deltas do not run from 0 to its record count less one.
             Record record = sent.get(index);
-            half.writer.append(record.timestamp(), bytes(record.key()), bytes(record.value()), record.headers());
+            half.writer.append(record.timestamp(), Utils.toNullableArray(record.key()), Utils.toNullableArray(record.value()),
+                    record.headers());
             half.records.add(records.get(index));
         }
         return half;
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        if (buffer == null) {
-            return null;
-        }
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
     }
 
     private void halfEnded() {

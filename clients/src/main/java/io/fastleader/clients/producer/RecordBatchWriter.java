@@ -4,16 +4,18 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32C;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.DefaultRecord;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.ByteBufferOutputStream;
+import org.apache.kafka.common.utils.ByteUtils;
 
 /**
  * Writes one record batch of the v2 format (base offset 0, create time) into a heap buffer, as
@@ -34,28 +36,10 @@ import org.apache.kafka.common.utils.ByteBufferOutputStream;
 final class RecordBatchWriter {
 
     private static final int HEADER_BYTES = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
-    /** kafka-clients' {@code DefaultRecord.MAX_RECORD_OVERHEAD}: what a record may add to its key, value and headers. */
-    private static final int MAX_RECORD_OVERHEAD = 21;
     /** kafka-clients' margin on the uncompressed size when it estimates a compressed batch's. */
     private static final float COMPRESSION_ESTIMATE_FACTOR = 1.05f;
     private static final int NULL_LENGTH = -1;
     private static final byte[][] NO_HEADER_KEYS = new byte[0][];
-
-    // Where each header field sits in a v2 batch.
-    private static final int LENGTH_AT = 8;
-    private static final int LEADER_EPOCH_AT = 12;
-    private static final int MAGIC_AT = 16;
-    private static final int CRC_AT = 17;
-    private static final int ATTRIBUTES_AT = 21;
-    private static final int LAST_OFFSET_DELTA_AT = 23;
-    private static final int BASE_TIMESTAMP_AT = 27;
-    private static final int MAX_TIMESTAMP_AT = 35;
-    private static final int PRODUCER_ID_AT = 43;
-    private static final int PRODUCER_EPOCH_AT = 51;
-    private static final int BASE_SEQUENCE_AT = 53;
-    private static final int RECORD_COUNT_AT = 57;
-    private static final short TRANSACTIONAL_FLAG = 0x10;
-    private static final int COMPRESSION_CODEC_MASK = 0x07;
 
     private final Compression compression;
     private final boolean compressed;
@@ -176,7 +160,7 @@ final class RecordBatchWriter {
         recordCount++;
         uncompressedRecordBytes += recordBytes;
         maxTimestamp = Math.max(maxTimestamp, timestampMs);
-        largestRecordEstimate = Math.max(largestRecordEstimate, HEADER_BYTES + MAX_RECORD_OVERHEAD + fieldBytes);
+        largestRecordEstimate = Math.max(largestRecordEstimate, HEADER_BYTES + DefaultRecord.MAX_RECORD_OVERHEAD + fieldBytes);
     }
 
     private void ensureCapacity(int bytes) {
@@ -199,16 +183,16 @@ final class RecordBatchWriter {
     /** The bytes of a record's body (after its length) for the record appended next. */
     private int bodyBytes(long timestampMs, int fieldBytes) {
         long timestampDelta = recordCount == 0 ? 0 : timestampMs - baseTimestamp;
-        return 1 + varintBytes(recordCount) + varlongBytes(timestampDelta) + fieldBytes;
+        return 1 + ByteUtils.sizeOfVarint(recordCount) + ByteUtils.sizeOfVarlong(timestampDelta) + fieldBytes;
     }
 
     private static int recordBytes(int bodyBytes) {
-        return varintBytes(bodyBytes) + bodyBytes;
+        return ByteUtils.sizeOfVarint(bodyBytes) + bodyBytes;
     }
 
     /** The bytes of a record's key, value and headers, each with its length. */
     private static int fieldBytes(byte[] key, byte[] value, Header[] headers, byte[][] headerKeys) {
-        int bytes = lengthAndBytes(key) + lengthAndBytes(value) + varintBytes(headers.length);
+        int bytes = lengthAndBytes(key) + lengthAndBytes(value) + ByteUtils.sizeOfVarint(headers.length);
         for (int index = 0; index < headers.length; index++) {
             bytes += lengthAndBytes(headerKeys[index]) + lengthAndBytes(headers[index].value());
         }
@@ -216,7 +200,7 @@ final class RecordBatchWriter {
     }
 
     private static int lengthAndBytes(byte[] bytes) {
-        return bytes == null ? varintBytes(NULL_LENGTH) : varintBytes(bytes.length) + bytes.length;
+        return bytes == null ? ByteUtils.sizeOfVarint(NULL_LENGTH) : ByteUtils.sizeOfVarint(bytes.length) + bytes.length;
     }
 
     /** The UTF-8 bytes of each header's key, encoded once for both the size and the write. */
@@ -287,16 +271,6 @@ final class RecordBatchWriter {
         return position;
     }
 
-    private static int varintBytes(int value) {
-        int bits = (value << 1) ^ (value >> 31);
-        return (31 - Integer.numberOfLeadingZeros(bits | 1)) / 7 + 1;
-    }
-
-    private static int varlongBytes(long value) {
-        long bits = (value << 1) ^ (value >> 63);
-        return (63 - Long.numberOfLeadingZeros(bits | 1)) / 7 + 1;
-    }
-
     /** Takes no more records, and lets the codec's buffers go: a batch that left its queue, or refused a record. */
     void closeForAppends() {
         if (closedForAppends) {
@@ -348,26 +322,10 @@ final class RecordBatchWriter {
     }
 
     private void writeHeader() {
-        buffer.putLong(0, 0L);
-        buffer.putInt(LENGTH_AT, end - LENGTH_AT - Integer.BYTES);
-        buffer.putInt(LEADER_EPOCH_AT, RecordBatch.NO_PARTITION_LEADER_EPOCH);
-        buffer.put(MAGIC_AT, RecordBatch.MAGIC_VALUE_V2);
-        buffer.putShort(ATTRIBUTES_AT, attributes());
-        buffer.putInt(LAST_OFFSET_DELTA_AT, recordCount - 1);
-        buffer.putLong(BASE_TIMESTAMP_AT, baseTimestamp);
-        buffer.putLong(MAX_TIMESTAMP_AT, maxTimestamp);
-        buffer.putLong(PRODUCER_ID_AT, producerId);
-        buffer.putShort(PRODUCER_EPOCH_AT, producerEpoch);
-        buffer.putInt(BASE_SEQUENCE_AT, baseSequence);
-        buffer.putInt(RECORD_COUNT_AT, recordCount);
-        CRC32C crc = new CRC32C();
-        crc.update(buffer.array(), buffer.arrayOffset() + ATTRIBUTES_AT, end - ATTRIBUTES_AT);
-        buffer.putInt(CRC_AT, (int) crc.getValue());
-    }
-
-    private short attributes() {
-        int attributes = compression.type().id & COMPRESSION_CODEC_MASK;
-        return (short) (transactional ? attributes | TRANSACTIONAL_FLAG : attributes);
+        // kafka-clients' own header writer, at the batch's start: it writes from a buffer's position.
+        DefaultRecordBatch.writeHeader(buffer.duplicate().position(0), 0L, recordCount - 1, end, RecordBatch.MAGIC_VALUE_V2,
+                compression.type(), TimestampType.CREATE_TIME, baseTimestamp, maxTimestamp, producerId, producerEpoch,
+                baseSequence, transactional, false, false, RecordBatch.NO_PARTITION_LEADER_EPOCH, recordCount);
     }
 
     /** Whether it takes no more records: closed for appends, or its estimate reached the buffer's capacity. */
