@@ -226,7 +226,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                 if (partitionCount == 0) {
                     partitionCount = awaitTopic(topic, deadlineMs);
                 }
-                if (needsMetadata(intercepted, partitionCount)) {
+                if (namesMissingPartition(intercepted, partitionCount)) {
                     partitionCount = awaitPartition(new TopicPartition(topic, intercepted.partition()), deadlineMs);
                 }
                 blockMs = Math.max(0, deadlineMs - clockMs.getAsLong());
@@ -295,7 +295,12 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
 
     /** Whether the send waits for metadata: its topic has none ({@code partitionCount} 0), or not the partition the record names. */
     private static boolean needsMetadata(ProducerRecord<?, ?> record, int partitionCount) {
-        return partitionCount == 0 || record.partition() != null && record.partition() >= partitionCount;
+        return partitionCount == 0 || namesMissingPartition(record, partitionCount);
+    }
+
+    /** Whether the record names a partition its topic's {@code partitionCount} partitions do not include. */
+    private static boolean namesMissingPartition(ProducerRecord<?, ?> record, int partitionCount) {
+        return record.partition() != null && record.partition() >= partitionCount;
     }
 
     /** The topic's partition count, its use noted; 0 when it has no metadata or is not in use. */
