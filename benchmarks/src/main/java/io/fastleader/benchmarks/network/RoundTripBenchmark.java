@@ -2,10 +2,10 @@ package io.fastleader.benchmarks.network;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
@@ -41,6 +41,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -57,9 +58,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>Both send the same request, Metadata for no topics (an empty topic list, not "all topics";
  * no auto-creation, no authorized operations), at the highest version both sides negotiate, with
- * the same client id. One benchmark thread drives each client. Each op sends one request, then
- * waits until fewer than {@code inFlight} requests are unanswered, so at most {@code inFlight} are
- * outstanding and ops/s is completed round trips per second in steady state. {@code inFlight} is
+ * the same client id. Each client's I/O thread drives it, as in the producers: kafka-clients'
+ * {@code NetworkClient} is polled by the benchmark thread, fastleader's connection sends each next
+ * request from its event loop when an answer completes there. Each request goes out once fewer than
+ * {@code inFlight} are unanswered, so at most {@code inFlight} are outstanding and ops/s is
+ * completed round trips per second in steady state. {@code inFlight} is
  * also each client's {@code max.in.flight.requests.per.connection}.
  *
  * <p>JMH runs every (client, inFlight) pair in its own fork, so each pair gets a freshly started
@@ -79,6 +82,12 @@ public class RoundTripBenchmark {
 
     static final String CLIENT_ID = "fastleader-bench";
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Round trips per invocation: fastleader's benchmark thread hands a run of them to the event
+     * loop and waits once for the run, so what it measures is the loop's round trips, not a
+     * thread handoff per request.
+     */
+    static final int ROUND_TRIPS_PER_OP = 200;
 
     /** Requests outstanding at once on the connection. */
     @Param({"1", "5"})
@@ -108,23 +117,30 @@ public class RoundTripBenchmark {
     }
 
     @Benchmark
+    @OperationsPerInvocation(ROUND_TRIPS_PER_OP)
     public void fastleader(FastleaderClient client, Blackhole blackhole) throws Exception {
-        client.roundTrip(blackhole);
+        client.roundTrips(ROUND_TRIPS_PER_OP, blackhole);
     }
 
     @Benchmark
-    public void kafkaClients(KafkaClientsClient client, Blackhole blackhole) throws Exception {
-        client.roundTrip(blackhole);
+    @OperationsPerInvocation(ROUND_TRIPS_PER_OP)
+    public void kafkaClients(KafkaClientsClient client, Blackhole blackhole) {
+        for (int i = 0; i < ROUND_TRIPS_PER_OP; i++) {
+            client.roundTrip(blackhole);
+        }
     }
 
-    /** fastleader's connection: sends never block; the window holds the unanswered responses. */
+    /**
+     * fastleader's connection, driven from its event loop as the producer's sender drives it: each
+     * answer, completed on the loop, sends the next request there, so at most {@code inFlight} are
+     * outstanding and no request or answer crosses a thread.
+     */
     @State(Scope.Benchmark)
     public static class FastleaderClient {
 
         private final MetadataRequestData request = new MetadataRequestData()
             .setTopics(List.of())
             .setAllowAutoTopicCreation(false);
-        private final ArrayDeque<CompletableFuture<ApiMessage>> window = new ArrayDeque<>();
         private BrokerConnection connection;
         private int inFlight;
 
@@ -144,24 +160,54 @@ public class RoundTripBenchmark {
                 + benchmark.protocol);
         }
 
-        void roundTrip(Blackhole blackhole) throws Exception {
-            window.add(connection.send(ApiKey.METADATA, request));
-            if (window.size() >= inFlight) {
-                blackhole.consume(window.poll().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        /** Runs {@code count} round trips on the loop, {@code inFlight} at a time, and waits for the last answer. */
+        void roundTrips(int count, Blackhole blackhole) throws Exception {
+            Run run = new Run(count, blackhole);
+            for (int i = 0; i < inFlight; i++) {
+                run.sendNext();
+            }
+            run.done.get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /**
+         * One invocation's round trips. Counted atomically: the first sends come from the
+         * benchmark thread while early answers may already be sending on the loop.
+         */
+        private final class Run {
+            final CompletableFuture<Void> done = new CompletableFuture<>();
+            final Blackhole blackhole;
+            final AtomicInteger unsent;
+            final AtomicInteger unanswered;
+
+            Run(int count, Blackhole blackhole) {
+                this.unsent = new AtomicInteger(count);
+                this.unanswered = new AtomicInteger(count);
+                this.blackhole = blackhole;
+            }
+
+            void sendNext() {
+                if (unsent.getAndDecrement() > 0) {
+                    connection.send(ApiKey.METADATA, request).whenComplete(this::answered);
+                }
+            }
+
+            private void answered(ApiMessage response, Throwable failure) {
+                if (failure != null) {
+                    done.completeExceptionally(failure);
+                    return;
+                }
+                blackhole.consume(response);
+                sendNext();
+                if (unanswered.decrementAndGet() == 0) {
+                    done.complete(null);
+                }
             }
         }
 
         @TearDown(Level.Trial)
-        public void close() throws Exception {
-            try {
-                for (CompletableFuture<ApiMessage> response : window) {
-                    response.get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                }
-                window.clear();
-            } finally {
-                if (connection != null) {
-                    connection.close();
-                }
+        public void close() {
+            if (connection != null) {
+                connection.close();
             }
         }
     }
@@ -174,7 +220,7 @@ public class RoundTripBenchmark {
      * Higher-level clients would add their own threads and metadata logic and measure something
      * else; NetworkClient is public, if not a supported API, and is the closest peer of
      * BrokerConnection. It is single-threaded: the benchmark thread does the I/O itself in
-     * {@code poll}, where fastleader writes on the calling thread and reads on its reader thread.
+     * {@code poll}, as fastleader's event loop does its own.
      */
     @State(Scope.Benchmark)
     public static class KafkaClientsClient {
