@@ -77,6 +77,8 @@ public final class ClusterMetadata implements AutoCloseable {
     /** Metadata answers applied so far; written by the metadata thread only. */
     private volatile long answersApplied;
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
+    /** Every broker's address as last listed, kept when a later table leaves it out ({@link #useNodes}). */
+    private final Map<Integer, InetSocketAddress> lastKnownAddresses = new HashMap<>();
     /** Bound on waiting for the refresh thread at close, should an answer being applied hang. */
     private static final long THREAD_END_MILLIS = 10_000;
 
@@ -561,10 +563,17 @@ public final class ClusterMetadata implements AutoCloseable {
         return rotation;
     }
 
-    /** Gives the pool the cache's new node table, the bootstrap servers kept. */
+    /**
+     * Gives the pool the cache's new node table, the bootstrap servers kept, and the last address
+     * of every broker the table no longer lists. A broker that is down is left out of Metadata
+     * answers while it stays a replica of its partitions: the prewarm connects to it again, by that
+     * address, as soon as it is back, before its leaderships return. Called under the cache's
+     * write lock, so one table at a time.
+     */
     private void useNodes(Map<Integer, BrokerEndpoint> nodes) {
+        nodes.forEach((id, endpoint) -> lastKnownAddresses.put(id, endpoint.address()));
         Map<Integer, InetSocketAddress> addresses = new HashMap<>(bootstrap);
-        nodes.forEach((id, endpoint) -> addresses.put(id, endpoint.address()));
+        addresses.putAll(lastKnownAddresses);
         pool.updateNodes(addresses);
     }
 
