@@ -167,47 +167,30 @@ class FastLeaderProducerOnRealBrokersTest {
 
     @Test
     void aRestartedBrokerIsConnectedAgainBeforeItLeadsAgain() throws Exception {
-        reconnectsToRestartedBroker("rewarm", (producer, broker) -> { });
-    }
-
-    @Test
-    void aRestartedBrokerLeftOutOfMetadataWhileDownIsConnectedAgainBeforeItLeadsAgain() throws Exception {
-        reconnectsToRestartedBroker("rewarm-refreshed", (producer, broker) ->
-            // A broker that is down is left out of Metadata answers but stays a replica of its partitions.
-            Await.until("a Metadata answer without the stopped broker", Duration.ofSeconds(30), () -> {
-                for (int partition = 0; partition < PARTITIONS; partition++) {
-                    producer.send(new ProducerRecord<>("rewarm-refreshed", partition, null, "while down")).get();
-                }
-                return producer.partitionsFor("rewarm-refreshed").stream()
-                    .flatMap(info -> Arrays.stream(info.replicas()))
-                    .anyMatch(replica -> replica.id() == broker && replica.port() == -1);
-            }));
-    }
-
-    /**
-     * Stops a broker, runs {@code whileDown}, restarts it and waits for the producer, which then
-     * sends nothing, to connect to it: only the prewarm's upkeep can, as the broker leads nothing.
-     */
-    private static void reconnectsToRestartedBroker(String topic, WhileDown whileDown) throws Exception {
-        disturbances.createTopic(new NewTopic(topic, PARTITIONS, (short) 3).configs(MIN_ISR_2));
+        disturbances.createTopic(new NewTopic("rewarm", PARTITIONS, (short) 3).configs(MIN_ISR_2));
         try (FastLeaderProducer<String, String> producer = new FastLeaderProducer<>(cluster.clientConfig(), new StringSerializer(),
                 new StringSerializer())) {
-            producer.send(new ProducerRecord<>(topic, "before")).get();
+            producer.send(new ProducerRecord<>("rewarm", "before")).get();
             int broker = cluster.brokerIds().first();
             cluster.stopBroker(broker);
-            whileDown.run(producer, broker);
+            // Sends while it is down move its leaderships, and the refreshes that confirm the moves answer
+            // without it: a broker that is down is left out of Metadata answers, though it stays a replica.
+            Await.until("a Metadata answer without the stopped broker", Duration.ofSeconds(30), () -> {
+                for (int partition = 0; partition < PARTITIONS; partition++) {
+                    producer.send(new ProducerRecord<>("rewarm", partition, null, "while down")).get();
+                }
+                return producer.partitionsFor("rewarm").stream()
+                    .flatMap(info -> Arrays.stream(info.replicas()))
+                    .anyMatch(replica -> replica.id() == broker && replica.port() == -1);
+            });
             double connectionsMade = metric(producer, "producer-metrics", "connection-creation-total");
 
             cluster.startBroker(broker);
 
+            // Nothing is sent and the restarted broker leads nothing: only the prewarm's upkeep connects to it.
             Await.until("a connection to the restarted broker", Duration.ofSeconds(30),
                 () -> metric(producer, "producer-metrics", "connection-creation-total") > connectionsMade);
         }
-    }
-
-    @FunctionalInterface
-    private interface WhileDown {
-        void run(FastLeaderProducer<String, String> producer, int stoppedBroker) throws Exception;
     }
 
     /**
