@@ -19,12 +19,13 @@ import io.fastleader.clients.network.Failures;
 
 /**
  * How a call of the consumer's API runs: entered by the application's one thread (a second is
- * refused, as by {@code KafkaConsumer}), handed to the state owner ({@link ConsumerThread}) and
- * waited for; on the owner, its waits run the owner's other tasks and stop for
- * {@code wakeup()} or an interrupt of the application's thread. {@link #callOwned},
- * {@link #runOwned} and {@link #close} are called on the application's thread (or, for a call
- * within a call, on the owner, where they run in place), {@link #wakeup} on any thread, and the
- * waits ({@link #applyPending}, {@link #await}) on the owner.
+ * refused, as by {@code KafkaConsumer}) and run under the state owner's role
+ * ({@link ConsumerThread}), on that thread or, while the owner's thread waits for a callback,
+ * handed to it; its waits run the owner's other tasks and stop for {@code wakeup()} or an
+ * interrupt of the application's thread. {@link #callOwned}, {@link #runOwned} and
+ * {@link #close} are called on the application's thread (or, for a call within a call, under the
+ * role, where they run in place), {@link #wakeup} on any thread, and the waits
+ * ({@link #applyPending}, {@link #await}) under the role.
  */
 final class ApplicationCalls {
 
@@ -35,7 +36,7 @@ final class ApplicationCalls {
     private final AtomicLong owner = new AtomicLong(NO_OWNER);
     private final AtomicInteger ownerDepth = new AtomicInteger();
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
-    /** Set when the application's thread is interrupted in a call: the call, running on the state owner, stops. */
+    /** Set when the application's thread is interrupted in a call handed to the owner's thread: the call stops. */
     private final AtomicBoolean interruptRequested = new AtomicBoolean();
     /** Set once {@code close} starts: from then on a {@link #wakeup()} is ignored, as {@code KafkaConsumer} ignores it. */
     private boolean closing;
@@ -146,7 +147,9 @@ final class ApplicationCalls {
         if (!closing && wakeupRequested.compareAndSet(true, false)) {
             throw new WakeupException();
         }
-        if (interruptRequested.compareAndSet(true, false)) {
+        // The application's thread runs its calls itself unless one is handed to the owner's thread, which it then tells.
+        boolean interrupted = stateOwner.isOwnersThread() ? interruptRequested.compareAndSet(true, false) : Thread.interrupted();
+        if (interrupted) {
             throw new InterruptException(new InterruptedException());
         }
     }

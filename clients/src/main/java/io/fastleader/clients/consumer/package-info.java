@@ -4,21 +4,26 @@
  *
  * <p>Which thread runs what:
  * <ul>
- *   <li>The state owner, {@code ConsumerThread} ({@code fastleader-consumer-<client.id>}), runs
- *       every change to the consumer's state, one task at a time: the assignment and each
- *       partition's {@code PartitionState} in {@code SubscriptionState}, the records
+ *   <li>The state owner, {@code ConsumerThread}, is a role held by one thread at a time, under
+ *       which every change to the consumer's state runs, one task at a time: the assignment and
+ *       each partition's {@code PartitionState} in {@code SubscriptionState}, the records
  *       {@code Fetcher} buffers and decodes (deserializers run here), {@code PositionResolver}'s
  *       lookups, {@code OffsetLookup}, and the whole group (membership, reconciliation,
  *       heartbeats, coordinator, commits) behind {@code ConsumerGroup}. Its timers (heartbeats,
- *       retries, deadlines) fire on it.</li>
- *   <li>Network threads only hand answers to the owner ({@code whenCompleteAsync(..., owner)} or
- *       the inbox executor); no consumer state is touched on them.</li>
- *   <li>The application's thread only validates arguments, hands each call to the owner and
- *       waits for its result ({@code ApplicationCalls}: one thread at a time, {@code wakeup()},
- *       interrupts); while it waits it runs what must run on it: the rebalance listener's
- *       callbacks (and the auto-commit before revoking), commit callbacks and interceptors. A
- *       call made by such a callback is run by the owner in the middle of the call that waits
- *       for the callback, so callbacks may use the consumer as in {@code KafkaConsumer}.</li>
+ *       retries, deadlines) fire under it.</li>
+ *   <li>The application's thread holds the role for the length of each call
+ *       ({@code ApplicationCalls}: one thread at a time, {@code wakeup()}, interrupts): the call,
+ *       and the answers and timers that come while it waits, run there, so a {@code poll} that
+ *       finds records buffered crosses no thread. The rebalance listener's callbacks (and the
+ *       auto-commit before revoking), commit callbacks and interceptors run there too, the
+ *       listener's with the role let go so that heartbeats go on; a call they make runs as a call
+ *       of its own.</li>
+ *   <li>Between calls the owner's thread ({@code fastleader-consumer-<client.id>}) takes the role
+ *       whenever there is work: answers, heartbeats, auto-commit. Where a task of its waits for a
+ *       callback on the application's thread, the application's next call is handed to it and
+ *       run in the middle of the waiting task.</li>
+ *   <li>Network threads only hand answers to the role's holder ({@code whenCompleteAsync(...,
+ *       owner)} or the inbox executor); no consumer state is touched on them.</li>
  * </ul>
  *
  * <p>Each concern has its own class. {@code FastLeaderConsumer} is the façade: it validates

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.errors.InterruptException;
 import org.junit.jupiter.api.AfterEach;
@@ -24,10 +25,75 @@ class ConsumerThreadTest {
     }
 
     @Test
-    void testACallRunsOnTheStateOwnerAndReturnsItsResult() {
+    void testACallRunsOnTheCallersThreadWhileTheOwnerIsIdle() {
+        Thread ranOn = owner.call(Thread::currentThread, () -> { });
+
+        assertThat(ranOn).isSameAs(Thread.currentThread());
+    }
+
+    @Test
+    void testTasksArrivingWhileACallWaitsRunOnTheCaller() {
+        String ranOn = owner.call(() -> {
+            AtomicReference<String> answeredOn = new AtomicReference<>();
+            CompletableFuture.runAsync(() -> owner.execute(() -> answeredOn.set(Thread.currentThread().getName())));
+            while (answeredOn.get() == null) {
+                owner.runPending(Long.MAX_VALUE);
+            }
+            return answeredOn.get();
+        }, () -> { });
+
+        assertThat(ranOn).isEqualTo(Thread.currentThread().getName());
+    }
+
+    @Test
+    void testTasksArrivingBetweenCallsRunOnTheOwnersThread() throws Exception {
+        CompletableFuture<String> ranOn = new CompletableFuture<>();
+
+        owner.execute(() -> ranOn.complete(Thread.currentThread().getName()));
+
+        assertThat(ranOn.get(30, TimeUnit.SECONDS)).isEqualTo("fastleader-consumer-test-client");
+    }
+
+    @Test
+    void testATimerAddedInACallFiresOnTheOwnersThreadAfterTheCall() throws Exception {
+        CompletableFuture<String> firedOn = new CompletableFuture<>();
+        owner.call(() -> owner.after(10, () -> firedOn.complete(Thread.currentThread().getName())), () -> { });
+
+        clock.addAndGet(10);
+
+        assertThat(firedOn.get(30, TimeUnit.SECONDS)).isEqualTo("fastleader-consumer-test-client");
+    }
+
+    @Test
+    void testTheOwnersThreadRunsTasksWhileACallbackOfACallRuns() throws Exception {
+        String answeredOn = owner.call(() -> {
+            CompletableFuture<String> answered = new CompletableFuture<>();
+            owner.onApplicationThread(() -> {
+                owner.execute(() -> answered.complete(Thread.currentThread().getName()));
+                answered.orTimeout(30, TimeUnit.SECONDS).join();
+            });
+            return answered.join();
+        }, () -> { });
+
+        assertThat(answeredOn).isEqualTo("fastleader-consumer-test-client");
+    }
+
+    @Test
+    void testACallIsHandedToTheOwnersThreadWhileItAwaitsACallback() throws Exception {
+        Thread caller = Thread.currentThread();
+        CompletableFuture<Void> callbackQueued = new CompletableFuture<>();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        owner.execute(() -> {
+            callbackQueued.complete(null);
+            owner.onApplicationThread(() -> seen.add("callback on the caller " + (Thread.currentThread() == caller)));
+            seen.add("the owner's task went on");
+        });
+        callbackQueued.get(30, TimeUnit.SECONDS);
+
         String ranOn = owner.call(() -> Thread.currentThread().getName(), () -> { });
 
         assertThat(ranOn).isEqualTo("fastleader-consumer-test-client");
+        assertThat(seen).startsWith("callback on the caller true");
     }
 
     @Test
@@ -39,8 +105,7 @@ class ConsumerThreadTest {
 
     @Test
     void testACallStoppedByAnInterruptLeavesTheOwnerRunningTheNextCalls() throws Exception {
-        // Kafka's InterruptException interrupts the thread that builds it: here the owner's, as a call
-        // stopped for an interrupted application thread builds it there.
+        // Kafka's InterruptException interrupts the thread that builds it.
         assertThatThrownBy(() -> owner.call(() -> {
             throw new InterruptException(new InterruptedException());
         }, () -> { })).isInstanceOf(InterruptException.class);
@@ -59,18 +124,18 @@ class ConsumerThreadTest {
         owner.call(() -> {
             owner.onApplicationThread(() -> {
                 seen.add("callback on the caller " + (Thread.currentThread() == caller));
-                seen.add("nested call on " + owner.call(() -> Thread.currentThread().getName(), () -> { }));
+                seen.add("nested call on the caller " + owner.call(() -> Thread.currentThread() == caller, () -> { }));
             });
-            seen.add("after the callback on " + Thread.currentThread().getName());
+            seen.add("the call holds the role again " + owner.isCurrent());
             return null;
         }, () -> { });
 
-        assertThat(seen).containsExactly("callback on the caller true", "nested call on fastleader-consumer-test-client",
-                "after the callback on fastleader-consumer-test-client");
+        assertThat(seen).containsExactly("callback on the caller true", "nested call on the caller true",
+                "the call holds the role again true");
     }
 
     @Test
-    void testACallbacksExceptionIsThrownOnTheOwner() {
+    void testACallbacksExceptionIsThrownInTheCall() {
         String outcome = owner.call(() -> {
             try {
                 owner.onApplicationThread(() -> {
@@ -78,17 +143,17 @@ class ConsumerThreadTest {
                 });
                 return "no exception";
             } catch (IllegalArgumentException e) {
-                return e.getMessage() + " on " + Thread.currentThread().getName();
+                return e.getMessage() + ", the role held again " + owner.isCurrent();
             }
         }, () -> { });
 
-        assertThat(outcome).isEqualTo("listener failed on fastleader-consumer-test-client");
+        assertThat(outcome).isEqualTo("listener failed, the role held again true");
     }
 
     @Test
-    void testTimersRunOnTheOwnerInTheOrderOfTheirTimesOnceDue() {
+    void testTimersRunInTheOrderOfTheirTimesOnceDue() {
         List<String> ran = new CopyOnWriteArrayList<>();
-        owner.after(20, () -> ran.add("second on " + Thread.currentThread().getName()));
+        owner.after(20, () -> ran.add("second"));
         owner.after(10, () -> ran.add("first"));
         Runnable cancel = owner.after(15, () -> ran.add("cancelled"));
         cancel.run();
@@ -99,7 +164,7 @@ class ConsumerThreadTest {
         assertThat(owner.call(() -> {
             owner.runPending(0);
             return List.copyOf(ran);
-        }, () -> { })).containsExactly("first", "second on fastleader-consumer-test-client");
+        }, () -> { })).containsExactly("first", "second");
     }
 
     @Test
