@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The chaos soak ({@link ChaosSoak}) as a test: three minutes from a fixed seed in {@code mvn
+ * The chaos soak ({@link ChaosSoak}) as a test: two minutes from a fixed seed in {@code mvn
  * verify}, any length and seed on demand ({@code bin/chaos-soak}). The report goes to standard
  * output and to {@code target/chaos-soak-report.txt}; a failure names the seed and the command
  * that replays it. Every kind of fault is applied at least once, whatever the length: a fault that
