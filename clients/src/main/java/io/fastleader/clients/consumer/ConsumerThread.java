@@ -398,8 +398,17 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
         }
     }
 
-    /** Woken while the application's thread holds the role: waits until it lets the role go. */
+    /**
+     * Woken while the application's thread holds the role. For a task, sleeps on: the holder runs
+     * it, or wakes this thread as it lets the role go with the task still queued. For a timer that
+     * is due, waits until the role is let go.
+     */
     private void awaitRelease() {
+        long wakeAtMs = ownerWakesAtMs;
+        if (wakeAtMs > clockMs.getAsLong()) {
+            sleepUntil(wakeAtMs);
+            return;
+        }
         ownerWaitsForRole = true;
         if (holder.get() != null) {
             LockSupport.park(this);
