@@ -28,6 +28,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.TimestampType;
@@ -330,6 +331,20 @@ class FastLeaderConsumerTest {
 
         assertThatThrownBy(() -> consumer.commitSync(Map.of(PARTITION, new OffsetAndMetadata(1))))
                 .isInstanceOf(InvalidGroupIdException.class);
+    }
+
+    @Test
+    void testAPollOnAnInterruptedThreadThrowsInterruptExceptionAndLeavesTheThreadInterrupted() throws Exception {
+        start(Map.of(), (node, index, asked) -> records(asked.fetchOffset(), 5, "a"));
+        consumer.seek(PARTITION, 0);
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> consumer.poll(POLL)).isInstanceOf(InterruptException.class);
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept, as InterruptException keeps it").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(values(consumer.poll(POLL))).as("the next poll, not interrupted, reads").containsExactly("a");
     }
 
     @Test
