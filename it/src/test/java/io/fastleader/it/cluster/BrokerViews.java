@@ -33,13 +33,18 @@ public final class BrokerViews {
         }
     }
 
-    private static long ledPartitions(KafkaTestCluster cluster, int nodeId, String topic) {
+    /** The topic as broker {@code nodeId} answers a Metadata request sent straight to it; null if it does not know the topic. */
+    public static MetadataResponseTopic topicAt(KafkaTestCluster cluster, int nodeId, String topic) {
         MetadataRequestData request = new MetadataRequestData()
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName(topic)))
                 .setAllowAutoTopicCreation(false);
         byte[] frame = RawExchange.roundTrip(cluster.brokerAddress(nodeId), ApiKey.METADATA, METADATA_VERSION,
                 CORRELATION_IDS.incrementAndGet(), request);
-        MetadataResponseTopic answer = ((MetadataResponseData) RawExchange.body(ApiKey.METADATA, METADATA_VERSION, frame)).topics().find(topic);
+        return ((MetadataResponseData) RawExchange.body(ApiKey.METADATA, METADATA_VERSION, frame)).topics().find(topic);
+    }
+
+    private static long ledPartitions(KafkaTestCluster cluster, int nodeId, String topic) {
+        MetadataResponseTopic answer = topicAt(cluster, nodeId, topic);
         return answer == null ? 0 : answer.partitions().stream().filter(partition -> partition.leaderId() >= 0).count();
     }
 }

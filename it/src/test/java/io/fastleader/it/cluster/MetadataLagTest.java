@@ -2,19 +2,14 @@ package io.fastleader.it.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
-import io.fastleader.protocol.ApiKey;
-import io.fastleader.protocol.message.MetadataRequestData;
-import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponsePartition;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.clients.admin.Admin;
@@ -36,9 +31,7 @@ class MetadataLagTest {
     private static final int LAGGING = 2;
     private static final String TOPIC = "lagging-view";
     private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
-    private static final short METADATA_VERSION = 12;
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final AtomicInteger CORRELATION_IDS = new AtomicInteger();
 
     @Test
     void aLaggingNodeStillNamesTheOldLeaderRightAfterAnElectionThatTheOthersAlreadyReport() throws Exception {
@@ -93,12 +86,7 @@ class MetadataLagTest {
 
     /** The partition as {@code nodeId} answers a Metadata request sent straight to it. */
     private static MetadataResponsePartition partitionAt(KafkaTestCluster cluster, int nodeId) {
-        InetSocketAddress address = cluster.brokerAddress(nodeId);
-        MetadataRequestData request = new MetadataRequestData()
-            .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName(TOPIC)))
-            .setAllowAutoTopicCreation(false);
-        byte[] frame = RawExchange.roundTrip(address, ApiKey.METADATA, METADATA_VERSION, CORRELATION_IDS.incrementAndGet(), request);
-        MetadataResponseTopic topic = ((MetadataResponseData) RawExchange.body(ApiKey.METADATA, METADATA_VERSION, frame)).topics().find(TOPIC);
+        MetadataResponseTopic topic = BrokerViews.topicAt(cluster, nodeId, TOPIC);
         if (topic == null || topic.partitions().isEmpty()) {
             throw new IllegalStateException("node " + nodeId + " does not know " + TOPIC + " yet");
         }
