@@ -30,10 +30,20 @@ final class BrokerTime {
     /** A request read this soon after its connection's previous one ended waited behind it. */
     static final long BACK_TO_BACK_MICROS = 5_000;
 
-    private final Map<Integer, Intervals> byPartition;
+    private final Map<Integer, List<long[]>> intervals;
+    private final List<long[]> everyPartition;
+    private final Map<Integer, Intervals> byPartition = new HashMap<>();
+    private final Intervals otherPartitions;
 
-    private BrokerTime(Map<Integer, Intervals> byPartition) {
-        this.byPartition = byPartition;
+    private BrokerTime(Map<Integer, List<long[]>> intervals, List<long[]> everyPartition) {
+        this.intervals = intervals;
+        this.everyPartition = everyPartition;
+        intervals.forEach((partition, list) -> {
+            List<long[]> all = new ArrayList<>(list);
+            all.addAll(everyPartition);
+            byPartition.put(partition, Intervals.of(all));
+        });
+        this.otherPartitions = Intervals.of(new ArrayList<>(everyPartition));
     }
 
     /** The time {@code requests} spent at the brokers, per partition they carried, from their read to their response. */
@@ -73,18 +83,28 @@ final class BrokerTime {
     }
 
     private static BrokerTime of(Map<Integer, List<long[]>> intervals) {
-        Map<Integer, Intervals> byPartition = new HashMap<>();
-        intervals.forEach((partition, list) -> byPartition.put(partition, Intervals.of(list)));
-        return new BrokerTime(byPartition);
+        return new BrokerTime(intervals, List.of());
+    }
+
+    /**
+     * This time, or {@code pauses}, for every partition: the time a request carrying the partition
+     * was at a broker or the whole cluster stood still ({@link ClusterPauses}).
+     *
+     * @param pauses intervals {@code [start, end]} in epoch microseconds
+     */
+    BrokerTime orDuring(List<long[]> pauses) {
+        List<long[]> every = new ArrayList<>(everyPartition);
+        every.addAll(pauses);
+        return new BrokerTime(intervals, every);
     }
 
     /**
      * Microseconds from {@code fromMicros} to {@code toMicros} during which a request carrying
-     * {@code partition} was at a broker.
+     * {@code partition} was at a broker (or, after {@link #orDuring}, the cluster paused).
      */
     long within(int partition, long fromMicros, long toMicros) {
-        Intervals intervals = byPartition.get(partition);
-        return intervals == null || toMicros <= fromMicros ? 0 : intervals.unionWithin(fromMicros, toMicros);
+        Intervals partitions = byPartition.getOrDefault(partition, otherPartitions);
+        return toMicros <= fromMicros ? 0 : partitions.unionWithin(fromMicros, toMicros);
     }
 
     /** One partition's request intervals, by their ends. */

@@ -10,8 +10,9 @@ import io.fastleader.benchmarks.driver.RecordTimes;
 
 /**
  * One variant's measured records, each one's produce latency split into the time a Produce request
- * carrying its partition was at a broker, and the rest, the client's: queued, backing off, waiting
- * for metadata, connecting, and the network both ways. The figure at a rank is the split of the
+ * carrying its partition was at a broker, the time the brokers' and relays' JVM stood still outside
+ * that, and the rest, the client's: queued, backing off, waiting for metadata, connecting, and the
+ * network both ways. The figure at a rank is the split of the
  * record at that rank (nearest rank, ordered by latency), not a percentile of each part. Without
  * the brokers' request log the records are kept unsplit, for the latencies within the moves' windows.
  */
@@ -32,29 +33,36 @@ final class LatencySplits {
     /**
      * Splits {@code records} by the brokers' request log: {@code served} says when their partitions'
      * requests were being served (read to response), {@code withWaiting} when they were at a broker,
-     * waiting unread behind earlier requests on their connection included. With both null (the
-     * brokers' log out of reach) every broker part is 0 and {@link #brokerMeasured} false.
+     * waiting unread behind earlier requests on their connection included; {@code pauses} when the
+     * JVM the brokers and relays run in stood still ({@link ClusterPauses}), which counts as paused
+     * where no request of the record's partition was at a broker. With {@code served} and
+     * {@code withWaiting} null (the brokers' log out of reach) every broker part and the paused part
+     * are 0 and {@link #brokerMeasured} false.
      */
-    static LatencySplits of(List<RecordTimes.Record> records, BrokerTime served, BrokerTime withWaiting) {
+    static LatencySplits of(List<RecordTimes.Record> records, BrokerTime served, BrokerTime withWaiting, List<long[]> pauses) {
+        BrokerTime withWaitingOrPaused = withWaiting == null ? null : withWaiting.orDuring(pauses);
         List<Split> splits = new ArrayList<>(records.size());
         for (RecordTimes.Record record : records) {
-            long servedMicros = served == null ? 0 : served.within(record.partition(), record.sentMicros(), record.ackedMicros());
-            long atBrokerMicros = withWaiting == null ? 0 : withWaiting.within(record.partition(), record.sentMicros(), record.ackedMicros());
-            splits.add(new Split(record.partition(), record.sentMicros(), record.latencyMicros(), servedMicros,
-                Math.max(0, atBrokerMicros - servedMicros)));
+            long from = record.sentMicros();
+            long to = record.ackedMicros();
+            long servedMicros = served == null ? 0 : served.within(record.partition(), from, to);
+            long atBrokerMicros = withWaiting == null ? 0 : withWaiting.within(record.partition(), from, to);
+            long atBrokerOrPausedMicros = withWaitingOrPaused == null ? 0 : withWaitingOrPaused.within(record.partition(), from, to);
+            splits.add(new Split(record.partition(), from, record.latencyMicros(), servedMicros,
+                Math.max(0, atBrokerMicros - servedMicros), atBrokerOrPausedMicros - atBrokerMicros));
         }
         splits.sort(Comparator.comparingLong(Split::totalMicros));
         return new LatencySplits(splits, served != null);
     }
 
-    /** {@link #of(List, BrokerTime, BrokerTime)} with both broker times from {@code requests}. */
-    static LatencySplits of(List<RecordTimes.Record> records, List<BrokerRequestLog.ProduceAtBroker> requests) {
-        return of(records, BrokerTime.served(requests), BrokerTime.withWaiting(requests));
+    /** {@link #of(List, BrokerTime, BrokerTime, List)} with both broker times from {@code requests}. */
+    static LatencySplits of(List<RecordTimes.Record> records, List<BrokerRequestLog.ProduceAtBroker> requests, List<long[]> pauses) {
+        return of(records, BrokerTime.served(requests), BrokerTime.withWaiting(requests), pauses);
     }
 
     /** The records, unsplit: the brokers' request log is out of reach. */
     static LatencySplits unsplit(List<RecordTimes.Record> records) {
-        return of(records, null, null);
+        return of(records, null, null, List.of());
     }
 
     /** Whether the broker parts were measured. */
@@ -105,15 +113,20 @@ final class LatencySplits {
      * @param totalMicros  send to acknowledgement
      * @param servedMicros the part of it a request carrying its partition was being served at a broker (read to response)
      * @param unreadMicros the further part such a request waited unread at a broker, behind earlier requests on its connection
+     * @param pausedMicros the part outside those two during which the brokers' and relays' JVM stood still
      */
-    record Split(int partition, long sentMicros, long totalMicros, long servedMicros, long unreadMicros) {
+    record Split(int partition, long sentMicros, long totalMicros, long servedMicros, long unreadMicros, long pausedMicros) {
 
         long brokerMicros() {
             return servedMicros + unreadMicros;
         }
 
         long clientMicros() {
-            return totalMicros - brokerMicros();
+            return totalMicros - brokerMicros() - pausedMicros;
+        }
+
+        double pausedMs() {
+            return pausedMicros / 1000.0;
         }
 
         double totalMs() {

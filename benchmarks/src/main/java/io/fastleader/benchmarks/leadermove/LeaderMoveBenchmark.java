@@ -73,7 +73,8 @@ public final class LeaderMoveBenchmark {
         long startMillis = System.currentTimeMillis();
         // Only the brokers in this JVM log to this JVM's log4j.
         boolean brokersHere = options.bootstrap() == null && options.deployment().brokers() == Execution.IN_JVM;
-        try (BrokerRequestLog brokerRequests = brokersHere ? BrokerRequestLog.attach() : null) {
+        try (BrokerRequestLog brokerRequests = brokersHere ? BrokerRequestLog.attach() : null;
+             ClusterPauses pauses = ClusterPauses.attach()) {
             for (Variant variant : options.variants()) {
                 drivers.add(DriverProcess.launch(variant, options, cluster.clientConfig(), topic));
             }
@@ -105,7 +106,7 @@ public final class LeaderMoveBenchmark {
             for (DriverProcess driver : drivers) {
                 results.add(VariantResult.parse(driver.variant(), driver.result()));
                 splits.put(driver.variant().label(), brokerRequests == null ? LatencySplits.unsplit(driver.recordTimes())
-                    : LatencySplits.of(driver.recordTimes(), brokerRequests.produceRequests(driver.producerClientId())));
+                    : LatencySplits.of(driver.recordTimes(), brokerRequests.produceRequests(driver.producerClientId()), pauses.pauses()));
             }
             if (brokerRequests != null && brokerRequests.unparsed() > 0) {
                 System.out.println("the brokers' request log had " + brokerRequests.unparsed() + " Produce entries that did not parse");

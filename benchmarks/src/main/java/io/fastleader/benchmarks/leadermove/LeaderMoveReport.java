@@ -22,8 +22,8 @@ final class LeaderMoveReport {
 
     private static final int SLOW_BATCHES_PRINTED = 10;
     private static final String ROW = "%-20s %7s %7s %8s %5s %4s %6s | %7s %7s %7s %7s | %7s %7s %7s %7s | %5s%n";
-    private static final String SPLIT_ROW = "%-20s %-7s %9s %9s %9s %9s %9s %11s%n";
-    private static final String SUMMARY_ROW = "%-8s %-20s %10s %9s %9s %9s %11s %9s%n";
+    private static final String SPLIT_ROW = "%-20s %-7s %9s %9s %9s %9s %9s %9s %11s%n";
+    private static final String SUMMARY_ROW = "%-8s %-20s %10s %9s %9s %9s %9s %11s %9s%n";
     /** The client's share of a refused record is one round trip to the old leader and one to the new: its physical limit. */
     private static final int LIMIT_ROUND_TRIPS = 2;
 
@@ -229,19 +229,20 @@ final class LeaderMoveReport {
     private void printSplits() {
         System.out.printf("%nproduce latency of the record at each rank, split (ms): served = a Produce request carrying its"
             + " partition was being served at a broker (the brokers' request log, read to response); unread = such a request waited"
-            + " unread behind earlier ones on its connection; broker = both; client = the rest%n");
+            + " unread behind earlier ones on its connection; broker = both; paused = outside broker, the JVM of the brokers and"
+            + " relays stood still in a garbage collection; client = the rest%n");
         if (splits.values().stream().noneMatch(LatencySplits::brokerMeasured)) {
             System.out.println("  n/a: the brokers run outside this JVM, so their request log is out of reach");
             return;
         }
-        System.out.printf(SPLIT_ROW, "variant", "rank", "total", "served", "unread", "broker", "client", "client RTTs");
+        System.out.printf(SPLIT_ROW, "variant", "rank", "total", "served", "unread", "broker", "paused", "client", "client RTTs");
         for (VariantResult result : results) {
             LatencySplits split = splits.get(result.variant().label());
             LatencySplits.RANKS.forEach((rank, fraction) -> {
                 LatencySplits.Split at = split.at(fraction);
                 if (at != null) {
                     System.out.printf(SPLIT_ROW, result.variant().label(), rank, ms(at.totalMs()), ms(at.servedMs()), ms(at.unreadMs()),
-                        ms(at.brokerMs()), ms(at.clientMs()), roundTrips(at.clientMs()));
+                        ms(at.brokerMs()), ms(at.pausedMs()), ms(at.clientMs()), roundTrips(at.clientMs()));
                 }
             });
         }
@@ -297,6 +298,7 @@ final class LeaderMoveReport {
         figures.put("servedMs", split.servedMs());
         figures.put("unreadMs", split.unreadMs());
         figures.put("brokerMs", split.brokerMs());
+        figures.put("pausedMs", split.pausedMs());
         figures.put("clientMs", split.clientMs());
         long rtt = options.deployment().clientRtt().toMillis();
         if (rtt > 0) {
@@ -320,17 +322,17 @@ final class LeaderMoveReport {
             options.scenario().name().toLowerCase(Locale.ROOT), options.deployment().describe(), options.acks(), options.partitions(),
             options.rate());
         reports.keySet().forEach(row -> System.out.println("  brokers " + row.describe()));
-        System.out.printf(SUMMARY_ROW, "brokers", "variant", "prod p99.9", "client", "broker", "(unread)", "client RTTs", "e2e p99.9");
+        System.out.printf(SUMMARY_ROW, "brokers", "variant", "prod p99.9", "client", "broker", "(unread)", "paused", "client RTTs", "e2e p99.9");
         reports.forEach((row, report) -> report.results.forEach(result -> {
             LatencySplits split = report.splits.get(result.variant().label());
             LatencySplits.Split at = split == null || !split.brokerMeasured() ? null : split.at(0.999);
             System.out.printf(SUMMARY_ROW, row.label(), result.variant().label(), ms(result.produce().p999()),
                 at == null ? "n/a" : ms(at.clientMs()), at == null ? "n/a" : ms(at.brokerMs()), at == null ? "" : ms(at.unreadMs()),
-                at == null ? "" : report.roundTrips(at.clientMs()), ms(result.endToEnd().p999()));
+                at == null ? "" : ms(at.pausedMs()), at == null ? "" : report.roundTrips(at.clientMs()), ms(result.endToEnd().p999()));
         }));
-        System.out.println("client and broker: the split of the record at p99.9 of produce latency (its total is p99.9 to the"
-            + " histogram's precision); (unread): the part of broker its requests waited unread behind earlier ones on their"
-            + " connection; client RTTs: the client's share in client round trips, the limit being "
+        System.out.println("client, broker and paused: the split of the record at p99.9 of produce latency (its total is p99.9 to"
+            + " the histogram's precision); (unread): the part of broker its requests waited unread behind earlier ones on their"
+            + " connection; paused: outside broker, the brokers' and relays' JVM stood still in a garbage collection; client RTTs: the client's share in client round trips, the limit being "
             + LIMIT_ROUND_TRIPS + " (one to the old leader, one to the new)");
         reports.forEach((row, report) -> report.targets().forEach((target, met) ->
             System.out.printf("target (%s) %s: %s%n", row.label(), target, ClusterBenchmark.verdict(met))));

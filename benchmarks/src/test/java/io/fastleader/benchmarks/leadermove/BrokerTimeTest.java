@@ -107,4 +107,12 @@ class BrokerTimeTest {
 
         assertThat(time.within(0, 0, 900_000)).isEqualTo(1_000);
     }
+
+    @Test
+    void aPauseCountsForEveryPartitionOnceWhereARequestOverlapsIt() {
+        BrokerTime time = BrokerTime.withWaiting(List.of(request(100, 130, 0))).orDuring(List.of(new long[] {120, 160}));
+
+        assertThat(time.within(0, 50, 200)).isEqualTo(60);
+        assertThat(time.within(7, 50, 200)).isEqualTo(40);
+    }
 }

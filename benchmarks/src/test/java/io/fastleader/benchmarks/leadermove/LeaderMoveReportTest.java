@@ -88,7 +88,7 @@ class LeaderMoveReportTest {
         LeaderMoveOptions options = LeaderMoveOptions.read(CommandLine.parse("--scenario", "roll", "--profile", "cross-zone"));
         // One record of 300 ms, 290 of them at a broker: 10 ms in the client, 5 round trips of 2 ms.
         LatencySplits splits = LatencySplits.of(List.of(new RecordTimes.Record(0, 0, 300_000)), List.of(
-            new BrokerRequestLog.ProduceAtBroker("fastleader-producer", "127.0.0.1:9092-127.0.0.1:50000-0", new int[] {0}, 5_000, 295_000)));
+            new BrokerRequestLog.ProduceAtBroker("fastleader-producer", "127.0.0.1:9092-127.0.0.1:50000-0", new int[] {0}, 5_000, 295_000)), List.of());
         Map<String, Object> figures = new LeaderMoveReport(options, BrokerRow.DEFAULT, List.of(result(Variant.FASTLEADER, 300, 300, 0)),
             Map.of(Variant.FASTLEADER.label(), splits), List.of(), List.of(), Map.of(), 0).figures();
 
