@@ -45,7 +45,13 @@ record SteadyOptions(List<Cell.Mode> modes, List<Integer> recordBytes, List<Inte
     private static final int COMPRESSION_RECORD_BYTES = 1024;
     private static final int COMPRESSION_LINGER_MS = 5;
     private static final int COMPRESSION_MAX_IN_FLIGHT = 5;
-    private static final String DEFAULT_CLIENT_JVM_OPTIONS = "-Xms1g -Xmx1g -XX:+UseG1GC";
+    /**
+     * Fixed rather than the JVM's ergonomics (the serial collector on a one-CPU container), and the
+     * heap touched at start: a long-running client's heap pages are all in memory once its young
+     * generation has been used through, while a fresh JVM pays a page fault per new page until then,
+     * longer for a client that allocates less.
+     */
+    private static final String DEFAULT_CLIENT_JVM_OPTIONS = "-Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch";
 
     static final String HELP = """
         Usage: java -cp benchmarks/target/benchmarks.jar io.fastleader.benchmarks.steady.SteadyBenchmark [options]
