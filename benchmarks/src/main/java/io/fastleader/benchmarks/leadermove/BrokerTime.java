@@ -103,8 +103,8 @@ final class BrokerTime {
      * {@code partition} was at a broker (or, after {@link #orDuring}, the cluster paused).
      */
     long within(int partition, long fromMicros, long toMicros) {
-        Intervals partitions = byPartition.getOrDefault(partition, otherPartitions);
-        return toMicros <= fromMicros ? 0 : partitions.unionWithin(fromMicros, toMicros);
+        Intervals partitionTime = byPartition.getOrDefault(partition, otherPartitions);
+        return toMicros <= fromMicros ? 0 : partitionTime.unionWithin(fromMicros, toMicros);
     }
 
     /** One partition's request intervals, by their ends. */
