@@ -74,7 +74,7 @@ public final class LeaderMoveBenchmark {
         // Only the brokers in this JVM log to this JVM's log4j.
         boolean brokersHere = options.bootstrap() == null && options.deployment().brokers() == Execution.IN_JVM;
         try (BrokerRequestLog brokerRequests = brokersHere ? BrokerRequestLog.attach() : null;
-             ClusterPauses pauses = ClusterPauses.attach()) {
+             ClusterPauses pauses = brokersHere ? ClusterPauses.attach() : null) {
             for (Variant variant : options.variants()) {
                 drivers.add(DriverProcess.launch(variant, options, cluster.clientConfig(), topic));
             }

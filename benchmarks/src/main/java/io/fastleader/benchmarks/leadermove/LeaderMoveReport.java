@@ -332,7 +332,8 @@ final class LeaderMoveReport {
         }));
         System.out.println("client, broker and paused: the split of the record at p99.9 of produce latency (its total is p99.9 to"
             + " the histogram's precision); (unread): the part of broker its requests waited unread behind earlier ones on their"
-            + " connection; paused: outside broker, the brokers' and relays' JVM stood still in a garbage collection; client RTTs: the client's share in client round trips, the limit being "
+            + " connection; paused: outside broker, the brokers' and relays' JVM stood still in a garbage collection;"
+            + " client RTTs: the client's share in client round trips, the limit being "
             + LIMIT_ROUND_TRIPS + " (one to the old leader, one to the new)");
         reports.forEach((row, report) -> report.targets().forEach((target, met) ->
             System.out.printf("target (%s) %s: %s%n", row.label(), target, ClusterBenchmark.verdict(met))));
