@@ -92,6 +92,8 @@ final class ApplicationCalls {
                 onOwner.run();
                 return null;
             }, () -> interruptRequested.set(true));
+            // Callbacks answered during the close run before it returns, also where it was handed to the owner's thread.
+            stateOwner.runLaterTasks();
             closed = true;
             releaseResources.run();
         } finally {

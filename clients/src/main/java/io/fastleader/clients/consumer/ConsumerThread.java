@@ -48,8 +48,10 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
     private static final long CLOSE_WAIT_MS = 5_000;
 
     private final ConcurrentLinkedQueue<Runnable> inbox = new ConcurrentLinkedQueue<>();
-    /** Tasks for the application's thread: callbacks, run in its calls or once the call under way ends. */
+    /** Callbacks the owner's thread awaits on the application's thread: run in its calls or once the call under way ends. */
     private final LinkedBlockingQueue<Runnable> application = new LinkedBlockingQueue<>();
+    /** Callbacks for the application's next call (commit callbacks): run at its start or while it waits, never as one ends. */
+    private final ConcurrentLinkedQueue<Runnable> applicationLater = new ConcurrentLinkedQueue<>();
     /** Touched by the role's holder only. */
     private final PriorityQueue<Timer> timers = new PriorityQueue<>(Comparator.comparingLong(Timer::atMs).thenComparingLong(Timer::order));
     private final AtomicLong timerOrder = new AtomicLong();
@@ -137,7 +139,8 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
     /**
      * Runs {@code call} under the role and returns its result: on the calling thread, or handed to
      * the owner's thread while that waits for a callback of the application's, running the
-     * application's tasks ({@link #onApplicationThread}, {@link #onApplicationThreadLater}) meanwhile.
+     * callbacks it awaits ({@link #onApplicationThread}) meanwhile. The tasks queued for this
+     * thread's next call ({@link #onApplicationThreadLater}) run first.
      * Called by the role's holder (a call made by a task or by a call), it runs {@code call} in place.
      *
      * @throws RuntimeException what {@code call} threw
@@ -148,6 +151,7 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
         if (isCurrent()) {
             return call.get();
         }
+        runLaterTasks();
         Thread caller = Thread.currentThread();
         while (!holder.compareAndSet(null, caller)) {
             if (awaitingApplication) {
@@ -164,9 +168,22 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
         }
     }
 
-    /** Queues {@code task} for the application's thread: it runs in its call under way, or at the end of its next one. */
+    /**
+     * Queues {@code task} for the application's thread: it runs while a call waits, or at the start of
+     * the next call, never as the call under way ends. So a callback queued by the call that asked for
+     * it runs in a later call, as {@code KafkaConsumer} runs commit callbacks.
+     */
     void onApplicationThreadLater(Runnable task) {
-        application.add(task);
+        applicationLater.add(task);
+    }
+
+    /** Runs the tasks queued for the application's thread's next call ({@link #onApplicationThreadLater}); on that thread only. */
+    void runLaterTasks() {
+        Runnable task = applicationLater.poll();
+        while (task != null) {
+            task.run();
+            task = applicationLater.poll();
+        }
     }
 
     /**
@@ -276,14 +293,14 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
     }
 
     /**
-     * Runs the timers that are due and every queued task; when none is queued, waits up to
-     * {@code maxWaitMs} (or until the next timer) for one first. By the role's holder only; on the
-     * application's thread, its queued callbacks run too.
+     * Runs every queued task, then the timers that are due; when no task is queued, waits up to
+     * {@code maxWaitMs} (or until the next timer) for one first. The tasks run first because one may
+     * add a timer ({@link #after} from another thread), which must take its turn among the due ones.
+     * By the role's holder only; on the application's thread, its queued callbacks run too.
      *
      * @throws InterruptException if the waiting thread is interrupted
      */
     void runPending(long maxWaitMs) {
-        runDueTimers();
         long waitMs = Math.min(maxWaitMs, untilNextTimerMs());
         Runnable task = inbox.poll();
         if (task == null && waitMs > 0) {
@@ -295,6 +312,7 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
         }
         if (!isOwnersThread()) {
             runApplicationTasks();
+            runLaterTasks();
         }
         runDueTimers();
     }

@@ -168,7 +168,18 @@ class ConsumerThreadTest {
     }
 
     @Test
-    void testApplicationTasksQueuedForLaterRunInTheCallersNextCall() {
+    void testATaskQueuedForLaterDoesNotRunAsTheCallThatQueuedItEnds() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        owner.call(() -> {
+            owner.onApplicationThreadLater(() -> seen.add("later"));
+            return null;
+        }, () -> { });
+
+        assertThat(seen).isEmpty();
+    }
+
+    @Test
+    void testATaskQueuedForLaterRunsOnTheCallerAtTheStartOfItsNextCall() {
         Thread caller = Thread.currentThread();
         List<String> seen = new CopyOnWriteArrayList<>();
         owner.call(() -> {
@@ -176,6 +187,19 @@ class ConsumerThreadTest {
             return null;
         }, () -> { });
 
-        assertThat(seen).containsExactly("ran on the caller true");
+        assertThat(owner.call(() -> List.copyOf(seen), () -> { })).containsExactly("ran on the caller true");
+    }
+
+    @Test
+    void testATaskQueuedForLaterRunsWhileACallWaits() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+
+        List<String> seenInTheCall = owner.call(() -> {
+            owner.onApplicationThreadLater(() -> seen.add("later"));
+            owner.runPending(0);
+            return List.copyOf(seen);
+        }, () -> { });
+
+        assertThat(seenInTheCall).containsExactly("later");
     }
 }

@@ -438,6 +438,18 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testCommitAsyncCallsBackInALaterCallEvenWhenItsCommitIsDoneAtOnce() throws Exception {
+        start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
+        List<Map<TopicPartition, OffsetAndMetadata>> calledBackWith = new CopyOnWriteArrayList<>();
+
+        consumer.commitAsync(Map.of(), (offsets, failure) -> calledBackWith.add(offsets));
+        assertThat(calledBackWith).as("called back within commitAsync").isEmpty();
+        consumer.commitSync(Map.of());
+
+        assertThat(calledBackWith).containsExactly(Map.of());
+    }
+
+    @Test
     void testCommittedOfOnePartitionIsItsCommittedOffset() throws Exception {
         start(IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
 
