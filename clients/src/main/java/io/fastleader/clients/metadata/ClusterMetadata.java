@@ -19,7 +19,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
@@ -27,6 +29,7 @@ import org.apache.kafka.common.ClusterResource;
 import org.apache.kafka.common.ClusterResourceListener;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -99,6 +102,8 @@ public final class ClusterMetadata implements AutoCloseable {
     /** The plugins told of the cluster id, and the id they were last told; both guarded by {@code lock}. */
     private final List<ClusterResourceListener> clusterResourceListeners = new ArrayList<>();
     private String clusterId;
+    /** Told of each Metadata request a broker refused to authenticate ({@link #onAuthenticationFailure}). */
+    private final List<Consumer<AuthenticationException>> authenticationFailureListeners = new CopyOnWriteArrayList<>();
 
     /** Metadata for a client whose brokers are first reached through {@code bootstrapServers}. */
     public ClusterMetadata(MetadataConfig config, ConnectionPool pool, List<InetSocketAddress> bootstrapServers,
@@ -315,8 +320,11 @@ public final class ClusterMetadata implements AutoCloseable {
         pool.send(node, ApiKey.METADATA, new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false))
                 .whenComplete((response, error) -> {
                     Throwable failure = error != null ? Failures.cause(error) : topLevelError((MetadataResponseData) response);
+                    AuthenticationException refused = Failures.authenticationFailure(failure);
                     if (failure == null) {
                         answer.complete((MetadataResponseData) response);
+                    } else if (refused != null) {
+                        answer.completeExceptionally(refused);
                     } else if (!(failure instanceof RetriableException)) {
                         answer.completeExceptionally(failure);
                     } else {
@@ -425,8 +433,36 @@ public final class ClusterMetadata implements AutoCloseable {
             synchronized (lock) {
                 schedule.failed(clockMs.getAsLong());
             }
+            AuthenticationException refused = Failures.authenticationFailure(failure);
+            if (refused != null) {
+                authenticationFailed(refused);
+            }
         }
         refreshIfDue();
+    }
+
+    /**
+     * A broker refused to authenticate the client: everything waiting for metadata fails with the
+     * refusal at once, as kafka-clients' clients raise it from their metadata wait, rather than
+     * waiting out {@code max.block.ms} with nothing said. Refreshes go on, backed off: a credential
+     * fixed meanwhile (a rotated secret, a refreshed token) is taken up by the next connection.
+     */
+    private void authenticationFailed(AuthenticationException refused) {
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        synchronized (lock) {
+            topicWaiters.values().forEach(topicWaits -> topicWaits.forEach(wait -> waits.add(wait.done())));
+            topicWaiters.clear();
+        }
+        waits.forEach(wait -> wait.completeExceptionally(refused));
+        authenticationFailureListeners.forEach(listener -> listener.accept(refused));
+    }
+
+    /**
+     * Tells {@code listener}, on the metadata thread, of each Metadata request a broker refused to
+     * authenticate: a consumer raises it from its next {@code poll}, as {@code KafkaConsumer} does.
+     */
+    public void onAuthenticationFailure(Consumer<AuthenticationException> listener) {
+        authenticationFailureListeners.add(listener);
     }
 
     private static Throwable topLevelError(MetadataResponseData response) {

@@ -71,10 +71,7 @@ public final class KafkaKeys {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaKeys.class);
     /** Notes many keys share. */
-    private static final String OAUTHBEARER = "OAUTHBEARER is not built yet: sasl.mechanism=OAUTHBEARER is refused with ConfigException";
-    private static final String GSSAPI = "GSSAPI (Kerberos) is not built yet: sasl.mechanism=GSSAPI is refused with ConfigException";
-    private static final String NO_LOGIN = "no SASL login runs: PLAIN and SCRAM take their credentials from sasl.jaas.config, and token logins are not built yet";
-    private static final String NO_REFRESH = "no token refresh: the OAUTHBEARER login that refreshes tokens is not built yet";
+    private static final String SASL_PLUGINS = "through kafka-clients' own JAAS login and SASL callback handlers, as there";
     private static final String SSL_ENGINE_FACTORY = "through kafka-clients' SslEngineFactory, as there";
     private static final String PLUGIN_GAPS = "beside kafka-clients 4.1 and later, a plugin that implements Monitorable is given no plugin metrics (KIP-877)";
     private static final Map<String, Key> TABLE = table();
@@ -125,10 +122,15 @@ public final class KafkaKeys {
             if (Objects.equals(value, defaults.get(name)) || String.valueOf(value).equals(key.actsAs())) {
                 continue;
             }
-            warnings.add("Configuration '" + name + "' was supplied as '" + (value instanceof Password ? Password.HIDDEN : value)
-                + "' but fastleader does not act on it: " + key.note());
+            warnings.add(warning(key, value));
         }
         return warnings;
+    }
+
+    /** The WARN for {@code key} set to {@code value}; a password (no key not built is one today) is written hidden. */
+    static String warning(Key key, Object value) {
+        return "Configuration '" + key.name() + "' was supplied as '" + (value instanceof Password ? Password.HIDDEN : value)
+            + "' but fastleader does not act on it: " + key.note();
     }
 
     /** The table as clients/README.md shows it: one row per key, in name order. */
@@ -216,53 +218,53 @@ public final class KafkaKeys {
             honoured("retries", Clients.PRODUCER),
             honoured("retry.backoff.max.ms", Clients.BOTH, "a new leader epoch restarts the backoff series (KIP-951), on purpose"),
             honoured("retry.backoff.ms", Clients.BOTH, "a new leader epoch restarts the backoff series (KIP-951), on purpose"),
-            notBuilt("sasl.client.callback.handler.class", Clients.BOTH, "no client callback handler is loaded: the name and password come from sasl.jaas.config"),
-            partly("sasl.jaas.config", Clients.BOTH, "its username and password are read; the login module is not run, a JAAS file is no fallback, and SCRAM extensions (tokenauth) are not sent"),
-            notBuilt("sasl.kerberos.kinit.cmd", Clients.BOTH, GSSAPI),
-            notBuilt("sasl.kerberos.min.time.before.relogin", Clients.BOTH, GSSAPI),
-            notBuilt("sasl.kerberos.service.name", Clients.BOTH, GSSAPI),
-            notBuilt("sasl.kerberos.ticket.renew.jitter", Clients.BOTH, GSSAPI),
-            notBuilt("sasl.kerberos.ticket.renew.window.factor", Clients.BOTH, GSSAPI),
-            notBuilt("sasl.login.callback.handler.class", Clients.BOTH, "no login callback handler is loaded: " + NO_LOGIN),
-            notBuilt("sasl.login.class", Clients.BOTH, "no Login class is built: " + NO_LOGIN),
-            notBuilt("sasl.login.connect.timeout.ms", Clients.BOTH, NO_LOGIN),
-            notBuilt("sasl.login.read.timeout.ms", Clients.BOTH, NO_LOGIN),
-            notBuilt("sasl.login.refresh.buffer.seconds", Clients.BOTH, NO_REFRESH),
-            notBuilt("sasl.login.refresh.min.period.seconds", Clients.BOTH, NO_REFRESH),
-            notBuilt("sasl.login.refresh.window.factor", Clients.BOTH, NO_REFRESH),
-            notBuilt("sasl.login.refresh.window.jitter", Clients.BOTH, NO_REFRESH),
-            notBuilt("sasl.login.retry.backoff.max.ms", Clients.BOTH, NO_LOGIN),
-            notBuilt("sasl.login.retry.backoff.ms", Clients.BOTH, NO_LOGIN),
-            partly("sasl.mechanism", Clients.BOTH, "PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 work; GSSAPI (the default) and OAUTHBEARER are refused with ConfigException when a SASL protocol is used"),
-            notBuilt("sasl.oauthbearer.allow.unverified.audience", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.allow.unverified.issuer", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.algorithm", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.claim.aud", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.claim.exp.seconds", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.claim.iss", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.claim.jti.include", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.claim.nbf.seconds", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.claim.sub", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.file", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.private.key.file", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.private.key.passphrase", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.assertion.template.file", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.client.credentials.client.id", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.client.credentials.client.secret", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.clock.skew.seconds", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.expected.audience", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.expected.issuer", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.header.urlencode", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.jwks.endpoint.refresh.ms", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.jwks.endpoint.url", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.jwt.retriever.class", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.jwt.validator.class", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.scope", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.scope.claim.name", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.sub.claim.name", Clients.BOTH, OAUTHBEARER),
-            notBuilt("sasl.oauthbearer.token.endpoint.url", Clients.BOTH, OAUTHBEARER),
+            honoured("sasl.client.callback.handler.class", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.jaas.config", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.kerberos.kinit.cmd", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.kerberos.min.time.before.relogin", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.kerberos.service.name", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.kerberos.ticket.renew.jitter", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.kerberos.ticket.renew.window.factor", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.callback.handler.class", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.class", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.connect.timeout.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.read.timeout.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.refresh.buffer.seconds", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.refresh.min.period.seconds", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.refresh.window.factor", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.refresh.window.jitter", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.retry.backoff.max.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.login.retry.backoff.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.mechanism", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.allow.unverified.audience", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.allow.unverified.issuer", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.algorithm", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.claim.aud", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.claim.exp.seconds", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.claim.iss", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.claim.jti.include", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.claim.nbf.seconds", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.claim.sub", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.file", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.private.key.file", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.private.key.passphrase", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.assertion.template.file", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.client.credentials.client.id", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.client.credentials.client.secret", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.clock.skew.seconds", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.expected.audience", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.expected.issuer", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.header.urlencode", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.jwks.endpoint.refresh.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.jwks.endpoint.url", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.jwt.retriever.class", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.jwt.validator.class", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.scope", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.scope.claim.name", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.sub.claim.name", Clients.BOTH, SASL_PLUGINS),
+            honoured("sasl.oauthbearer.token.endpoint.url", Clients.BOTH, SASL_PLUGINS),
             honoured("security.protocol", Clients.BOTH),
             notBuilt("security.providers", Clients.BOTH, "the SecurityProviderCreator classes named are not installed"),
             notBuilt("send.buffer.bytes", Clients.BOTH, "sockets keep the operating system's send buffer size"),

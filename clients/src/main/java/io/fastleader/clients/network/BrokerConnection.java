@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,7 +35,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
 
@@ -65,14 +66,23 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** Bound on waiting for the loop to close the connection: a callback it runs could otherwise hold close up for good. */
     private static final long CLOSE_WAIT_MILLIS = 10_000;
+    /**
+     * Re-authentication is due at 85 to 95% of the session's lifetime, as kafka-clients spreads it: early
+     * enough for the requests ahead of it and the exchange, spread so that a client's connections do not
+     * all re-authenticate at once.
+     */
+    private static final double REAUTHENTICATION_WINDOW_START = 0.85;
+    private static final double REAUTHENTICATION_WINDOW_JITTER = 0.10;
 
     private final String broker;
+    /** The broker's host as connected to: the SASL client names it. */
+    private final String host;
     private final ConnectionConfig config;
     private final ConnectionListener listener;
     private final IoLoop loop;
-    /** Engines for TLS connections, null for plaintext ones. */
-    private final TlsEngines tls;
-    /** The connection was opened on its own and made its loop and TLS engines, which close with it. */
+    /** The client's TLS engines and SASL login. */
+    private final ChannelSecurity security;
+    /** The connection was opened on its own and made its loop and security, which close with it. */
     private final boolean ownsLoop;
     /** Ids need not rise in write order: responses are matched to the oldest request written. */
     private final AtomicInteger correlationIds = new AtomicInteger();
@@ -89,17 +99,22 @@ public final class BrokerConnection implements AutoCloseable {
     /** The listener heard {@link ConnectionListener#connected}, so it hears {@link ConnectionListener#closed} too. */
     private boolean toldConnected;
     private ScheduledFuture<?> timeoutCheck;
+    /** The next re-authentication (KIP-368), once the broker gave the session a lifetime. */
+    private ScheduledFuture<?> reauthentication;
+    /** While re-authenticating, requests queued wait; the exchange's own go out ahead of them. */
+    private boolean reauthenticating;
     private Channel channel;
     private volatile BrokerConnectionException closedBy;
     private volatile NegotiatedVersions versions;
 
-    private BrokerConnection(String broker, ConnectionConfig config, ConnectionListener listener, IoLoop loop, TlsEngines tls,
-                             boolean ownsLoop) {
-        this.broker = broker;
+    private BrokerConnection(String host, int port, ConnectionConfig config, ConnectionListener listener, IoLoop loop,
+                             ChannelSecurity security, boolean ownsLoop) {
+        this.broker = host + ":" + port;
+        this.host = host;
         this.config = config;
         this.listener = listener;
         this.loop = loop;
-        this.tls = tls;
+        this.security = security;
         this.ownsLoop = ownsLoop;
     }
 
@@ -138,17 +153,17 @@ public final class BrokerConnection implements AutoCloseable {
      * Opens a connection as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener)}
      * does, without waiting: on a loop of the connection's own, which closes with it.
      *
-     * @return as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener, IoLoop, TlsEngines)}
+     * @return as {@link #open(InetSocketAddress, ConnectionConfig, ConnectionListener, IoLoop, ChannelSecurity)}
      */
     public static CompletableFuture<BrokerConnection> openOnOwnLoop(InetSocketAddress address, ConnectionConfig config,
                                                                   ConnectionListener listener) {
-        TlsEngines tls = config.security().protocol().usesTls() ? TlsEngines.of(config.security()) : null;
+        ChannelSecurity security = ChannelSecurity.of(config.security());
         return open(address, config, listener, IoLoop.start("fastleader-io-" + address.getHostString() + ":" + address.getPort() + "-"),
-            tls, true);
+            security, true);
     }
 
     /**
-     * Opens a connection on {@code loop} and, for TLS, with {@code tls}'s engines, both of which the
+     * Opens a connection on {@code loop} with the client's {@code security}, both of which the
      * caller keeps and closes: TCP, then TLS, ApiVersions and SASL as configured, each step started
      * on the loop when the one before is answered, so that no thread waits for a broker. It never
      * blocks on the caller's thread, the loop's included (the broker's name is resolved on the loop
@@ -159,16 +174,16 @@ public final class BrokerConnection implements AutoCloseable {
      *         failure (a pool that closes gives the setup up so), closes the connection at once
      */
     static CompletableFuture<BrokerConnection> open(InetSocketAddress address, ConnectionConfig config, ConnectionListener listener,
-                                                    IoLoop loop, TlsEngines tls) {
-        return open(address, config, listener, loop, tls, false);
+                                                    IoLoop loop, ChannelSecurity security) {
+        return open(address, config, listener, loop, security, false);
     }
 
     private static CompletableFuture<BrokerConnection> open(InetSocketAddress address, ConnectionConfig config,
-                                                            ConnectionListener listener, IoLoop loop, TlsEngines tls,
+                                                            ConnectionListener listener, IoLoop loop, ChannelSecurity security,
                                                             boolean ownsLoop) {
-        String broker = address.getHostString() + ":" + address.getPort();
         SecurityConfig.Protocol protocol = config.security().protocol();
-        BrokerConnection connection = new BrokerConnection(broker, config, listener, loop, tls, ownsLoop);
+        BrokerConnection connection = new BrokerConnection(address.getHostString(), address.getPort(), config, listener, loop, security,
+            ownsLoop);
         CompletableFuture<BrokerConnection> ready = new CompletableFuture<>();
         ready.whenComplete((opened, failure) -> {
             if (failure != null) {
@@ -182,7 +197,8 @@ public final class BrokerConnection implements AutoCloseable {
                 .thenCompose(negotiated -> {
                     connection.versions = negotiated;
                     return protocol.usesSasl()
-                        ? SaslAuthenticator.authenticate(config.security(), address.getHostString(), connection::send)
+                        ? SaslAuthenticator.authenticate(security.sasl(), connection.host, connection::send)
+                            .thenAccept(connection::sessionStarted)
                         : CompletableFuture.completedFuture(null);
                 });
         } catch (RuntimeException e) {
@@ -197,7 +213,7 @@ public final class BrokerConnection implements AutoCloseable {
                 return;
             }
             Throwable cause = Failures.cause(failure);
-            if (cause instanceof SaslAuthenticationException || cause instanceof SslAuthenticationException) {
+            if (cause instanceof AuthenticationException) {
                 listener.authenticationFailed();
             }
             ready.completeExceptionally(cause);
@@ -213,7 +229,7 @@ public final class BrokerConnection implements AutoCloseable {
      */
     private CompletableFuture<Void> connect(InetSocketAddress address) {
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
-        SslHandler tlsHandler = tls != null ? tlsHandler(address, timeoutMs) : null;
+        SslHandler tlsHandler = security.tls() != null ? tlsHandler(address, timeoutMs) : null;
         // An unresolved address is resolved by Netty on the loop, per connect, so a broker that moved hosts is found again.
         ChannelFuture connecting = new Bootstrap()
             .group(loop.eventLoop())
@@ -252,7 +268,7 @@ public final class BrokerConnection implements AutoCloseable {
     private SslHandler tlsHandler(InetSocketAddress address, int timeoutMs) {
         SSLEngine engine;
         try {
-            engine = tls.engine(address.getHostString(), address.getPort());
+            engine = security.tls().engine(address.getHostString(), address.getPort());
         } catch (RuntimeException e) {
             throw new SslAuthenticationException("TLS with " + broker + " failed: " + e.getMessage(), e);
         }
@@ -388,9 +404,7 @@ public final class BrokerConnection implements AutoCloseable {
         }
         if (ownsLoop) {
             loop.close();
-            if (tls != null) {
-                tls.close();
-            }
+            security.close();
         }
     }
 
@@ -424,11 +438,19 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body) {
-        return sendAt(api, version, body, true);
+        return sendAt(api, version, body, true, false);
     }
 
-    /** @param expectsResponse false for a request the broker does not answer: its future completes, with null, once written */
     private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body, boolean expectsResponse) {
+        return sendAt(api, version, body, expectsResponse, false);
+    }
+
+    /**
+     * @param expectsResponse false for a request the broker does not answer: its future completes, with null, once written
+     * @param reauthenticates true for a request of a re-authentication, which goes out ahead of the requests waiting for it
+     */
+    private CompletableFuture<ApiMessage> sendAt(ApiKey api, short version, ApiMessage body, boolean expectsResponse,
+                                                 boolean reauthenticates) {
         BrokerConnectionException closedAlready = closedBy;
         if (closedAlready != null) {
             return CompletableFuture.failedFuture(closedAlready);
@@ -437,7 +459,7 @@ public final class BrokerConnection implements AutoCloseable {
         // Encoded on the caller's thread, so that the loop only writes.
         Request request = new Request(api, version, correlationId,
             RequestFrame.encode(api, version, correlationId, config.clientId(), body), config.requestTimeoutFor(api).toNanos(),
-            expectsResponse);
+            expectsResponse, reauthenticates);
         pending.incrementAndGet();
         if (loop.inLoop()) {
             enqueue(request);
@@ -456,20 +478,25 @@ public final class BrokerConnection implements AutoCloseable {
             request.fail(closedBy);
             return;
         }
-        queued.add(request);
+        if (request.reauthenticates) {
+            queued.addFirst(request);
+        } else {
+            queued.add(request);
+        }
         drain();
     }
 
     /**
-     * On the loop: writes queued requests while fewer than {@code max.in.flight} await an answer,
-     * moving each in flight, its timeout running from now, then flushes them in one go.
+     * On the loop: writes queued requests while fewer than {@code max.in.flight} await an answer
+     * (while re-authenticating, only the exchange's), moving each in flight, its timeout running from
+     * now, then flushes them in one go.
      */
     private void drain() {
-        if (queued.isEmpty() || inFlight.size() >= config.maxInFlight() || closedBy != null) {
+        if (!canWriteNext() || closedBy != null) {
             return;
         }
         long now = System.nanoTime();
-        while (!queued.isEmpty() && inFlight.size() < config.maxInFlight()) {
+        while (canWriteNext()) {
             Request request = queued.poll();
             request.deadlineNanos = now + request.timeoutNanos;
             listener.sent(request.api, request.frameBytes);
@@ -482,6 +509,63 @@ public final class BrokerConnection implements AutoCloseable {
         }
         channel.flush();
         scheduleTimeoutCheck();
+    }
+
+    private boolean canWriteNext() {
+        return !queued.isEmpty() && inFlight.size() < config.maxInFlight() && (!reauthenticating || queued.peek().reauthenticates);
+    }
+
+    /**
+     * On the loop: SASL accepted the client for a session of {@code lifetimeMs} (0: with no end), so
+     * its re-authentication is scheduled within the session.
+     */
+    private void sessionStarted(long lifetimeMs) {
+        if (lifetimeMs <= 0 || closedBy != null) {
+            return;
+        }
+        double share = REAUTHENTICATION_WINDOW_START + ThreadLocalRandom.current().nextDouble() * REAUTHENTICATION_WINDOW_JITTER;
+        reauthentication = loop.eventLoop().schedule(this::reauthenticate, (long) (lifetimeMs * share), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * On the loop: re-authenticates on the open connection (KIP-368). Requests queued from now on
+     * wait; those already written go on, and the broker, which reads a connection's requests one at a
+     * time, answers them before it reads the SaslHandshake written behind them. Once it accepts the
+     * client again the waiting requests go out; a refusal closes the connection, failing them with it.
+     */
+    private void reauthenticate() {
+        reauthentication = null;
+        if (closedBy != null) {
+            return;
+        }
+        reauthenticating = true;
+        long startNanos = System.nanoTime();
+        SaslAuthenticator.authenticate(security.sasl(), host, this::sendReauthenticating)
+            .whenComplete((lifetimeMs, failure) -> reauthenticated(lifetimeMs, failure, startNanos));
+    }
+
+    /** On the loop: a request of the re-authentication's exchange. */
+    private CompletableFuture<ApiMessage> sendReauthenticating(ApiKey api, ApiMessage body) {
+        try {
+            return sendAt(api, versions.version(api), body, true, true);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** On the loop: the re-authentication's end; the requests that waited for it go out, or fail with its refusal. */
+    private void reauthenticated(Long lifetimeMs, Throwable failure, long startNanos) {
+        reauthenticating = false;
+        if (failure == null) {
+            listener.reauthenticated(System.nanoTime() - startNanos);
+            sessionStarted(lifetimeMs);
+            drain();
+        } else if (closedBy == null) {
+            // A connection that closed meanwhile failed the exchange with its own cause, already told.
+            listener.reauthenticationFailed();
+            Throwable cause = Failures.cause(failure);
+            fail(new BrokerConnectionException("re-authentication with " + broker + " failed: " + cause.getMessage(), cause));
+        }
     }
 
     /** On the loop: a request expecting no response was written in full, or its write failed. */
@@ -583,6 +667,10 @@ public final class BrokerConnection implements AutoCloseable {
             timeoutCheck.cancel(false);
             timeoutCheck = null;
         }
+        if (reauthentication != null) {
+            reauthentication.cancel(false);
+            reauthentication = null;
+        }
         if (channel != null) {
             channel.close();
         }
@@ -638,10 +726,13 @@ public final class BrokerConnection implements AutoCloseable {
         final long timeoutNanos;
         /** False for a request the broker does not answer: done once written. */
         final boolean expectsResponse;
+        /** True for a request of a re-authentication, which goes out while the others wait. */
+        final boolean reauthenticates;
         final CompletableFuture<ApiMessage> response = new CompletableFuture<>();
         long deadlineNanos;
 
-        Request(ApiKey api, short version, int correlationId, ByteBuf[] frame, long timeoutNanos, boolean expectsResponse) {
+        Request(ApiKey api, short version, int correlationId, ByteBuf[] frame, long timeoutNanos, boolean expectsResponse,
+                boolean reauthenticates) {
             this.api = api;
             this.version = version;
             this.correlationId = correlationId;
@@ -649,6 +740,7 @@ public final class BrokerConnection implements AutoCloseable {
             this.frameBytes = RequestFrame.bytes(frame);
             this.timeoutNanos = timeoutNanos;
             this.expectsResponse = expectsResponse;
+            this.reauthenticates = reauthenticates;
         }
 
         /** Hands the frame's parts to the channel, in order; {@code written} hears when the last is out. */

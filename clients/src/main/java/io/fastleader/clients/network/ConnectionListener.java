@@ -25,6 +25,14 @@ public interface ConnectionListener {
     default void authenticationFailed() {
     }
 
+    /** The open connection re-authenticated (KIP-368) in {@code latencyNanos}, its requests waiting meanwhile. */
+    default void reauthenticated(long latencyNanos) {
+    }
+
+    /** The broker refused the open connection's re-authentication, or it could not be done: the connection closes. */
+    default void reauthenticationFailed() {
+    }
+
     /** A request of {@code api}, a frame of {@code bytes} with its size prefix, starts going out. */
     default void sent(ApiKey api, int bytes) {
     }

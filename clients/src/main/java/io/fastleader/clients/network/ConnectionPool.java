@@ -20,7 +20,10 @@ import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 import io.fastleader.protocol.ApiKey;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link BrokerConnection}s to brokers by node id, opened on first use: per broker, one for Fetch
@@ -61,6 +64,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class ConnectionPool implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionPool.class);
+
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
 
     private final ConnectionConfig config;
@@ -71,7 +76,7 @@ public final class ConnectionPool implements AutoCloseable {
     /** Every connection's I/O; null where a test's connector brings its own connections. */
     private final IoLoop loop;
     /** The TLS engines of every connection, one SSL context for all; null for plaintext or a test's connector. */
-    private final TlsEngines tls;
+    private final ChannelSecurity security;
     private final Scheduler sweepScheduler;
     private final Object lock = new Object();
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
@@ -119,19 +124,19 @@ public final class ConnectionPool implements AutoCloseable {
         this(config, poolConfig, network::connectionTo, network::selected);
     }
 
-    /** TLS engines first, so that a TLS configuration kafka-clients refuses fails the pool before its loop starts. */
+    /** Security first, so that a TLS or SASL configuration kafka-clients refuses fails the pool before its loop starts. */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners,
                            TimedIoHandler.SelectTimes selects) {
-        this(config, poolConfig, listeners, config.security().protocol().usesTls() ? TlsEngines.of(config.security()) : null,
+        this(config, poolConfig, listeners, ChannelSecurity.of(config.security()),
             IoLoop.start("fastleader-io-" + POOL_IDS.incrementAndGet() + "-", selects));
     }
 
     /** The idle sweep runs on the loop too: it only closes connections, which never waits there. */
-    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners, TlsEngines tls,
-                           IoLoop loop) {
+    private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, IntFunction<ConnectionListener> listeners,
+                           ChannelSecurity security, IoLoop loop) {
         this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
-            connectionConfig, listeners.apply(nodeId), loop, tls), () -> ThreadLocalRandom.current().nextDouble(),
-            (task, delayNanos) -> loop.schedule(task, delayNanos), loop, tls);
+            connectionConfig, listeners.apply(nodeId), loop, security), () -> ThreadLocalRandom.current().nextDouble(),
+            (task, delayNanos) -> loop.schedule(task, delayNanos), loop, security);
     }
 
     /**
@@ -149,9 +154,9 @@ public final class ConnectionPool implements AutoCloseable {
 
     /** @param loop the I/O loop the connector opens connections on, which the pool closes with them; null if it has none */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
-                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, TlsEngines tls) {
+                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, ChannelSecurity security) {
         this.loop = loop;
-        this.tls = tls;
+        this.security = security;
         this.sweepScheduler = Objects.requireNonNull(sweepScheduler, "sweepScheduler");
         this.config = Objects.requireNonNull(config, "config");
         this.poolConfig = Objects.requireNonNull(poolConfig, "poolConfig");
@@ -340,8 +345,8 @@ public final class ConnectionPool implements AutoCloseable {
         if (loop != null) {
             loop.close();
         }
-        if (tls != null) {
-            tls.close();
+        if (security != null) {
+            security.close();
         }
     }
 
@@ -500,6 +505,10 @@ public final class ConnectionPool implements AutoCloseable {
         }
         opening.whenComplete((connection, failure) -> {
             if (failure != null) {
+                AuthenticationException refused = Failures.authenticationFailure(failure);
+                if (refused != null) {
+                    LOG.error("Connection to node {} ({}) failed authentication due to: {}", id.nodeId(), address, refused.getMessage());
+                }
                 failConnect(id, lane, attempt, Failures.cause(failure));
             } else {
                 opened(lane, attempt, connection);

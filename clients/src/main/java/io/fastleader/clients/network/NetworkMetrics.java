@@ -12,6 +12,7 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.CumulativeCount;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.common.metrics.stats.Meter;
 import org.apache.kafka.common.metrics.stats.SampledStat;
@@ -23,6 +24,8 @@ import org.apache.kafka.common.metrics.stats.WindowedSum;
  * layer. In the client's group ({@code producer-metrics}, {@code consumer-metrics}):
  * {@code connection-count}, {@code connection-creation-rate/-total}, {@code connection-close-rate/-total},
  * {@code successful-authentication-rate/-total}, {@code failed-authentication-rate/-total},
+ * {@code successful-reauthentication-rate/-total}, {@code failed-reauthentication-rate/-total},
+ * {@code reauthentication-latency-avg/-max} (ms, KIP-368), {@code successful-authentication-no-reauth-total} (0),
  * {@code network-io-rate/-total} (requests and responses), {@code outgoing-byte-rate/-total},
  * {@code request-rate/-total}, {@code request-size-avg/-max}, {@code incoming-byte-rate/-total} and
  * {@code response-rate/-total}, frames counted with their size prefix; and the I/O loop's selects,
@@ -52,6 +55,9 @@ public final class NetworkMetrics {
     private final Sensor connectionsClosed;
     private final Sensor authentications;
     private final Sensor failedAuthentications;
+    private final Sensor reauthentications;
+    private final Sensor failedReauthentications;
+    private final Sensor reauthenticationLatency;
     private final Sensor selectWait;
     private final Sensor selectIo;
     private final AtomicInteger openConnections = new AtomicInteger();
@@ -78,6 +84,18 @@ public final class NetworkMetrics {
         connectionsClosed = countMeter("connection-close", clientGroup, "connections closed");
         authentications = countMeter("successful-authentication", clientGroup, "connections with successful authentication");
         failedAuthentications = countMeter("failed-authentication", clientGroup, "connections with failed authentication");
+        reauthentications = countMeter("successful-reauthentication", clientGroup, "successful re-authentication of connections");
+        failedReauthentications = countMeter("failed-reauthentication", clientGroup, "failed re-authentication of connections");
+        // Counted by brokers, of clients that cannot re-authenticate; a client's stays 0, as kafka-clients' does.
+        metrics.sensor("fastleader-network:successful-authentication-no-reauth").add(metrics.metricName(
+                "successful-authentication-no-reauth-total", clientGroup,
+                "The total number of connections with successful authentication where the client does not support re-authentication"),
+                new CumulativeSum());
+        reauthenticationLatency = metrics.sensor("fastleader-network:reauthentication-latency");
+        reauthenticationLatency.add(metrics.metricName("reauthentication-latency-max", clientGroup,
+                "The max latency observed due to re-authentication"), new Max());
+        reauthenticationLatency.add(metrics.metricName("reauthentication-latency-avg", clientGroup,
+                "The average latency observed due to re-authentication"), new Avg());
         metrics.addMetric(metrics.metricName("connection-count", clientGroup, "The current number of active connections."),
                 (Measurable) (config, now) -> openConnections.get());
         selectWait = metrics.sensor("fastleader-network:select-time");
@@ -206,6 +224,17 @@ public final class NetworkMetrics {
         @Override
         public void authenticationFailed() {
             failedAuthentications.record();
+        }
+
+        @Override
+        public void reauthenticated(long latencyNanos) {
+            reauthentications.record();
+            reauthenticationLatency.record(TimeUnit.NANOSECONDS.toMillis(latencyNanos));
+        }
+
+        @Override
+        public void reauthenticationFailed() {
+            failedReauthentications.record();
         }
 
         @Override

@@ -3,12 +3,8 @@ package io.fastleader.clients.network;
 import java.security.GeneralSecurityException;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-
-import javax.security.auth.login.AppConfigurationEntry;
 
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -16,11 +12,10 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.types.Password;
-import org.apache.kafka.common.security.JaasContext;
 
 /**
  * How a connection secures itself, read from the Kafka client config keys: {@code security.protocol},
- * the {@code ssl.*} keys for TLS, and {@code sasl.mechanism} with {@code sasl.jaas.config} for SASL.
+ * the {@code ssl.*} keys for TLS, the {@code sasl.*} keys for SASL.
  *
  * @param protocol                      {@code security.protocol}
  * <p>Stores are files of any type the JDK reads (JKS, PKCS12), or PEM as Kafka takes it: with
@@ -44,12 +39,12 @@ import org.apache.kafka.common.security.JaasContext;
  * @param tlsProtocol                   {@code ssl.protocol} (default TLSv1.3)
  * @param endpointIdentification        {@code ssl.endpoint.identification.algorithm}: https (default) checks
  *                                      the broker's certificate names its host; empty turns the check off
- * @param saslMechanism                 {@code sasl.mechanism}: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
- * @param saslUsername                  the {@code username} option of {@code sasl.jaas.config}
- * @param saslPassword                  the {@code password} option of {@code sasl.jaas.config}
- * @param ssl                           for TLS, what kafka-clients' {@code SslEngineFactory} is configured with
- *                                      ({@link TlsEngines}): the {@code ssl.*} keys as it parses them, the other
- *                                      keys as given; empty without TLS
+ * @param saslMechanism                 {@code sasl.mechanism} (default GSSAPI) for SASL, else null: any mechanism
+ *                                      a registered SASL client provider speaks ({@link SaslLogin})
+ * @param channelConfigs                for TLS or SASL, what kafka-clients' {@code SslEngineFactory}, login and SASL
+ *                                      callback handlers are configured with ({@link TlsEngines}, {@link SaslLogin}):
+ *                                      the {@code ssl.*} and {@code sasl.*} keys as kafka-clients parses them, the
+ *                                      other keys as given; empty for PLAINTEXT
  */
 public record SecurityConfig(Protocol protocol,
                              String truststoreLocation, String truststorePassword, String truststoreType,
@@ -57,7 +52,7 @@ public record SecurityConfig(Protocol protocol,
                              String keystoreLocation, String keystorePassword, String keystoreType,
                              String keystoreCertificateChain, String keystoreKey, String keyPassword,
                              String tlsProtocol, String endpointIdentification,
-                             String saslMechanism, String saslUsername, String saslPassword, Map<String, ?> ssl) {
+                             String saslMechanism, Map<String, ?> channelConfigs) {
 
     /** {@code security.protocol} values. */
     public enum Protocol {
@@ -77,12 +72,9 @@ public record SecurityConfig(Protocol protocol,
     /** Stands in for a secret in exception messages. */
     private static final String HIDDEN = "(hidden)";
 
-    /** The mechanisms we authenticate with. */
-    public static final Set<String> SASL_MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
-
     /** No TLS, no SASL. */
     public static final SecurityConfig PLAINTEXT = new SecurityConfig(Protocol.PLAINTEXT,
-        null, null, "JKS", null, null, null, "JKS", null, null, null, "TLSv1.3", "https", null, null, null, Map.of());
+        null, null, "JKS", null, null, null, "JKS", null, null, null, "TLSv1.3", "https", null, Map.of());
 
     /** The store type Kafka reads as PEM text. */
     public static final String PEM = "PEM";
@@ -94,27 +86,7 @@ public record SecurityConfig(Protocol protocol,
      */
     public static SecurityConfig fromKafkaConfigs(Map<String, ?> configs) {
         Protocol protocol = protocol(string(configs, "security.protocol", "PLAINTEXT"));
-        String mechanism = null;
-        String username = null;
-        String password = null;
-        if (protocol.usesSasl()) {
-            mechanism = string(configs, SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM);
-            if (!SASL_MECHANISMS.contains(mechanism)) {
-                throw new ConfigException(SaslConfigs.SASL_MECHANISM, mechanism, "supported mechanisms are " + SASL_MECHANISMS);
-            }
-            String jaas = string(configs, SaslConfigs.SASL_JAAS_CONFIG, null);
-            if (jaas == null) {
-                throw new ConfigException(SaslConfigs.SASL_JAAS_CONFIG, null, "required for " + protocol + " with " + mechanism);
-            }
-            Map<String, Object> jaasConfig = new HashMap<>();
-            jaasConfig.put(SaslConfigs.SASL_JAAS_CONFIG, new Password(jaas));
-            List<AppConfigurationEntry> entries = JaasContext.loadClientContext(jaasConfig).configurationEntries();
-            username = JaasContext.configEntryOption(entries, "username", null);
-            password = JaasContext.configEntryOption(entries, "password", null);
-            if (username == null || password == null) {
-                throw new ConfigException(SaslConfigs.SASL_JAAS_CONFIG, HIDDEN, "needs username and password options for " + mechanism);
-            }
-        }
+        String mechanism = protocol.usesSasl() ? string(configs, SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM) : null;
         SecurityConfig security = new SecurityConfig(protocol,
             string(configs, SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, null),
             string(configs, SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, null),
@@ -129,7 +101,7 @@ public record SecurityConfig(Protocol protocol,
             string(configs, SslConfigs.SSL_PROTOCOL_CONFIG, SslConfigs.DEFAULT_SSL_PROTOCOL),
             string(configs, SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG,
                 SslConfigs.DEFAULT_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM),
-            mechanism, username, password, protocol.usesTls() ? sslConfigs(configs) : Map.of());
+            mechanism, protocol == Protocol.PLAINTEXT ? Map.of() : channelConfigs(configs));
         // As in Kafka, the ssl.* keys matter only when the connection is TLS.
         if (protocol.usesTls()) {
             security.checkTruststore();
@@ -139,13 +111,14 @@ public record SecurityConfig(Protocol protocol,
     }
 
     /**
-     * What kafka-clients configures its {@code SslEngineFactory} with: the {@code ssl.*} keys parsed as
-     * it parses a client's, defaults included, beside every other key as given (an engine factory may
-     * read keys of its own, as Spring Boot's reads its SSL bundle).
+     * What kafka-clients configures its channel's security with: the {@code ssl.*} and {@code sasl.*}
+     * keys parsed as it parses a client's, defaults included, beside every other key as given (an
+     * engine factory, a login or a callback handler may read keys of its own, as Spring Boot's engine
+     * factory reads its SSL bundle).
      */
-    private static Map<String, ?> sslConfigs(Map<String, ?> configs) {
+    private static Map<String, ?> channelConfigs(Map<String, ?> configs) {
         Map<String, Object> all = new HashMap<>(configs);
-        all.putAll(new AbstractConfig(new ConfigDef().withClientSslSupport(), configs, false).values());
+        all.putAll(new AbstractConfig(new ConfigDef().withClientSslSupport().withClientSaslSupport(), configs, false).values());
         return Collections.unmodifiableMap(all);
     }
 
@@ -229,7 +202,6 @@ public record SecurityConfig(Protocol protocol,
     @Override
     public String toString() {
         return "SecurityConfig[protocol=" + protocol + ", truststore=" + truststoreLocation + ", keystore=" + keystoreLocation
-            + ", endpointIdentification=" + endpointIdentification + ", saslMechanism=" + saslMechanism
-            + ", saslUsername=" + saslUsername + "]";
+            + ", endpointIdentification=" + endpointIdentification + ", saslMechanism=" + saslMechanism + "]";
     }
 }

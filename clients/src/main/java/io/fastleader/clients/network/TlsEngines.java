@@ -32,7 +32,7 @@ final class TlsEngines implements AutoCloseable {
      *                        trust store that cannot be read, say), as kafka-clients' clients fail
      */
     static TlsEngines of(SecurityConfig security) {
-        Class<?> type = (Class<?>) security.ssl().get(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
+        Class<?> type = (Class<?>) security.channelConfigs().get(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
         SslEngineFactory factory;
         if (type == null) {
             factory = new DefaultSslEngineFactory();
@@ -45,7 +45,7 @@ final class TlsEngines implements AutoCloseable {
                 throw new KafkaException("Could not instantiate class " + type.getName(), e);
             }
         }
-        factory.configure(security.ssl());
+        factory.configure(security.channelConfigs());
         return new TlsEngines(factory, security.endpointIdentification());
     }
 

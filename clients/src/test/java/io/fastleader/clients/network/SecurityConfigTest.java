@@ -42,14 +42,24 @@ class SecurityConfigTest {
     }
 
     @Test
-    void readsSaslCredentialsFromTheJaasConfig() {
+    void readsTheSaslKeysAsKafkaClientsParsesThem() {
         SecurityConfig security = SecurityConfig.fromKafkaConfigs(Map.of(
-            "security.protocol", "sasl_ssl", "sasl.mechanism", "SCRAM-SHA-512", "sasl.jaas.config", new Password(SCRAM_JAAS)));
+            "security.protocol", "sasl_ssl", "sasl.mechanism", "SCRAM-SHA-512", "sasl.jaas.config", SCRAM_JAAS,
+            "sasl.login.refresh.window.factor", "0.9", "custom.login.key", "kept"));
 
         assertThat(security.protocol()).isEqualTo(Protocol.SASL_SSL);
-        assertThat(security.saslUsername()).isEqualTo("alice");
-        assertThat(security.saslPassword()).isEqualTo("s3cret");
+        assertThat(security.saslMechanism()).isEqualTo("SCRAM-SHA-512");
+        assertThat(security.channelConfigs().get("sasl.jaas.config")).isEqualTo(new Password(SCRAM_JAAS));
+        assertThat(security.channelConfigs().get("sasl.login.refresh.window.factor")).isEqualTo(0.9);
+        assertThat(security.channelConfigs().get("custom.login.key")).isEqualTo("kept");
         assertThat(security.toString()).doesNotContain("s3cret");
+    }
+
+    @Test
+    void takesKafkasDefaultMechanism() {
+        SecurityConfig security = SecurityConfig.fromKafkaConfigs(Map.of("security.protocol", "SASL_PLAINTEXT"));
+
+        assertThat(security.saslMechanism()).isEqualTo("GSSAPI");
     }
 
     @Test
@@ -59,15 +69,6 @@ class SecurityConfigTest {
             .hasMessageContaining("security.protocol")
             .hasMessageContaining("TLS")
             .hasMessageContaining("PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL");
-    }
-
-    @Test
-    void refusesAMechanismWeDoNotSpeak() {
-        assertThatThrownBy(() -> SecurityConfig.fromKafkaConfigs(Map.of(
-            "security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "GSSAPI", "sasl.jaas.config", SCRAM_JAAS)))
-            .isInstanceOf(ConfigException.class)
-            .hasMessageContaining("sasl.mechanism")
-            .hasMessageContaining("GSSAPI");
     }
 
     @Test
@@ -169,12 +170,5 @@ class SecurityConfigTest {
         configs.put("ssl.keystore.type", "JKS");
 
         assertThat(SecurityConfig.fromKafkaConfigs(configs).protocol()).isEqualTo(Protocol.PLAINTEXT);
-    }
-
-    @Test
-    void refusesSaslWithoutAJaasConfig() {
-        assertThatThrownBy(() -> SecurityConfig.fromKafkaConfigs(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN")))
-            .isInstanceOf(ConfigException.class)
-            .hasMessageContaining("sasl.jaas.config");
     }
 }

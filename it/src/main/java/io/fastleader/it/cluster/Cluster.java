@@ -37,7 +37,7 @@ public @interface Cluster {
     /** {@code security.protocol} of the client listener. */
     String securityProtocol() default "PLAINTEXT";
 
-    /** SASL mechanism for the SASL protocols: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512. */
+    /** SASL mechanism for the SASL protocols: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER (unsecured tokens). */
     String saslMechanism() default "";
 
     /** The SASL user the cluster creates and {@link KafkaTestCluster#clientConfig()} logs in as. */

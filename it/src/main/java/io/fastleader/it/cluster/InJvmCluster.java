@@ -33,6 +33,9 @@ import org.testcontainers.DockerClientFactory;
  */
 final class InJvmCluster implements KafkaTestCluster {
 
+    /** The option of Kafka's unsecured OAUTHBEARER login that names the token's subject. */
+    private static final String UNSECURED_SUBJECT = "unsecuredLoginStringClaim_sub";
+
     private final ClusterSpec spec;
     private final KafkaCluster cluster;
     private final NetworkRelays relays;
@@ -91,7 +94,11 @@ final class InJvmCluster implements KafkaTestCluster {
         if (security.protocol().endsWith("SSL")) {
             builder.brokerKeytoolCertificateGenerator(certificates());
         }
-        if (security.saslMechanism() != null) {
+        if (security.isOAuthBearer()) {
+            // The broker logs in on the listener too; its default validator takes any unsecured token.
+            builder.saslMechanism(security.saslMechanism()).jaasServerOption(UNSECURED_SUBJECT, "broker")
+                .jaasClientOption(UNSECURED_SUBJECT, security.username());
+        } else if (security.saslMechanism() != null) {
             builder.saslMechanism(security.saslMechanism()).user(security.username(), security.password());
         }
         return builder.build();

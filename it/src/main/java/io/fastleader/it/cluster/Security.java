@@ -7,14 +7,18 @@ import java.util.Set;
  * The security of the cluster's client listener.
  *
  * @param protocol      {@code security.protocol}: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
- * @param saslMechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 for the SASL protocols, else null
- * @param username      the SASL user the cluster creates and the client config logs in as
- * @param password      that user's password
+ * @param saslMechanism PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER for the SASL protocols, else null
+ * @param username      the SASL user the cluster creates and the client config logs in as; for OAUTHBEARER the
+ *                      subject of the unsecured token the client makes itself (the broker's default validator
+ *                      takes it)
+ * @param password      that user's password; unused by OAUTHBEARER
  */
 public record Security(String protocol, String saslMechanism, String username, String password) {
 
     private static final Set<String> PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
-    private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", Security.OAUTHBEARER);
+    /** The mechanism whose unsecured tokens the broker takes by default. */
+    public static final String OAUTHBEARER = "OAUTHBEARER";
 
     public Security {
         if (!PROTOCOLS.contains(protocol)) {
@@ -49,6 +53,11 @@ public record Security(String protocol, String saslMechanism, String username, S
     /** SASL over TLS, with one user. */
     public static Security saslSsl(String mechanism, String username, String password) {
         return new Security("SASL_SSL", mechanism, username, password);
+    }
+
+    /** Whether the client logs in with an unsecured OAUTHBEARER token. */
+    public boolean isOAuthBearer() {
+        return OAUTHBEARER.equals(saslMechanism);
     }
 
     /** Whether this is plain PLAINTEXT. */

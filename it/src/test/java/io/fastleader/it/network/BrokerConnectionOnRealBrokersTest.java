@@ -191,13 +191,20 @@ class BrokerConnectionOnRealBrokersTest {
         ConnectionConfig config = CONFIG.withSecurity(SecurityConfig.fromKafkaConfigs(wrong));
         assertThatThrownBy(() -> BrokerConnection.open(cluster.firstBootstrapAddress(), config))
             .isInstanceOf(SaslAuthenticationException.class)
-            .hasMessageContaining("SCRAM-SHA-256 authentication of fastleader failed");
+            .hasMessage("Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256");
     }
 
     @Test
     @Order(8)
     void authenticatesWithScramSha512OverTls(@Cluster(brokers = 1, execution = Execution.IN_JVM,
         securityProtocol = "SASL_SSL", saslMechanism = "SCRAM-SHA-512") KafkaTestCluster cluster) throws Exception {
+        assertMetadataRoundTrip(cluster);
+    }
+
+    @Test
+    @Order(9)
+    void authenticatesWithAnUnsecuredOAuthBearerToken(@Cluster(brokers = 1, execution = Execution.IN_JVM,
+        securityProtocol = "SASL_PLAINTEXT", saslMechanism = "OAUTHBEARER") KafkaTestCluster cluster) throws Exception {
         assertMetadataRoundTrip(cluster);
     }
 

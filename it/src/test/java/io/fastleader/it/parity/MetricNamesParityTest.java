@@ -54,20 +54,12 @@ class MetricNamesParityTest {
     private static final String CONSUMED_TOPIC = "parity-" + Flavour.KAFKA.name().toLowerCase();
     private static final TopicPartition CONSUMED = new TopicPartition(CONSUMED_TOPIC, 0);
 
-    private static final String NO_REAUTHENTICATION = "connections authenticate once: no re-authentication (KIP-368)";
     private static final String NO_TWO_PHASE_COMMIT = "no prepareTransaction: two-phase commit (KIP-939) is not supported";
     private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
             + "under the consumer group protocol; fastleader's consumer has no such queues";
 
     /** Kafka's metric names fastleader does not report, and why. */
     static final Map<String, String> NOT_REPORTED = Map.ofEntries(
-            entry("successful-reauthentication-rate", NO_REAUTHENTICATION),
-            entry("successful-reauthentication-total", NO_REAUTHENTICATION),
-            entry("failed-reauthentication-rate", NO_REAUTHENTICATION),
-            entry("failed-reauthentication-total", NO_REAUTHENTICATION),
-            entry("reauthentication-latency-avg", NO_REAUTHENTICATION),
-            entry("reauthentication-latency-max", NO_REAUTHENTICATION),
-            entry("successful-authentication-no-reauth-total", NO_REAUTHENTICATION),
             entry("txn-prepare-time-ns-total", NO_TWO_PHASE_COMMIT),
             entry("application-event-queue-processing-time-avg", NO_EVENT_QUEUES),
             entry("application-event-queue-processing-time-max", NO_EVENT_QUEUES),

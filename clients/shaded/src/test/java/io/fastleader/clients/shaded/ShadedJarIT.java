@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the fastleader-clients jar holds and what it takes from the application's kafka-clients:
  * its own classes and relocated internals only, and of kafka-clients nothing but the public API
- * (and three internals on purpose). A reference to another kafka-clients internal means the
+ * (and the internals it takes on purpose). A reference to another kafka-clients internal means the
  * shade plugin's list in the pom lacks a class: the internals on the application's classpath would
  * matter again.
  */
@@ -33,6 +33,7 @@ class ShadedJarIT {
         "org/apache/kafka/common/metrics/",
         "org/apache/kafka/common/metrics/stats/",
         "org/apache/kafka/common/security/auth/",
+        "org/apache/kafka/common/security/oauthbearer/",
         "org/apache/kafka/common/security/scram/",
         "org/apache/kafka/common/serialization/");
 
@@ -44,8 +45,9 @@ class ShadedJarIT {
 
     /**
      * Internals taken from the application on purpose, each through members every release 3.7 to
-     * 4.4 has (the link check proves it): SASL logs in with the application's JAAS parsing and SCRAM
-     * mechanism (DESIGN.md: kafka-clients is used for its SASL mechanisms), TLS engines come from its
+     * 4.4 has (the link check proves it): SASL logs in with the application's JAAS parsing, login
+     * manager, default logins and default callback handlers, as its channel builder picks them
+     * (DESIGN.md: kafka-clients is used for its SASL mechanisms), TLS engines come from its
      * default {@code SslEngineFactory} unless the application names its own, and
      * {@code bootstrap.servers} is parsed as the application's release parses it, with its DNS
      * lookup and its {@code ConfigException} messages.
@@ -53,7 +55,13 @@ class ShadedJarIT {
     private static final List<String> DELIBERATE_INTERNALS = List.of(
         "org/apache/kafka/clients/ClientUtils",
         "org/apache/kafka/common/security/JaasContext",
-        "org/apache/kafka/common/security/scram/internals/ScramSaslClientProvider",
+        "org/apache/kafka/common/security/authenticator/DefaultLogin",
+        "org/apache/kafka/common/security/authenticator/LoginManager",
+        "org/apache/kafka/common/security/authenticator/SaslClientCallbackHandler",
+        "org/apache/kafka/common/security/kerberos/KerberosClientCallbackHandler",
+        "org/apache/kafka/common/security/kerberos/KerberosLogin",
+        "org/apache/kafka/common/security/oauthbearer/internals/OAuthBearerRefreshingLogin",
+        "org/apache/kafka/common/security/oauthbearer/internals/OAuthBearerSaslClientCallbackHandler",
         "org/apache/kafka/common/security/ssl/DefaultSslEngineFactory");
 
     private static LinkCheck jar;
