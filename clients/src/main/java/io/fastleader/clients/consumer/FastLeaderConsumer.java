@@ -144,7 +144,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.queries = new ClusterQueries(calls, offsetLookup, metadata, subscriptions, settings.isolationLevel());
             RecordDecoding<K, V> decoding = new RecordDecoding<>(keys, values, settings.isolationLevel(), settings.checkCrcs());
             PendingErrors errors = new PendingErrors();
-            metadata.onAuthenticationFailure(refused -> stateOwner.execute(() -> errors.add(refused)));
+            metadata.onMetadataError(error -> stateOwner.execute(() -> errors.add(error)));
             PollThread thread = new PollThread(settings, consumerMetrics, stateOwner, clockMs, errors);
             Fetcher<K, V> fetcher = new Fetcher<>(pool, metadata, subscriptions, decoding, retryBackoff, thread);
             PositionResolver positions = new PositionResolver(pool, metadata, subscriptions, offsetLookup, consumerGroup, retryBackoff,

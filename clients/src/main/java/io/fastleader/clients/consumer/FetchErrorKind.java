@@ -1,5 +1,10 @@
 package io.fastleader.clients.consumer;
 
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+
 import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.protocol.ErrorCode;
 
@@ -33,5 +38,16 @@ enum FetchErrorKind {
         }
         // An unknown server error is as likely to pass as a retriable one.
         return error == ErrorCode.UNKNOWN_SERVER_ERROR || error.isRetriable() ? RETRY_LATER : FATAL;
+    }
+
+    /**
+     * What a poll raises for a partition's {@link #FATAL} {@code error}: a topic authorization failure
+     * names the topic, as KafkaConsumer's does; any other says which partition failed.
+     */
+    static RuntimeException exception(ErrorCode error, TopicPartition partition) {
+        if (error == ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
+            return new TopicAuthorizationException(Set.of(partition.topic()));
+        }
+        return error.exception("Fetching " + partition + " failed: " + error.message());
     }
 }

@@ -261,7 +261,7 @@ final class Fetcher<K, V> {
                     }
                     case RETRY_LATER -> refuse(asked, Refusal.NONE, nowMs);
                     case OFFSET_OUT_OF_RANGE -> errors.capture(() -> asked.state().outOfRange(asked.fetchOffset(), settings.resetStrategy()));
-                    case FATAL -> errors.add(error.exception("Fetching " + partition + " failed: " + error.message()));
+                    case FATAL -> errors.add(FetchErrorKind.exception(error, partition));
                 }
             }
         }

@@ -30,7 +30,9 @@ import org.apache.kafka.common.ClusterResourceListener;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
@@ -102,8 +104,8 @@ public final class ClusterMetadata implements AutoCloseable {
     /** The plugins told of the cluster id, and the id they were last told; both guarded by {@code lock}. */
     private final List<ClusterResourceListener> clusterResourceListeners = new ArrayList<>();
     private String clusterId;
-    /** Told of each Metadata request a broker refused to authenticate ({@link #onAuthenticationFailure}). */
-    private final List<Consumer<AuthenticationException>> authenticationFailureListeners = new CopyOnWriteArrayList<>();
+    /** Told of what a Metadata request met that kafka-clients raises to its consumer ({@link #onMetadataError}). */
+    private final List<Consumer<KafkaException>> errorListeners = new CopyOnWriteArrayList<>();
 
     /** Metadata for a client whose brokers are first reached through {@code bootstrapServers}. */
     public ClusterMetadata(MetadataConfig config, ConnectionPool pool, List<InetSocketAddress> bootstrapServers,
@@ -454,15 +456,38 @@ public final class ClusterMetadata implements AutoCloseable {
             topicWaiters.clear();
         }
         waits.forEach(wait -> wait.completeExceptionally(refused));
-        authenticationFailureListeners.forEach(listener -> listener.accept(refused));
+        errorListeners.forEach(listener -> listener.accept(refused));
     }
 
     /**
-     * Tells {@code listener}, on the metadata thread, of each Metadata request a broker refused to
-     * authenticate: a consumer raises it from its next {@code poll}, as {@code KafkaConsumer} does.
+     * Tells {@code listener}, on the metadata thread, of what kafka-clients' {@code Metadata} raises
+     * to the application's next call: a broker's refusal to authenticate the client, topics in use
+     * the client may not describe ({@link TopicAuthorizationException} naming them) or whose names
+     * are invalid. A consumer raises each from its next {@code poll}, as {@code KafkaConsumer} does.
      */
-    public void onAuthenticationFailure(Consumer<AuthenticationException> listener) {
-        authenticationFailureListeners.add(listener);
+    public void onMetadataError(Consumer<KafkaException> listener) {
+        errorListeners.add(listener);
+    }
+
+    /** The topics of {@code response} refused for authorization, and those with invalid names, each raised as one exception. */
+    private static List<KafkaException> topicErrors(MetadataResponseData response) {
+        Set<String> unauthorized = new TreeSet<>();
+        Set<String> invalid = new TreeSet<>();
+        for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+            if (topic.errorCode() == ErrorCode.TOPIC_AUTHORIZATION_FAILED.code()) {
+                unauthorized.add(topic.name());
+            } else if (topic.errorCode() == ErrorCode.INVALID_TOPIC_EXCEPTION.code()) {
+                invalid.add(topic.name());
+            }
+        }
+        List<KafkaException> errors = new ArrayList<>();
+        if (!unauthorized.isEmpty()) {
+            errors.add(new TopicAuthorizationException(unauthorized));
+        }
+        if (!invalid.isEmpty()) {
+            errors.add(new InvalidTopicException(invalid));
+        }
+        return errors;
     }
 
     private static Throwable topLevelError(MetadataResponseData response) {
@@ -478,6 +503,10 @@ public final class ClusterMetadata implements AutoCloseable {
         synchronized (lock) {
             schedule.succeeded(clockMs.getAsLong());
             settleWaitersLocked(response, completions);
+            if (!errorListeners.isEmpty()) {
+                List<KafkaException> errors = topicErrors(response);
+                errors.forEach(error -> completions.add(() -> errorListeners.forEach(listener -> listener.accept(error))));
+            }
             if (response.clusterId() != null && !response.clusterId().equals(clusterId)) {
                 clusterId = response.clusterId();
                 List<ClusterResourceListener> told = List.copyOf(clusterResourceListeners);
@@ -529,7 +558,7 @@ public final class ClusterMetadata implements AutoCloseable {
                     completions.add(() -> wait.done().complete(null));
                     waits.remove();
                 } else if (answered && error != ErrorCode.NONE && !error.isRetriable()) {
-                    completions.add(() -> wait.done().completeExceptionally(error.exception()));
+                    completions.add(() -> wait.done().completeExceptionally(topicFailure(topic, error)));
                     waits.remove();
                 }
             }
@@ -539,6 +568,15 @@ public final class ClusterMetadata implements AutoCloseable {
                 schedule.refreshNow(RefreshCause.NEW_TOPIC, Set.of(topic));
             }
         }
+    }
+
+    /** Why a topic's metadata cannot be had, as kafka-clients' {@code Metadata} says it: authorization and invalid names name the topic. */
+    private static RuntimeException topicFailure(String topic, ErrorCode error) {
+        return switch (error) {
+            case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(Set.of(topic));
+            case INVALID_TOPIC_EXCEPTION -> new InvalidTopicException(Set.of(topic));
+            default -> error.exception();
+        };
     }
 
     private void rearmLocked(long dueMs, long nowMs) {

@@ -1,5 +1,11 @@
 package io.fastleader.clients.producer;
 
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+
 import io.fastleader.clients.metadata.LeaderMoves;
 import io.fastleader.protocol.ErrorCode;
 
@@ -57,5 +63,18 @@ public enum ProduceErrorKind {
             return LEADER_MOVED;
         }
         return error.isRetriable() ? RETRIABLE : FATAL;
+    }
+
+    /**
+     * The exception a batch of {@code partition} fails with for {@code error}, as KafkaProducer's
+     * sender makes it: a topic authorization failure names the topic, a cluster authorization failure
+     * says the producer may not write idempotently, any other carries the broker's message.
+     */
+    public static RuntimeException exception(ErrorCode error, TopicPartition partition, String brokerMessage) {
+        return switch (error) {
+            case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(Set.of(partition.topic()));
+            case CLUSTER_AUTHORIZATION_FAILED -> new ClusterAuthorizationException("The producer is not authorized to do idempotent sends");
+            default -> error.exception(brokerMessage);
+        };
     }
 }

@@ -630,7 +630,7 @@ public final class Sender {
                 continue;
             }
             ErrorCode code = ErrorCode.forCode(answer.errorCode());
-            RuntimeException cause = code.exception(answer.errorMessage());
+            RuntimeException cause = ProduceErrorKind.exception(code, batch.topicPartition(), answer.errorMessage());
             batch.timeline().answered(code.name(), nowMs);
             switch (ProduceErrorKind.of(code)) {
                 case WRITTEN -> {

@@ -2,6 +2,8 @@ package io.fastleader.clients.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -42,5 +44,13 @@ class FetchErrorKindTest {
         assertThat(FetchErrorKind.of(ErrorCode.THROTTLING_QUOTA_EXCEEDED)).isEqualTo(FetchErrorKind.RETRY_LATER);
         assertThat(FetchErrorKind.of(ErrorCode.TOPIC_AUTHORIZATION_FAILED)).isEqualTo(FetchErrorKind.FATAL);
         assertThat(FetchErrorKind.of(ErrorCode.OFFSET_OUT_OF_RANGE)).isEqualTo(FetchErrorKind.OFFSET_OUT_OF_RANGE);
+    }
+
+    @Test
+    void testATopicAuthorizationFailureNamesTheTopicAsKafkaConsumerDoes() {
+        RuntimeException failure = FetchErrorKind.exception(ErrorCode.TOPIC_AUTHORIZATION_FAILED, new TopicPartition("orders", 3));
+
+        assertThat(failure).isInstanceOf(TopicAuthorizationException.class).hasMessage("Not authorized to access topics: [orders]");
+        assertThat(((TopicAuthorizationException) failure).unauthorizedTopics()).containsExactly("orders");
     }
 }

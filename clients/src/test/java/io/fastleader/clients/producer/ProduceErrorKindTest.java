@@ -2,6 +2,10 @@ package io.fastleader.clients.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -33,5 +37,19 @@ class ProduceErrorKindTest {
     })
     void testClassifiesEachErrorOnce(ErrorCode error, ProduceErrorKind kind) {
         assertThat(ProduceErrorKind.of(error)).isEqualTo(kind);
+    }
+
+    @Test
+    void testATopicAuthorizationFailureNamesTheBatchsTopicAsKafkaProducerDoes() {
+        RuntimeException failure = ProduceErrorKind.exception(ErrorCode.TOPIC_AUTHORIZATION_FAILED, new TopicPartition("orders", 3), null);
+
+        assertThat(failure).isInstanceOf(TopicAuthorizationException.class).hasMessage("Not authorized to access topics: [orders]");
+        assertThat(((TopicAuthorizationException) failure).unauthorizedTopics()).containsExactly("orders");
+    }
+
+    @Test
+    void testAnyOtherFatalErrorCarriesTheBrokersMessage() {
+        assertThat(ProduceErrorKind.exception(ErrorCode.INVALID_RECORD, new TopicPartition("orders", 3), "record 2 has no key"))
+            .isInstanceOf(InvalidRecordException.class).hasMessage("record 2 has no key");
     }
 }
