@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -25,6 +26,8 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.security.token.delegation.DelegationToken;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,38 +40,70 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 
 /**
  * Authentication through {@code KafkaProducer}/{@code KafkaConsumer} and fastleader's clients alike,
- * on real brokers: a mechanism that needs kafka-clients' own login (OAUTHBEARER) works unchanged, a
- * refused password is reported by {@code send}, {@code poll} and {@code partitionsFor} with
- * kafka-clients' exception rather than waited out, and a session of a few seconds is renewed on the
- * open connections (KIP-368) with nothing lost.
+ * on real brokers: a mechanism that needs kafka-clients' own login (OAUTHBEARER) and a delegation
+ * token (a SCRAM extension) work unchanged, a refused password is reported by {@code send},
+ * {@code poll} and {@code partitionsFor} with kafka-clients' exception rather than waited out, and a
+ * session of a few seconds is renewed on the open connections (KIP-368) with nothing lost.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class AuthenticationParityTest {
 
-    private static final String TOPIC = "authenticated";
     /** Far longer than a refused login takes to be reported: a client that waits it out fails the assertions on the exception. */
     private static final int WAIT_MS = 30_000;
     /** The broker's session lifetime ({@code connections.max.reauth.ms}): clients re-authenticate every 4.25 to 4.75 s. */
     private static final String SESSION_MS = "5000";
     private static final int RENEWALS = 2;
     private static final String REAUTHENTICATIONS = "successful-reauthentication-total";
-    private static final String WRONG_PASSWORD_JAAS =
-        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"fastleader\" password=\"wrong\";";
+    /** A topic the wrong password never reaches. */
+    private static final String TOPIC = "never-reached";
+    private static final String SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"%s\" password=\"%s\"%s;";
+
+    /** SCRAM-SHA-512 with sessions of {@link #SESSION_MS}, and delegation tokens. */
+    private static KafkaTestCluster scram;
+
+    @BeforeAll
+    static void startScramCluster(@Cluster(brokers = 1, execution = Execution.IN_JVM, securityProtocol = "SASL_PLAINTEXT",
+        saslMechanism = "SCRAM-SHA-512", brokerConfig = {"connections.max.reauth.ms=" + SESSION_MS,
+            "delegation.token.secret.key=fastleader-token-secret"}) KafkaTestCluster started) {
+        scram = started;
+    }
 
     @Test
     void anOAuthBearerLoginProducesAndConsumesAsKafkaClientsDoes(@Cluster(brokers = 1, execution = Execution.IN_JVM,
         securityProtocol = "SASL_PLAINTEXT", saslMechanism = "OAUTHBEARER") KafkaTestCluster cluster) throws Exception {
-        new Disturbances(cluster).createTopic(new NewTopic(TOPIC, 1, (short) 1));
+        assertEachReadsWhatBothWrote(cluster, cluster.clientConfig(), "oauth");
+    }
+
+    @Test
+    void aDelegationTokenMadeThroughAdminLogsInAsKafkaClientsDoes() throws Exception {
+        DelegationToken token;
+        try (Admin admin = Admin.create(scram.clientConfig())) {
+            token = admin.createDelegationToken().delegationToken().get(WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+        Map<String, Object> config = new HashMap<>(scram.clientConfig());
+        config.put(SaslConfigs.SASL_JAAS_CONFIG, String.format(SCRAM_JAAS, token.tokenInfo().tokenId(), token.hmacAsBase64String(),
+            " tokenauth=\"true\""));
+
+        assertEachReadsWhatBothWrote(scram, config, "by-token");
+    }
+
+    /**
+     * Each flavour's producer, built from {@code config}, writes one record to a new topic; then each
+     * flavour's consumer, built from it too, must read both.
+     */
+    private static void assertEachReadsWhatBothWrote(KafkaTestCluster cluster, Map<String, Object> clientConfig, String topic)
+            throws Exception {
+        new Disturbances(cluster).createTopic(new NewTopic(topic, 1, (short) 1));
         Map<Flavour, String> read = new EnumMap<>(Flavour.class);
         for (Flavour flavour : Flavour.values()) {
-            try (Producer<String, String> producer = flavour.producer(cluster.clientConfig())) {
-                producer.send(new ProducerRecord<>(TOPIC, flavour.name(), "by " + flavour)).get(WAIT_MS, TimeUnit.MILLISECONDS);
+            try (Producer<String, String> producer = flavour.producer(clientConfig)) {
+                producer.send(new ProducerRecord<>(topic, flavour.name(), "by " + flavour)).get(WAIT_MS, TimeUnit.MILLISECONDS);
             }
         }
-        TopicPartition partition = new TopicPartition(TOPIC, 0);
+        TopicPartition partition = new TopicPartition(topic, 0);
         for (Flavour flavour : Flavour.values()) {
-            Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+            Map<String, Object> config = new HashMap<>(clientConfig);
             config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             try (Consumer<String, String> consumer = flavour.consumer(config)) {
                 consumer.assign(List.of(partition));
@@ -87,10 +122,9 @@ class AuthenticationParityTest {
     }
 
     @Test
-    void aWrongPasswordFailsSendPollAndPartitionsForAsKafkaClientsDo(@Cluster(brokers = 1, execution = Execution.IN_JVM,
-        securityProtocol = "SASL_PLAINTEXT", saslMechanism = "SCRAM-SHA-512") KafkaTestCluster cluster) {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.put(SaslConfigs.SASL_JAAS_CONFIG, WRONG_PASSWORD_JAAS);
+    void aWrongPasswordFailsSendPollAndPartitionsForAsKafkaClientsDo() {
+        Map<String, Object> config = new HashMap<>(scram.clientConfig());
+        config.put(SaslConfigs.SASL_JAAS_CONFIG, String.format(SCRAM_JAAS, "fastleader", "wrong", ""));
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, WAIT_MS);
         config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, WAIT_MS);
         Map<Flavour, List<Class<?>>> failures = new EnumMap<>(Flavour.class);
@@ -118,15 +152,13 @@ class AuthenticationParityTest {
     }
 
     @Test
-    void aSessionOfAFewSecondsIsRenewedOnTheOpenConnectionsWithNothingLost(@Cluster(brokers = 1, execution = Execution.IN_JVM,
-        securityProtocol = "SASL_PLAINTEXT", saslMechanism = "SCRAM-SHA-512", brokerConfig = "connections.max.reauth.ms=" + SESSION_MS)
-        KafkaTestCluster cluster) {
-        Disturbances disturbances = new Disturbances(cluster);
+    void aSessionOfAFewSecondsIsRenewedOnTheOpenConnectionsWithNothingLost() {
+        Disturbances disturbances = new Disturbances(scram);
         Map<Flavour, Callable<Renewals>> workloads = new EnumMap<>(Flavour.class);
         for (Flavour flavour : Flavour.values()) {
             String topic = "renewed-" + flavour.name().toLowerCase(Locale.ROOT);
             disturbances.createTopic(new NewTopic(topic, 1, (short) 1));
-            workloads.put(flavour, () -> produceAndConsumeThroughRenewals(cluster, flavour, topic));
+            workloads.put(flavour, () -> produceAndConsumeThroughRenewals(scram, flavour, topic));
         }
 
         Map<Flavour, Renewals> renewals = SideBySide.atOnce("client", workloads);
