@@ -6,6 +6,7 @@ import java.security.GeneralSecurityException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
@@ -159,9 +160,11 @@ final class InJvmCluster implements KafkaTestCluster {
     @Override
     public Map<String, Object> clientConfig() {
         Security security = spec.security();
-        return security.saslMechanism() == null
+        Map<String, Object> configs = new HashMap<>(security.saslMechanism() == null
             ? cluster.getKafkaClientConfiguration()
-            : cluster.getKafkaClientConfiguration(security.username(), security.password());
+            : cluster.getKafkaClientConfiguration(security.username(), security.password()));
+        configs.putAll(security.clientConfigs());
+        return configs;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.fastleader.it.cluster;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -82,6 +83,6 @@ public final class KafkaClusterExtension implements ParameterResolver, Execution
     private static Security security(Cluster cluster) {
         String mechanism = cluster.saslMechanism().isEmpty() ? null : cluster.saslMechanism();
         boolean sasl = cluster.securityProtocol().startsWith("SASL_");
-        return new Security(cluster.securityProtocol(), mechanism, sasl ? cluster.username() : null, sasl ? cluster.password() : null);
+        return new Security(cluster.securityProtocol(), mechanism, sasl ? cluster.username() : null, sasl ? cluster.password() : null, Map.of());
     }
 }

@@ -1,5 +1,7 @@
 package io.fastleader.it.cluster;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -10,10 +12,12 @@ import java.util.Set;
  * @param saslMechanism PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER for the SASL protocols, else null
  * @param username      the SASL user the cluster creates and the client config logs in as; for OAUTHBEARER the
  *                      subject of the unsecured token the client makes itself (the broker's default validator
- *                      takes it)
+ *                      takes it) unless {@code clientConfigs} log in otherwise
  * @param password      that user's password; unused by OAUTHBEARER
+ * @param clientConfigs client settings on top of those the cluster gives its clients (its own admin's
+ *                      included): the login a broker's validator needs, say ({@link #withClientConfig})
  */
-public record Security(String protocol, String saslMechanism, String username, String password) {
+public record Security(String protocol, String saslMechanism, String username, String password, Map<String, Object> clientConfigs) {
 
     private static final Set<String> PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", Security.OAUTHBEARER);
@@ -21,6 +25,7 @@ public record Security(String protocol, String saslMechanism, String username, S
     public static final String OAUTHBEARER = "OAUTHBEARER";
 
     public Security {
+        clientConfigs = Map.copyOf(clientConfigs);
         if (!PROTOCOLS.contains(protocol)) {
             throw new IllegalArgumentException("unknown security protocol " + protocol + "; expected one of " + PROTOCOLS);
         }
@@ -37,22 +42,29 @@ public record Security(String protocol, String saslMechanism, String username, S
 
     /** No TLS, no authentication. */
     public static Security plaintext() {
-        return new Security("PLAINTEXT", null, null, null);
+        return new Security("PLAINTEXT", null, null, null, Map.of());
     }
 
     /** TLS with a certificate made for the test run. */
     public static Security ssl() {
-        return new Security("SSL", null, null, null);
+        return new Security("SSL", null, null, null, Map.of());
     }
 
     /** SASL without TLS, with one user. */
     public static Security saslPlaintext(String mechanism, String username, String password) {
-        return new Security("SASL_PLAINTEXT", mechanism, username, password);
+        return new Security("SASL_PLAINTEXT", mechanism, username, password, Map.of());
     }
 
     /** SASL over TLS, with one user. */
     public static Security saslSsl(String mechanism, String username, String password) {
-        return new Security("SASL_SSL", mechanism, username, password);
+        return new Security("SASL_SSL", mechanism, username, password, Map.of());
+    }
+
+    /** This security with {@code key} set to {@code value} in every client's settings, the cluster's own included. */
+    public Security withClientConfig(String key, Object value) {
+        Map<String, Object> configs = new HashMap<>(clientConfigs);
+        configs.put(key, value);
+        return new Security(protocol, saslMechanism, username, password, configs);
     }
 
     /** Whether the client logs in with an unsecured OAUTHBEARER token. */

@@ -15,6 +15,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,6 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.fastleader.it.cluster.Await;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
@@ -168,6 +172,56 @@ class AuthenticationParityTest {
             assertThat(seen.reauthentications()).as(flavour + " re-authentications").allMatch(count -> count >= RENEWALS);
             assertThat(seen.newConnections()).as(flavour + " connections opened after the first record").containsOnly(0.0);
             assertThat(seen.consumed()).as(flavour + " records read back").isEqualTo(seen.produced());
+        }
+    }
+
+    @Test
+    void aChangedPasswordRefusesTheNextReauthenticationAsKafkaClientsIsRefused() throws Exception {
+        Map<Flavour, Callable<Double>> workloads = new EnumMap<>(Flavour.class);
+        for (Flavour flavour : Flavour.values()) {
+            String user = "rotating-" + flavour.name().toLowerCase(Locale.ROOT);
+            String topic = "rotated-" + flavour.name().toLowerCase(Locale.ROOT);
+            new Disturbances(scram).createTopic(new NewTopic(topic, 1, (short) 1));
+            setPassword(user, "before");
+            workloads.put(flavour, () -> refusedReauthenticationsAfterThePasswordChanged(flavour, user, topic));
+        }
+
+        Map<Flavour, Double> refused = SideBySide.atOnce("producer", workloads);
+
+        // At least one: each connection open to the broker is refused once (fastleader's producer may hold a second, prewarmed).
+        assertThat(refused).containsOnlyKeys(Flavour.values()).allSatisfy((flavour, count) -> assertThat(count).as(flavour.name()).isGreaterThanOrEqualTo(1.0));
+    }
+
+    /**
+     * Logs a producer in as {@code user}, sends, changes the user's password, and waits for the
+     * producer to count the refused re-authentication: how many it counted.
+     */
+    private static double refusedReauthenticationsAfterThePasswordChanged(Flavour flavour, String user, String topic) throws Exception {
+        Map<String, Object> config = new HashMap<>(scram.clientConfig());
+        config.put(SaslConfigs.SASL_JAAS_CONFIG, String.format(SCRAM_JAAS, user, "before", ""));
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, WAIT_MS);
+        Producer<String, String> producer = flavour.producer(config);
+        try {
+            // The new user's credentials reach the broker through its metadata log, a moment after they are stored.
+            Await.until(user + " logging in", Duration.ofMillis(WAIT_MS),
+                () -> producer.send(new ProducerRecord<>(topic, "before the change")).get() != null);
+            setPassword(user, "after");
+            // kafka-clients re-authenticates a connection when it next writes to it past the due time: keep writing.
+            Await.until("the refused re-authentication", Duration.ofMillis(WAIT_MS), () -> {
+                producer.send(new ProducerRecord<>(topic, "after the change"));
+                return metric(producer.metrics(), "failed-reauthentication-total") >= 1;
+            });
+            return metric(producer.metrics(), "failed-reauthentication-total");
+        } finally {
+            // Records sent after the refusal cannot be delivered: close without waiting for them.
+            producer.close(Duration.ZERO);
+        }
+    }
+
+    private static void setPassword(String user, String password) throws Exception {
+        try (Admin admin = Admin.create(scram.clientConfig())) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password))).all().get(WAIT_MS, TimeUnit.MILLISECONDS);
         }
     }
 
