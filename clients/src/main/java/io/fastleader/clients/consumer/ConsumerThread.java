@@ -2,6 +2,7 @@ package io.fastleader.clients.consumer;
 
 import java.util.Comparator;
 import java.util.PriorityQueue;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -179,11 +180,7 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
 
     /** Runs the tasks queued for the application's thread's next call ({@link #onApplicationThreadLater}); on that thread only. */
     void runLaterTasks() {
-        Runnable task = applicationLater.poll();
-        while (task != null) {
-            task.run();
-            task = applicationLater.poll();
-        }
+        runAll(applicationLater);
     }
 
     /**
@@ -240,10 +237,15 @@ final class ConsumerThread implements StateOwner, AutoCloseable {
     }
 
     private void runApplicationTasks() {
-        Runnable task = application.poll();
+        runAll(application);
+    }
+
+    /** Runs the tasks of {@code queue} in order, those queued meanwhile included, until it is empty. */
+    private static void runAll(Queue<Runnable> queue) {
+        Runnable task = queue.poll();
         while (task != null) {
             task.run();
-            task = application.poll();
+            task = queue.poll();
         }
     }
 
