@@ -96,7 +96,7 @@ class AuthenticationParityTest {
      * Each flavour's producer, built from {@code config}, writes one record to a new topic; then each
      * flavour's consumer, built from it too, must read both.
      */
-    private static void assertEachReadsWhatBothWrote(KafkaTestCluster cluster, Map<String, Object> clientConfig, String topic)
+    static void assertEachReadsWhatBothWrote(KafkaTestCluster cluster, Map<String, Object> clientConfig, String topic)
             throws Exception {
         new Disturbances(cluster).createTopic(new NewTopic(topic, 1, (short) 1));
         Map<Flavour, String> read = new EnumMap<>(Flavour.class);

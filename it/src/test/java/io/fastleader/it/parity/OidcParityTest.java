@@ -7,22 +7,10 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Base64;
-import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.jose4j.jwk.JsonWebKey;
 import org.jose4j.jwk.RsaJsonWebKey;
@@ -39,7 +27,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 import io.fastleader.it.cluster.ClusterSpec;
-import io.fastleader.it.cluster.Disturbances;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaTestCluster;
 import io.fastleader.it.cluster.Security;
@@ -57,7 +44,6 @@ class OidcParityTest {
     private static final String CLIENT_ID = "orders-app";
     private static final String CLIENT_SECRET = "orders-secret";
     private static final String TOPIC = "oidc";
-    private static final int WAIT_MS = 30_000;
     /** kafka-clients 4 calls only the token and key set URLs this system property allows. */
     private static final String ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls";
 
@@ -89,7 +75,6 @@ class OidcParityTest {
                 "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler")
             .brokerConfig("sasl.oauthbearer.jwks.endpoint.url", url("/jwks"))
             .start();
-        new Disturbances(cluster).createTopic(new NewTopic(TOPIC, 1, (short) 1));
     }
 
     @AfterAll
@@ -105,33 +90,10 @@ class OidcParityTest {
 
     @Test
     void clientCredentialsFromATokenEndpointProduceAndConsumeAsKafkaClientsDo() throws Exception {
-        Map<String, Object> config = cluster.clientConfig();
-        for (Flavour flavour : Flavour.values()) {
-            try (Producer<String, String> producer = flavour.producer(config)) {
-                producer.send(new ProducerRecord<>(TOPIC, flavour.name(), "by " + flavour)).get(WAIT_MS, TimeUnit.MILLISECONDS);
-            }
-        }
-        Map<Flavour, String> read = new EnumMap<>(Flavour.class);
-        TopicPartition partition = new TopicPartition(TOPIC, 0);
-        for (Flavour flavour : Flavour.values()) {
-            Map<String, Object> consumerConfig = new HashMap<>(config);
-            consumerConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            try (Consumer<String, String> consumer = flavour.consumer(consumerConfig)) {
-                consumer.assign(List.of(partition));
-                StringBuilder values = new StringBuilder();
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-                while (consumer.position(partition) < 2 && System.nanoTime() < deadline) {
-                    for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
-                        values.append(record.value()).append(';');
-                    }
-                }
-                read.put(flavour, values.toString());
-            }
-        }
+        AuthenticationParityTest.assertEachReadsWhatBothWrote(cluster, cluster.clientConfig(), TOPIC);
 
         // Clients of one JAAS configuration share its login, and so its token, as kafka-clients' share it.
         assertThat(TOKENS_ISSUED.get()).as("tokens the clients' logins fetched").isPositive();
-        assertThat(read).containsEntry(Flavour.KAFKA, "by KAFKA;by FASTLEADER;").containsEntry(Flavour.FASTLEADER, "by KAFKA;by FASTLEADER;");
     }
 
     /** The client credentials grant: a signed token for the client whose id and secret the Basic header carries. */
