@@ -2,16 +2,25 @@ package io.fastleader.it.soak;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,7 +101,8 @@ final class ChurningGroup {
 
     private ConsumerProcess startProcess() {
         String clientId = group + "-process-" + incarnations.incrementAndGet();
-        return ConsumerProcess.start(clientId, flavour, GroupMemberLoop.config(clientConfig, group, protocol, clientId), topic, sink);
+        return ConsumerProcess.start(clientId, flavour, GroupMemberLoop.config(clientConfig, group, protocol, clientId), topic, sink,
+            failure -> failures.add(clientId + ": " + failure));
     }
 
     private void consumed(int partition, long offset) {
@@ -107,12 +117,52 @@ final class ChurningGroup {
     }
 
     private long missing(Map<TopicPartition, Map<Long, String>> acked) {
-        long missing = 0;
+        return missingOffsets(acked).values().stream().mapToLong(List::size).sum();
+    }
+
+    /** The acknowledged offsets no member consumed, by partition, in order. */
+    private Map<TopicPartition, List<Long>> missingOffsets(Map<TopicPartition, Map<Long, String>> acked) {
+        Map<TopicPartition, List<Long>> missing = new TreeMap<>(Comparator.comparingInt(TopicPartition::partition));
         for (Map.Entry<TopicPartition, Map<Long, String>> partition : acked.entrySet()) {
             Set<Long> offsets = consumed.getOrDefault(partition.getKey().partition(), Set.of());
-            missing += partition.getValue().keySet().stream().filter(offset -> !offsets.contains(offset)).count();
+            List<Long> notConsumed = partition.getValue().keySet().stream().filter(offset -> !offsets.contains(offset)).sorted().toList();
+            if (!notConsumed.isEmpty()) {
+                missing.put(partition.getKey(), notConsumed);
+            }
         }
         return missing;
+    }
+
+    /**
+     * Where the group stands on the partitions it has not consumed all of: the offsets missing, the
+     * group's committed offset and the member the coordinator assigned each partition to, so that
+     * a drain that times out says whether records were skipped, or a partition is not read.
+     */
+    String whereItStands(Admin admin, Map<TopicPartition, Map<Long, String>> acked) {
+        Map<TopicPartition, List<Long>> missing = missingOffsets(acked);
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        Map<TopicPartition, String> owners = new HashMap<>();
+        try {
+            committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                .get(10, TimeUnit.SECONDS);
+            for (MemberDescription member : description.members()) {
+                member.assignment().topicPartitions().forEach(partition -> owners.put(partition, member.clientId()));
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            return "cannot describe the group: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while describing the group";
+        }
+        StringBuilder out = new StringBuilder();
+        missing.forEach((partition, offsets) -> {
+            OffsetAndMetadata commit = committed.get(partition);
+            out.append(String.format("; partition %d: %d not consumed, offsets %d to %d, committed %s, assigned to %s",
+                partition.partition(), offsets.size(), offsets.get(0), offsets.get(offsets.size() - 1),
+                commit == null ? "nothing" : commit.offset(), owners.getOrDefault(partition, "no member")));
+        });
+        return out.length() == 0 ? "nothing missing" : out.substring(2);
     }
 
     /** Stops the churn, closes every member in this JVM (timed) and kills the process. */
@@ -138,7 +188,9 @@ final class ChurningGroup {
         findings.figure(name, "acknowledged not consumed", missing);
         findings.figure(name, "members closed and created again", churns.get());
         findings.figure(name, "member processes killed", processKills.get());
-        findings.check(name, missing == 0, missing + " acknowledged records were never consumed");
+        findings.check(name, missing == 0, missing + " acknowledged records were never consumed: " + missingOffsets(acked).entrySet().stream()
+            .map(e -> "partition " + e.getKey().partition() + " from offset " + e.getValue().get(0) + " (" + e.getValue().size() + ")")
+            .toList());
         findings.check(name, failures.isEmpty(), "members failed: " + failures);
     }
 

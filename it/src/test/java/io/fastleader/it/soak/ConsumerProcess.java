@@ -29,19 +29,24 @@ import io.fastleader.it.parity.Flavour;
 final class ConsumerProcess {
 
     private static final String CONSUMED = "consumed ";
+    private static final String FAILED = "failed ";
 
     private final Process process;
     private final Thread reader;
 
-    private ConsumerProcess(Process process, GroupMemberLoop.Sink sink, String name) {
+    private ConsumerProcess(Process process, GroupMemberLoop.Sink sink, java.util.function.Consumer<String> onFailure, String name) {
         this.process = process;
-        this.reader = new Thread(() -> read(sink), "soak-process-reader-" + name);
+        this.reader = new Thread(() -> read(sink, onFailure), "soak-process-reader-" + name);
         reader.setDaemon(true);
         reader.start();
     }
 
-    /** Starts a child JVM whose {@code flavour} consumer subscribes to {@code topic} with {@code config}. */
-    static ConsumerProcess start(String name, Flavour flavour, Map<String, Object> config, String topic, GroupMemberLoop.Sink sink) {
+    /**
+     * Starts a child JVM whose {@code flavour} consumer subscribes to {@code topic} with {@code config};
+     * {@code onFailure} is told of an exception that ended its consumer's loop.
+     */
+    static ConsumerProcess start(String name, Flavour flavour, Map<String, Object> config, String topic, GroupMemberLoop.Sink sink,
+                                 java.util.function.Consumer<String> onFailure) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp"));
@@ -53,16 +58,19 @@ final class ConsumerProcess {
         config.forEach((key, value) -> command.add(key + "=" + value));
         try {
             Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            return new ConsumerProcess(process, sink, name);
+            return new ConsumerProcess(process, sink, onFailure, name);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the consumer process " + name, e);
         }
     }
 
-    private void read(GroupMemberLoop.Sink sink) {
+    private void read(GroupMemberLoop.Sink sink, java.util.function.Consumer<String> onFailure) {
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = lines.readLine()) != null) {
+                if (line.startsWith(FAILED)) {
+                    onFailure.accept(line.substring(FAILED.length()));
+                }
                 if (!line.startsWith(CONSUMED)) {
                     continue;
                 }
@@ -80,14 +88,24 @@ final class ConsumerProcess {
         reader.join(TimeUnit.SECONDS.toMillis(30));
     }
 
-    /** The child: {@code flavour topic key=value...}; consumes until killed, or until its parent is gone. */
+    /**
+     * The child: {@code flavour topic key=value...}; consumes until killed, or until its parent is
+     * gone. An exception that ends the loop is written as a {@code failed} line, after every record
+     * consumed before it.
+     */
     public static void main(String[] args) throws IOException {
         ClientPriority.lowerThisProcess();
         Map<String, Object> config = ChildMain.settings(Arrays.asList(args).subList(2, args.length));
         ChildMain.haltWhenParentGone();
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
         try (Consumer<String, String> consumer = Flavour.valueOf(args[0]).consumer(config)) {
-            GroupMemberLoop.run(consumer, args[1], new GroupMemberLoop.Sink() {
+            runLoggingFailure(consumer, args[1], out);
+        }
+    }
+
+    private static void runLoggingFailure(Consumer<String, String> consumer, String topic, BufferedWriter out) throws IOException {
+        try {
+            GroupMemberLoop.run(consumer, topic, new GroupMemberLoop.Sink() {
                 @Override
                 public void consumed(int partition, long offset) {
                     try {
@@ -106,6 +124,10 @@ final class ConsumerProcess {
                     }
                 }
             }, () -> true);
+        } catch (RuntimeException e) {
+            out.write(FAILED + e.toString().replace('\n', ' ') + "\n");
+            out.flush();
+            throw e;
         }
     }
 }

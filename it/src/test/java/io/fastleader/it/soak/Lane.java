@@ -139,7 +139,11 @@ final class Lane {
     /** Waits until every group consumed every acknowledged record and the copies committed the whole input. */
     void awaitDrained(Admin admin) {
         for (ChurningGroup group : groups) {
-            Await.until(group.group() + " consuming every acknowledged record", DRAIN_TIMEOUT, () -> group.consumedAll(idempotent.acked()));
+            try {
+                Await.until(group.group() + " consuming every acknowledged record", DRAIN_TIMEOUT, () -> group.consumedAll(idempotent.acked()));
+            } catch (Await.ClusterStateTimeoutException e) {
+                throw new IllegalStateException(e.getMessage() + " (" + group.whereItStands(admin, idempotent.acked()) + ")", e);
+            }
         }
         Set<TopicPartition> input = partitions(events(), EVENT_PARTITIONS);
         Map<TopicPartition, Long> end = ReadBack.endOffsets(clientConfig, input);
