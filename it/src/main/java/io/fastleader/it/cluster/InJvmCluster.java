@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
@@ -99,6 +100,12 @@ final class InJvmCluster implements KafkaTestCluster {
             // The broker logs in on the listener too; its default validator takes any unsecured token.
             builder.saslMechanism(security.saslMechanism()).jaasServerOption(UNSECURED_SUBJECT, "broker")
                 .jaasClientOption(UNSECURED_SUBJECT, security.username());
+        } else if (security.brokerLogin() != null) {
+            // The testing library makes JAAS entries for the mechanisms it knows only: any other is set here, with no
+            // mechanism given to it.
+            builder.brokerConfig("sasl.enabled.mechanisms", security.saslMechanism())
+                .brokerConfig("listener.name.external." + security.saslMechanism().toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+                    security.brokerLogin());
         } else if (security.saslMechanism() != null) {
             builder.saslMechanism(security.saslMechanism()).user(security.username(), security.password());
         }
@@ -160,7 +167,8 @@ final class InJvmCluster implements KafkaTestCluster {
     @Override
     public Map<String, Object> clientConfig() {
         Security security = spec.security();
-        Map<String, Object> configs = new HashMap<>(security.saslMechanism() == null
+        // A login the brokers were given literally comes with the clients' own in the security's client settings.
+        Map<String, Object> configs = new HashMap<>(security.saslMechanism() == null || security.brokerLogin() != null
             ? cluster.getKafkaClientConfiguration()
             : cluster.getKafkaClientConfiguration(security.username(), security.password()));
         configs.putAll(security.clientConfigs());

@@ -83,6 +83,6 @@ public final class KafkaClusterExtension implements ParameterResolver, Execution
     private static Security security(Cluster cluster) {
         String mechanism = cluster.saslMechanism().isEmpty() ? null : cluster.saslMechanism();
         boolean sasl = cluster.securityProtocol().startsWith("SASL_");
-        return new Security(cluster.securityProtocol(), mechanism, sasl ? cluster.username() : null, sasl ? cluster.password() : null, Map.of());
+        return new Security(cluster.securityProtocol(), mechanism, sasl ? cluster.username() : null, sasl ? cluster.password() : null, Map.of(), null);
     }
 }
