@@ -129,6 +129,17 @@ class AuthenticationParityTest {
     void aWrongPasswordFailsSendPollAndPartitionsForAsKafkaClientsDo() {
         Map<String, Object> config = new HashMap<>(scram.clientConfig());
         config.put(SaslConfigs.SASL_JAAS_CONFIG, String.format(SCRAM_JAAS, "fastleader", "wrong", ""));
+
+        assertEachFailsSendPollAndPartitionsForWithSaslAuthenticationException(config);
+    }
+
+    /**
+     * Each flavour's producer and consumer, built from {@code refusedConfig}, whose login the brokers
+     * refuse, must fail {@code send}, {@code partitionsFor} and {@code poll} with
+     * {@link SaslAuthenticationException}, well before the 30 s they would otherwise wait.
+     */
+    static void assertEachFailsSendPollAndPartitionsForWithSaslAuthenticationException(Map<String, Object> refusedConfig) {
+        Map<String, Object> config = new HashMap<>(refusedConfig);
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, WAIT_MS);
         config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, WAIT_MS);
         Map<Flavour, List<Class<?>>> failures = new EnumMap<>(Flavour.class);
