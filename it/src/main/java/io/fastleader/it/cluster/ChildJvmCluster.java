@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -37,6 +38,7 @@ import java.util.stream.Stream;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.SaslConfigs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * cluster fails to start, the directory is kept and the exception quotes the failing node's log.
  * A shutdown hook kills the children if this JVM exits without {@link #close()}.
  *
- * <p>The client listener is PLAINTEXT, or SSL with a certificate made for the cluster
- * ({@link ChildJvmTls}); the controller listener is always PLAINTEXT.
+ * <p>The client listener is PLAINTEXT, SSL with a certificate made for the cluster
+ * ({@link ChildJvmTls}), or SASL_PLAINTEXT with unsecured OAUTHBEARER tokens (the broker's default
+ * validator, replication logging in as {@code broker}); the controller listener is always PLAINTEXT.
  *
  * <p>With a {@link NetworkModel} other than loopback, each node gets a separate inter-broker
  * listener, and every listener is advertised at the relay in front of it. With metadata lag, the
@@ -124,9 +127,9 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
     private final NetworkRelays relays;
-    /** The client listener, named for its protocol: PLAINTEXT, or SSL with {@link #tls}. */
+    /** The client listener, named for its protocol: PLAINTEXT, SSL with {@link #tls}, or SASL_PLAINTEXT. */
     private final String brokerListener;
-    /** The stores of a TLS client listener; null for a PLAINTEXT one. */
+    /** The stores of a TLS client listener; null for one without TLS. */
     private final ChildJvmTls tls;
     /** Every child process not yet exited, format runs included: what the shutdown hook kills. */
     private final Set<Process> children = ConcurrentHashMap.newKeySet();
@@ -142,7 +145,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
         this.dir = dir;
         this.relays = new NetworkRelays(spec.network());
         this.brokerListener = spec.security().protocol();
-        this.tls = spec.security().isPlaintext() ? null : ChildJvmTls.create(dir, HOST);
+        this.tls = spec.security().protocol().endsWith("SSL") ? ChildJvmTls.create(dir, HOST) : null;
     }
 
     /** Formats and starts {@code spec.brokers()} combined nodes; returns once all are registered and unfenced. */
@@ -216,7 +219,14 @@ final class ChildJvmCluster implements KafkaTestCluster {
 
     @Override
     public Map<String, Object> clientConfig() {
+        Security security = spec.security();
         Map<String, Object> config = new HashMap<>(tls == null ? Map.of() : tls.clientConfig());
+        if (security.isOAuthBearer()) {
+            config.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, security.protocol());
+            config.put(SaslConfigs.SASL_MECHANISM, Security.OAUTHBEARER);
+            config.put(SaslConfigs.SASL_JAAS_CONFIG, Security.unsecuredOAuthBearerLogin(security.username()));
+        }
+        config.putAll(security.clientConfigs());
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return Map.copyOf(config);
     }
@@ -542,6 +552,13 @@ final class ChildJvmCluster implements KafkaTestCluster {
         protocols.add(brokerListener + ":" + spec.security().protocol());
         if (tls != null) {
             tls.brokerConfig().forEach(properties::setProperty);
+        }
+        if (spec.security().isOAuthBearer()) {
+            // Replication on the client listener logs in too: the broker's own unsecured token, which its default validator takes.
+            properties.setProperty("sasl.enabled.mechanisms", Security.OAUTHBEARER);
+            properties.setProperty("sasl.mechanism.inter.broker.protocol", Security.OAUTHBEARER);
+            properties.setProperty("listener.name." + brokerListener.toLowerCase(Locale.ROOT) + ".oauthbearer.sasl.jaas.config",
+                Security.unsecuredOAuthBearerLogin("broker"));
         }
         String interBrokerListener = brokerListener;
         if (node.interBrokerPort >= 0) {

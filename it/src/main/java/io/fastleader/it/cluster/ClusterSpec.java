@@ -54,9 +54,10 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         if (release.childJvmOnly() && execution != Execution.CHILD_JVM) {
             throw new IllegalArgumentException("Kafka " + release.version() + " brokers run only as child JVMs, not " + execution);
         }
-        if (execution == Execution.CHILD_JVM && security.saslMechanism() != null) {
-            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT or SSL client listeners only; use IN_JVM or CONTAINER for "
-                + security.protocol());
+        if (execution == Execution.CHILD_JVM && security.saslMechanism() != null
+                && !(security.isOAuthBearer() && security.protocol().equals("SASL_PLAINTEXT") && security.brokerLogin() == null)) {
+            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT, SSL or SASL_PLAINTEXT with unsecured OAUTHBEARER client"
+                + " listeners only; use IN_JVM or CONTAINER for " + security.protocol() + " with " + security.saslMechanism());
         }
         brokerConfigs = Map.copyOf(brokerConfigs);
         featureLevels = Map.copyOf(featureLevels);

@@ -83,6 +83,14 @@ public record Security(String protocol, String saslMechanism, String username, S
         return new Security(protocol, mechanism, null, null, Map.of("security.protocol", protocol, "sasl.mechanism", mechanism), brokerLogin);
     }
 
+    /**
+     * The JAAS login of an unsecured OAUTHBEARER token whose subject is {@code subject}: what a
+     * broker's default validator takes, from a client or from a broker on its own listener.
+     */
+    public static String unsecuredOAuthBearerLogin(String subject) {
+        return "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub=\"" + subject + "\";";
+    }
+
     /** Whether the client logs in with an unsecured OAUTHBEARER token. */
     public boolean isOAuthBearer() {
         return OAUTHBEARER.equals(saslMechanism);

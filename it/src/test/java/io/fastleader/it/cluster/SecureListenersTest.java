@@ -68,6 +68,20 @@ class SecureListenersTest {
     }
 
     @Test
+    void childJvmOAuthBearerListenerServesUnsecuredTokensAndReplicatesOverIt(
+        @Cluster(brokers = 2, execution = Execution.CHILD_JVM, securityProtocol = "SASL_PLAINTEXT", saslMechanism = "OAUTHBEARER")
+        KafkaTestCluster cluster) throws Exception {
+        assertThat(cluster.clientConfig()).containsEntry(SaslConfigs.SASL_MECHANISM, "OAUTHBEARER");
+
+        assertRoundTrip(cluster, (short) 2);
+
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            Await.until("both replicas of the topic in sync", Duration.ofSeconds(30), () ->
+                admin.describeTopics(List.of("secured")).allTopicNames().get().get("secured").partitions().get(0).isr().size() == 2);
+        }
+    }
+
+    @Test
     void aClientBuiltBeforeABrokerRestartStillTrustsTheRestartedBroker() throws Exception {
         try (KafkaTestCluster cluster = ClusterSpec.builder().brokers(1).execution(Execution.IN_JVM)
                  .security(Security.saslSsl("SCRAM-SHA-512", "fastleader", "fastleader-secret")).start();
@@ -85,10 +99,14 @@ class SecureListenersTest {
         }
     }
 
-    /** Creates a topic, produces one record and consumes it back with the cluster's client config. */
     private static void assertRoundTrip(KafkaTestCluster cluster) throws Exception {
+        assertRoundTrip(cluster, (short) 1);
+    }
+
+    /** Creates a topic of {@code replicas}, produces one record and consumes it back with the cluster's client config. */
+    private static void assertRoundTrip(KafkaTestCluster cluster, short replicas) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            admin.createTopics(List.of(new NewTopic("secured", 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic("secured", 1, replicas))).all().get();
         }
         RecordMetadata sent;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(cluster.clientConfig(), new StringSerializer(), new StringSerializer())) {

@@ -67,7 +67,9 @@ import io.fastleader.protocol.ErrorCode;
  * of the release fastleader is built with, in a child JVM: every codec with that release's own
  * compression libraries, consumption by {@code assign} and by {@code subscribe}, a broker's error
  * raised as that release's exception class (every error as the nearest class it has), and metrics
- * read through its {@code Metric}.
+ * read through its {@code Metric}. Every client logs in with SASL OAUTHBEARER (an unsecured token,
+ * which the broker's default validator takes), through that release's own login and callback
+ * handler.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -83,8 +85,8 @@ class BesideKafkaClientsIT {
     private final List<AutoCloseable> clients = new ArrayList<>();
 
     @BeforeAll
-    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM,
-            brokerConfig = "group.initial.rebalance.delay.ms=0") KafkaTestCluster started) {
+    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM, securityProtocol = "SASL_PLAINTEXT",
+            saslMechanism = "OAUTHBEARER", brokerConfig = "group.initial.rebalance.delay.ms=0") KafkaTestCluster started) {
         cluster = started;
         admin = Admin.create(cluster.clientConfig());
     }
