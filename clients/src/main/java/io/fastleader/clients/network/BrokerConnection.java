@@ -31,6 +31,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
@@ -231,11 +232,18 @@ public final class BrokerConnection implements AutoCloseable {
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
         SslHandler tlsHandler = security.tls() != null ? tlsHandler(address, timeoutMs) : null;
         // An unresolved address is resolved by Netty on the loop, per connect, so a broker that moved hosts is found again.
-        ChannelFuture connecting = new Bootstrap()
+        Bootstrap bootstrap = new Bootstrap()
             .group(loop.eventLoop())
             .channel(NioSocketChannel.class)
             .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMs)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMs);
+        if (config.sendBufferBytes() != ConnectionConfig.OS_DEFAULT_BUFFER) {
+            bootstrap.option(ChannelOption.SO_SNDBUF, config.sendBufferBytes());
+        }
+        if (config.receiveBufferBytes() != ConnectionConfig.OS_DEFAULT_BUFFER) {
+            bootstrap.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes());
+        }
+        ChannelFuture connecting = bootstrap
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel socket) {
@@ -369,6 +377,11 @@ public final class BrokerConnection implements AutoCloseable {
      */
     public CompletableFuture<BrokerConnectionException> whenClosed() {
         return closed.copy();
+    }
+
+    /** The socket's options as the operating system took them: its buffer sizes, which it may round or double. */
+    SocketChannelConfig socketOptions() {
+        return ((SocketChannel) channel).config();
     }
 
     /** Requests sent or queued and not yet answered (or, for those expecting no answer, not yet written). */

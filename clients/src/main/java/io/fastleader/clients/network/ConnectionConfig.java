@@ -22,17 +22,26 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param connectTimeout          {@code socket.connection.setup.timeout.ms}: TCP connect
  * @param maxResponseBytes        largest response frame accepted; a bigger size prefix closes the connection
  * @param security                TLS and SASL settings
+ * @param sendBufferBytes         {@code send.buffer.bytes}: the socket's send buffer ({@code SO_SNDBUF}), or
+ *                                {@value #OS_DEFAULT_BUFFER} for the operating system's
+ * @param receiveBufferBytes      {@code receive.buffer.bytes}: the socket's receive buffer ({@code SO_RCVBUF}), or
+ *                                {@value #OS_DEFAULT_BUFFER} for the operating system's
  */
 public record ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration rebalanceRequestTimeout,
-                               Duration connectTimeout, int maxResponseBytes, SecurityConfig security) {
+                               Duration connectTimeout, int maxResponseBytes, SecurityConfig security, int sendBufferBytes,
+                               int receiveBufferBytes) {
+
+    /** A socket buffer size that leaves the operating system's, as in kafka-clients. */
+    public static final int OS_DEFAULT_BUFFER = -1;
 
     /**
      * Settings whose JoinGroup and SyncGroup requests time out after {@code requestTimeout}, as
-     * every other request.
+     * every other request, on sockets with the operating system's buffer sizes.
      */
     public ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration connectTimeout,
                             int maxResponseBytes, SecurityConfig security) {
-        this(clientId, maxInFlight, requestTimeout, requestTimeout, connectTimeout, maxResponseBytes, security);
+        this(clientId, maxInFlight, requestTimeout, requestTimeout, connectTimeout, maxResponseBytes, security, OS_DEFAULT_BUFFER,
+            OS_DEFAULT_BUFFER);
     }
 
     /**
@@ -46,30 +55,33 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
 
     /**
      * The settings from a parsed producer or consumer configuration: {@code request.timeout.ms},
-     * {@code socket.connection.setup.timeout.ms} and the security keys; responses of any size.
+     * {@code socket.connection.setup.timeout.ms}, {@code send.buffer.bytes},
+     * {@code receive.buffer.bytes} and the security keys; responses of any size.
      * JoinGroup and SyncGroup time out after {@code request.timeout.ms} too; a consumer sets their
      * own timeout with {@link #withRebalanceRequestTimeout}.
      *
      * @param maxInFlight requests a connection may have written but not yet answered
      */
     public static ConnectionConfig from(AbstractConfig kafka, String clientId, int maxInFlight) {
-        return new ConnectionConfig(clientId, maxInFlight,
-                Duration.ofMillis(kafka.getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG)),
+        Duration requestTimeout = Duration.ofMillis(kafka.getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG));
+        return new ConnectionConfig(clientId, maxInFlight, requestTimeout, requestTimeout,
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG)),
                 Integer.MAX_VALUE,
-                SecurityConfig.fromKafkaConfigs(kafka.originals()));
+                SecurityConfig.fromKafkaConfigs(kafka.originals()),
+                kafka.getInt(CommonClientConfigs.SEND_BUFFER_CONFIG),
+                kafka.getInt(CommonClientConfigs.RECEIVE_BUFFER_CONFIG));
     }
 
     /** This config with other security settings. */
     public ConnectionConfig withSecurity(SecurityConfig security) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security);
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
     }
 
     /** This config with JoinGroup and SyncGroup timing out after {@code rebalanceRequestTimeout}. */
     public ConnectionConfig withRebalanceRequestTimeout(Duration rebalanceRequestTimeout) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security);
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
     }
 
     /**
@@ -106,6 +118,10 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
         }
         if (connectTimeout.isNegative() || connectTimeout.isZero()) {
             throw new IllegalArgumentException("socket.connection.setup.timeout.ms must be positive, not " + connectTimeout.toMillis());
+        }
+        if (sendBufferBytes < OS_DEFAULT_BUFFER || receiveBufferBytes < OS_DEFAULT_BUFFER) {
+            throw new IllegalArgumentException("send.buffer.bytes and receive.buffer.bytes must be at least -1 (the operating system's), not "
+                + sendBufferBytes + " and " + receiveBufferBytes);
         }
         if (maxResponseBytes < 4) {
             throw new IllegalArgumentException("maxResponseBytes must be at least 4, not " + maxResponseBytes);

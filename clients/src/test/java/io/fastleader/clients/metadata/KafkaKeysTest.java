@@ -33,16 +33,16 @@ class KafkaKeysTest {
 
     @Test
     void testAKeyNotBuiltSetToOtherThanItsDefaultIsNamedWithItsValueAndWhatIsNotDone() {
-        ProducerConfig config = producerConfig(Map.of(ProducerConfig.SEND_BUFFER_CONFIG, 1_048_576));
+        ProducerConfig config = producerConfig(Map.of(ProducerConfig.PARTITIONER_AVAILABILITY_TIMEOUT_MS_CONFIG, 1_000));
 
         assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER)).containsExactly(
-            "Configuration 'send.buffer.bytes' was supplied as '1048576' but fastleader does not act on it: "
-                + "sockets keep the operating system's send buffer size");
+            "Configuration 'partitioner.availability.timeout.ms' was supplied as '1000' but fastleader does not act on it: "
+                + "a partition whose leader is slow to take batches is not skipped; only partitions without a leader are");
     }
 
     @Test
     void testAKeyNotBuiltSetToItsDefaultOrToTheValueFastLeaderActsAsIsNotWarnedOf() {
-        ProducerConfig config = producerConfig(Map.of(ProducerConfig.SEND_BUFFER_CONFIG, 128 * 1024,
+        ProducerConfig config = producerConfig(Map.of(ProducerConfig.PARTITIONER_AVAILABILITY_TIMEOUT_MS_CONFIG, 0,
             ProducerConfig.ENABLE_METRICS_PUSH_CONFIG, false));
 
         assertThat(KafkaKeys.all().get(ProducerConfig.ENABLE_METRICS_PUSH_CONFIG).treatment()).isEqualTo(Treatment.NOT_BUILT);
@@ -64,11 +64,11 @@ class KafkaKeysTest {
         configs.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
         configs.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         configs.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        configs.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 1_048_576);
+        configs.put(ConsumerConfig.SECURITY_PROVIDERS_CONFIG, "com.example.FipsProviderCreator");
 
         assertThat(KafkaKeys.notBuilt(new ConsumerConfig(configs), ConsumerConfig.configDef(), Clients.CONSUMER)).containsExactly(
-            "Configuration 'receive.buffer.bytes' was supplied as '1048576' but fastleader does not act on it: "
-                + "sockets keep the operating system's receive buffer size");
+            "Configuration 'security.providers' was supplied as 'com.example.FipsProviderCreator' but fastleader does not act on it: "
+                + "the SecurityProviderCreator classes named are not installed");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -232,6 +233,23 @@ class BrokerConnectionTest {
 
         for (int i = 0; i < 7; i++) {
             assertThat(((MetadataResponseData) responses.get(i).get(10, TimeUnit.SECONDS)).clusterId()).isEqualTo("answer-" + i);
+        }
+    }
+
+    @Test
+    void theSocketTakesTheSendAndReceiveBufferSizesConfigured() throws Exception {
+        ConnectionConfig config = config(5, Duration.ofSeconds(10));
+        int send = 96 * 1024;
+        int receive = 48 * 1024;
+        connect(new ConnectionConfig(config.clientId(), config.maxInFlight(), config.requestTimeout(), config.rebalanceRequestTimeout(),
+            config.connectTimeout(), config.maxResponseBytes(), config.security(), send, receive), KAFKA_4_3);
+
+        // The kernel may adjust a size it is given (Linux doubles it); a socket given the same sizes shows what it makes of them.
+        try (Socket control = new Socket()) {
+            control.setSendBufferSize(send);
+            control.setReceiveBufferSize(receive);
+            assertThat(connection.socketOptions().getSendBufferSize()).isEqualTo(control.getSendBufferSize());
+            assertThat(connection.socketOptions().getReceiveBufferSize()).isEqualTo(control.getReceiveBufferSize());
         }
     }
 
