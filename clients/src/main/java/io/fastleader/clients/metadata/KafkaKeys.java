@@ -271,7 +271,7 @@ public final class KafkaKeys {
             honoured("session.timeout.ms", Clients.CONSUMER),
             honoured("share.acknowledgement.mode", Clients.CONSUMER, "KafkaShareConsumer's; KafkaConsumer does not use it either"),
             honoured("share.acquire.mode", Clients.CONSUMER, "KafkaShareConsumer's; KafkaConsumer does not use it either"),
-            notBuilt("socket.connection.setup.timeout.max.ms", Clients.BOTH, "the connect timeout stays at socket.connection.setup.timeout.ms; it does not grow with consecutive failures"),
+            honoured("socket.connection.setup.timeout.max.ms", Clients.BOTH),
             honoured("socket.connection.setup.timeout.ms", Clients.BOTH),
             honoured("ssl.cipher.suites", Clients.BOTH, SSL_ENGINE_FACTORY),
             honoured("ssl.enabled.protocols", Clients.BOTH, SSL_ENGINE_FACTORY),

@@ -78,6 +78,12 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
             maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
     }
 
+    /** This config with {@code connectTimeout} to set a connection up: a node's, grown after failed connects. */
+    public ConnectionConfig withConnectTimeout(Duration connectTimeout) {
+        return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
+    }
+
     /** This config with JoinGroup and SyncGroup timing out after {@code rebalanceRequestTimeout}. */
     public ConnectionConfig withRebalanceRequestTimeout(Duration rebalanceRequestTimeout) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,

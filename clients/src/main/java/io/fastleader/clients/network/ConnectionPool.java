@@ -1,6 +1,7 @@
 package io.fastleader.clients.network;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -48,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * node. After a failed connect, the connection is backed off like in Kafka:
  * {@code reconnect.backoff.ms}, doubling with each further failure up to
  * {@code reconnect.backoff.max.ms}, each wait spread by ±20% so that clients do not reconnect in
- * lockstep, and reset by a successful connect. Requests for a connection backing off fail at once
+ * lockstep, and reset by a successful connect. Its setup timeout grows the same way, from
+ * {@code socket.connection.setup.timeout.ms} up to {@code socket.connection.setup.timeout.max.ms},
+ * so that a broker slow to accept is given longer each time. Requests for a connection backing off fail at once
  * instead of queueing behind a broker that is likely down. A connection that broke is replaced at
  * the next request for it, without backoff. Each has its own bound of requests in flight
  * ({@code max.in.flight.requests.per.connection}).
@@ -482,15 +485,20 @@ public final class ConnectionPool implements AutoCloseable {
         Attempt attempt = new Attempt();
         lane.attempt = attempt;
         CompletableFuture<BrokerConnection> waiter = attempt.await();
-        connects.add(() -> startConnect(id, lane, attempt, address));
+        Duration setupTimeout = Duration.ofMillis(
+            poolConfig.connectTimeoutPolicy(config.connectTimeout()).millis(lane.failedConnects + 1, random.getAsDouble()));
+        connects.add(() -> startConnect(id, lane, attempt, address, setupTimeout));
         return waiter;
     }
 
-    /** Starts opening the connection; once it is ready, {@link #opened} hands it to the waiters. */
-    private void startConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress address) {
+    /**
+     * Starts opening the connection, set up within {@code setupTimeout}; once it is ready,
+     * {@link #opened} hands it to the waiters.
+     */
+    private void startConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress address, Duration setupTimeout) {
         CompletableFuture<BrokerConnection> opening;
         try {
-            opening = connector.open(id.nodeId(), address, config);
+            opening = connector.open(id.nodeId(), address, config.withConnectTimeout(setupTimeout));
         } catch (RuntimeException e) {
             failConnect(id, lane, attempt, e);
             return;

@@ -246,6 +246,36 @@ class ConnectionPoolTest {
     }
 
     @Test
+    void theSetupTimeoutDoublesWithEachFailedConnectUpToItsMaximumAndResetsAfterASuccess() throws Exception {
+        for (int failed = 0; failed < 3; failed++) {
+            connector.refuseNext();
+            assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+        }
+        FrameServer broker = broker();
+        CompletableFuture<Void> connected = pool.connectNow(1);
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+        connector.opened.get(0).close();
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+
+        // socket.connection.setup.timeout.ms 10 s, .max.ms 30 s: kafka-clients' defaults, the random at the middle of its spread.
+        assertThat(connector.setupTimeouts).containsExactly(10_000L, 20_000L, 30_000L, 30_000L, 10_000L);
+    }
+
+    @Test
+    void eachSetupTimeoutIsSpreadByUpToTwentyPercent() throws Exception {
+        random = 0.0;
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+        random = 0.75;
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+
+        assertThat(connector.setupTimeouts).containsExactly(8_000L, 22_000L);
+    }
+
+    @Test
     void connectNowConnectsToANodeStillBackingOffAndTheSendsWaitingForItGoOut() throws Exception {
         connector.refuseNext();
         assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("connection refused (scripted)");
@@ -987,6 +1017,8 @@ class ConnectionPoolTest {
     private static final class ScriptedConnector implements Connector {
         final AtomicInteger calls = new AtomicInteger();
         final List<InetSocketAddress> addresses = new CopyOnWriteArrayList<>();
+        /** The setup timeout of each connect, in milliseconds, in order. */
+        final List<Long> setupTimeouts = new CopyOnWriteArrayList<>();
         final List<BrokerConnection> opened = new CopyOnWriteArrayList<>();
         final BlockingQueue<Object> steps = new LinkedBlockingQueue<>();
         volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
@@ -1001,6 +1033,7 @@ class ConnectionPoolTest {
         public CompletableFuture<BrokerConnection> open(int nodeId, InetSocketAddress address, ConnectionConfig config) {
             calls.incrementAndGet();
             addresses.add(address);
+            setupTimeouts.add(config.connectTimeout().toMillis());
             CompletableFuture<BrokerConnection> opening = new CompletableFuture<>();
             gate.thenRun(() -> {
                 Object step = steps.poll();
