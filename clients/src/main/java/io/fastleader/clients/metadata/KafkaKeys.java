@@ -160,7 +160,7 @@ public final class KafkaKeys {
             honoured("buffer.memory", Clients.PRODUCER),
             notBuilt("buffer.memory.allocation.strategy", Clients.PRODUCER, "each new batch reserves a whole batch.size of buffer.memory, as with full"),
             honoured("check.crcs", Clients.CONSUMER),
-            partly("client.dns.lookup", Clients.BOTH, "read for bootstrap.servers only: a host with several addresses is tried at one of them, not at each in turn (use_all_dns_ips)"),
+            honoured("client.dns.lookup", Clients.BOTH),
             honoured("client.id", Clients.BOTH, "a producer given none is named fastleader-producer-N (KafkaProducer: producer-N)"),
             partly("client.rack", Clients.BOTH, "sent in group membership (rack-aware assignors see it); every Fetch goes to the leader (no KIP-392 fetching from the nearest replica); the 4.4 producer's rack-aware partitioning is not built"),
             honoured("compression.gzip.level", Clients.PRODUCER),

@@ -1,6 +1,7 @@
 package io.fastleader.clients.network;
 
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -51,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * {@code reconnect.backoff.max.ms}, each wait spread by ±20% so that clients do not reconnect in
  * lockstep, and reset by a successful connect. Its setup timeout grows the same way, from
  * {@code socket.connection.setup.timeout.ms} up to {@code socket.connection.setup.timeout.max.ms},
- * so that a broker slow to accept is given longer each time. Requests for a connection backing off fail at once
+ * so that a broker slow to accept is given longer each time. A node's host name is resolved at each
+ * connect to every address it has, and each failed connect moves to the next of them, so a broker
+ * behind a name whose first address is dead is reached at another, as in kafka-clients
+ * ({@link HostResolver}). Requests for a connection backing off fail at once
  * instead of queueing behind a broker that is likely down. A connection that broke is replaced at
  * the next request for it, without backoff. Each has its own bound of requests in flight
  * ({@code max.in.flight.requests.per.connection}).
@@ -75,6 +79,7 @@ public final class ConnectionPool implements AutoCloseable {
     private final PoolConfig poolConfig;
     private final LongSupplier nanoClock;
     private final Connector connector;
+    private final HostResolver resolver;
     private final DoubleSupplier random;
     /** Every connection's I/O; null where a test's connector brings its own connections. */
     private final IoLoop loop;
@@ -139,7 +144,7 @@ public final class ConnectionPool implements AutoCloseable {
                            ChannelSecurity security, IoLoop loop) {
         this(config, poolConfig, System::nanoTime, (nodeId, address, connectionConfig) -> BrokerConnection.open(address,
             connectionConfig, listeners.apply(nodeId), loop, security), () -> ThreadLocalRandom.current().nextDouble(),
-            (task, delayNanos) -> loop.schedule(task, delayNanos), loop, security);
+            (task, delayNanos) -> loop.schedule(task, delayNanos), HostResolver.SYSTEM, loop, security);
     }
 
     /**
@@ -152,12 +157,26 @@ public final class ConnectionPool implements AutoCloseable {
      */
     public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
                           DoubleSupplier random, Scheduler sweepScheduler) {
-        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, null, null);
+        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, HostResolver.NONE);
     }
 
-    /** @param loop the I/O loop the connector opens connections on, which the pool closes with them; null if it has none */
+    /**
+     * A pool with its seams exposed as {@link #ConnectionPool(ConnectionConfig, PoolConfig, LongSupplier, Connector,
+     * DoubleSupplier, Scheduler)}, whose connector is given each address {@code resolver} finds for a node, in turn.
+     */
+    public ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
+                          DoubleSupplier random, Scheduler sweepScheduler, HostResolver resolver) {
+        this(config, poolConfig, nanoClock, connector, random, sweepScheduler, resolver, null, null);
+    }
+
+    /**
+     * @param resolver resolves a node's host name, on the loop if the pool has one
+     * @param loop     the I/O loop the connector opens connections on, which the pool closes with them; null if it has none
+     */
     private ConnectionPool(ConnectionConfig config, PoolConfig poolConfig, LongSupplier nanoClock, Connector connector,
-                           DoubleSupplier random, Scheduler sweepScheduler, IoLoop loop, ChannelSecurity security) {
+                           DoubleSupplier random, Scheduler sweepScheduler, HostResolver resolver, IoLoop loop,
+                           ChannelSecurity security) {
+        this.resolver = Objects.requireNonNull(resolver, "resolver");
         this.loop = loop;
         this.security = security;
         this.sweepScheduler = Objects.requireNonNull(sweepScheduler, "sweepScheduler");
@@ -487,8 +506,34 @@ public final class ConnectionPool implements AutoCloseable {
         CompletableFuture<BrokerConnection> waiter = attempt.await();
         Duration setupTimeout = Duration.ofMillis(
             poolConfig.connectTimeoutPolicy(config.connectTimeout()).millis(lane.failedConnects + 1, random.getAsDouble()));
-        connects.add(() -> startConnect(id, lane, attempt, address, setupTimeout));
+        int addressIndex = lane.addressIndex;
+        connects.add(() -> resolveAndConnect(id, lane, attempt, address, addressIndex, setupTimeout));
         return waiter;
+    }
+
+    /**
+     * Resolves the node's host name, on the loop where there is one (the JDK's lookup may block), and
+     * connects to the address the node's failed connects have come to: the next address after each
+     * failure, the first again after a success, as kafka-clients goes through a broker's addresses.
+     */
+    private void resolveAndConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress broker, int addressIndex,
+                                   Duration setupTimeout) {
+        Runnable resolveAndStart = () -> {
+            List<InetSocketAddress> resolved;
+            try {
+                resolved = resolver.resolve(broker);
+            } catch (UnknownHostException | RuntimeException e) {
+                failConnect(id, lane, attempt, new BrokerConnectionException("cannot resolve " + broker.getHostString() + " for " + id
+                    + ": " + e, e));
+                return;
+            }
+            startConnect(id, lane, attempt, resolved.get(Math.floorMod(addressIndex, resolved.size())), setupTimeout);
+        };
+        if (loop == null) {
+            resolveAndStart.run();
+        } else if (!loop.execute(resolveAndStart)) {
+            failConnect(id, lane, attempt, poolClosed());
+        }
     }
 
     /**
@@ -532,6 +577,7 @@ public final class ConnectionPool implements AutoCloseable {
             if (!orphaned) {
                 attempt.connection = connection;
                 lane.failedConnects = 0;
+                lane.addressIndex = 0;
                 lane.lastUsedNanos = nanoClock.getAsLong();
                 scheduleSweepLocked(lane.lastUsedNanos);
             }
@@ -566,6 +612,7 @@ public final class ConnectionPool implements AutoCloseable {
             }
             lane.attempt = null;
             lane.failedConnects++;
+            lane.addressIndex++;
             lane.backoffMs = backoffMs(lane.failedConnects);
             lane.retryAtNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(lane.backoffMs);
             lane.lastFailure = failure;
@@ -627,6 +674,8 @@ public final class ConnectionPool implements AutoCloseable {
         Attempt attempt;
         long lastUsedNanos;
         int failedConnects;
+        /** Which of the node's addresses the next connect tries: one further after each failed connect, the first after a success. */
+        int addressIndex;
         long backoffMs;
         long retryAtNanos;
         BrokerConnectionException lastFailure;

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.RoundRobinPartitioner;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -52,9 +53,9 @@ class KafkaKeysTest {
     @Test
     void testHonouredKeysAndKeysHonouredInPartAreNotWarnedOf() {
         ProducerConfig config = producerConfig(Map.of(ProducerConfig.LINGER_MS_CONFIG, 5,
-            ProducerConfig.CLIENT_DNS_LOOKUP_CONFIG, "resolve_canonical_bootstrap_servers_only"));
+            ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class));
 
-        assertThat(KafkaKeys.all().get(ProducerConfig.CLIENT_DNS_LOOKUP_CONFIG).treatment()).isEqualTo(Treatment.PARTLY);
+        assertThat(KafkaKeys.all().get(ProducerConfig.PARTITIONER_CLASS_CONFIG).treatment()).isEqualTo(Treatment.PARTLY);
         assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER)).isEmpty();
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,8 +80,13 @@ class ConnectionPoolTest {
 
     /** A pool of {@code config} on the test's clock, connector, random and sweeps, knowing nodes 1 and 2. */
     private ConnectionPool poolWith(ConnectionConfig config) {
+        return poolWith(config, HostResolver.NONE);
+    }
+
+    /** A pool as {@link #poolWith(ConnectionConfig)}, whose nodes' names {@code resolver} resolves. */
+    private ConnectionPool poolWith(ConnectionConfig config, HostResolver resolver) {
         ConnectionPool created = new ConnectionPool(config, PoolConfig.defaults(), nanos::get, connector,
-            () -> random, (task, delayNanos) -> sweeps.add(new Sweep(task, delayNanos)));
+            () -> random, (task, delayNanos) -> sweeps.add(new Sweep(task, delayNanos)), resolver);
         created.updateNodes(Map.of(1, NODE_1, 2, NODE_2));
         return created;
     }
@@ -261,6 +267,39 @@ class ConnectionPoolTest {
 
         // socket.connection.setup.timeout.ms 10 s, .max.ms 30 s: kafka-clients' defaults, the random at the middle of its spread.
         assertThat(connector.setupTimeouts).containsExactly(10_000L, 20_000L, 30_000L, 30_000L, 10_000L);
+    }
+
+    @Test
+    void eachFailedConnectTriesTheNodesNextAddressAndASuccessStartsAgainAtTheFirst() throws Exception {
+        InetSocketAddress first = InetSocketAddress.createUnresolved("broker-1-first", 9092);
+        InetSocketAddress second = InetSocketAddress.createUnresolved("broker-1-second", 9092);
+        pool.close();
+        pool = poolWith(ConnectionConfig.defaults("test-client"), broker -> List.of(first, second));
+        for (int failed = 0; failed < 3; failed++) {
+            connector.refuseNext();
+            assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+        }
+        FrameServer broker = broker();
+        CompletableFuture<Void> connected = pool.connectNow(1);
+        broker.answerHandshake(KAFKA_4_3);
+        connected.get(10, TimeUnit.SECONDS);
+        connector.opened.get(0).close();
+        connector.refuseNext();
+        assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+
+        assertThat(connector.addresses).containsExactly(first, second, first, second, first);
+    }
+
+    @Test
+    void aNodeWhoseNameDoesNotResolveFailsItsConnectAndBacksOff() throws Exception {
+        pool.close();
+        pool = poolWith(ConnectionConfig.defaults("test-client"), broker -> {
+            throw new UnknownHostException(broker.getHostString() + ": Name or service not known");
+        });
+
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("cannot resolve broker-1 for node 1");
+        assertFailsWithConnectionError(pool.connect(1)).hasMessageContaining("backing off 50 ms");
+        assertThat(connector.calls).hasValue(0);
     }
 
     @Test

@@ -548,7 +548,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
         List<String> advertised = new ArrayList<>();
         List<String> protocols = new ArrayList<>();
         listeners.add(brokerListener + "://" + HOST + ":" + node.brokerPort);
-        advertised.add(brokerListener + "://" + HOST + ":" + clientAddress(node).getPort());
+        String advertisedHost = spec.advertisedHost() == null ? HOST : spec.advertisedHost();
+        advertised.add(brokerListener + "://" + advertisedHost + ":" + clientAddress(node).getPort());
         protocols.add(brokerListener + ":" + spec.security().protocol());
         if (tls != null) {
             tls.brokerConfig().forEach(properties::setProperty);

@@ -21,10 +21,12 @@ import org.apache.kafka.server.common.TransactionVersion;
  * @param featureLevels Kafka features (by name) finalized at the levels given when the storage is
  *                      formatted; a feature not named here gets the release's default level
  * @param brokerJvmOptions options added to each child-JVM broker's {@code java} command line
+ * @param advertisedHost the host name child-JVM brokers advertise their client listener under, which
+ *                       clients resolve; null for the address they listen on, 127.0.0.1
  */
 public record ClusterSpec(int brokers, Execution execution, KafkaRelease release, Security security,
                           Map<String, String> brokerConfigs, NetworkModel network, Map<String, Short> featureLevels,
-                          List<String> brokerJvmOptions) {
+                          List<String> brokerJvmOptions, String advertisedHost) {
 
     /**
      * Settings every fixture broker gets. They keep a small cluster small and quick on a 2-core
@@ -58,6 +60,9 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
                 && !(security.isOAuthBearer() && security.protocol().equals("SASL_PLAINTEXT") && security.brokerLogin() == null)) {
             throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT, SSL or SASL_PLAINTEXT with unsecured OAUTHBEARER client"
                 + " listeners only; use IN_JVM or CONTAINER for " + security.protocol() + " with " + security.saslMechanism());
+        }
+        if (advertisedHost != null && execution != Execution.CHILD_JVM) {
+            throw new IllegalArgumentException("an advertised host name is set for CHILD_JVM brokers only, not " + execution);
         }
         brokerConfigs = Map.copyOf(brokerConfigs);
         featureLevels = Map.copyOf(featureLevels);
@@ -129,6 +134,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         private NetworkModel network = NetworkModel.loopback();
         private final Map<String, Short> featureLevels = new LinkedHashMap<>();
         private final List<String> brokerJvmOptions = new ArrayList<>();
+        private String advertisedHost;
 
         private Builder() {
         }
@@ -208,13 +214,23 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         }
 
         /**
+         * The host name the brokers advertise their client listener under, which clients then
+         * resolve, instead of the address they listen on (127.0.0.1); {@link Execution#CHILD_JVM} only.
+         */
+        public Builder advertisedHost(String host) {
+            this.advertisedHost = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /**
          * The spec.
          *
          * @throws IllegalArgumentException if the settings contradict each other, e.g. a
          *                                  {@link NetworkModel#metadataLag()} the execution cannot do
          */
         public ClusterSpec build() {
-            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network, featureLevels, brokerJvmOptions);
+            return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network, featureLevels, brokerJvmOptions,
+                advertisedHost);
         }
 
         /** Builds the spec and starts the cluster. */
