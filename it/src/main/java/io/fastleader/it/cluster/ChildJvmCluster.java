@@ -55,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * A shutdown hook kills the children if this JVM exits without {@link #close()}.
  *
  * <p>The client listener is PLAINTEXT, SSL with a certificate made for the cluster
- * ({@link ChildJvmTls}), or SASL_PLAINTEXT with unsecured OAUTHBEARER tokens (the broker's default
- * validator, replication logging in as {@code broker}); the controller listener is always PLAINTEXT.
+ * ({@link ChildJvmTls}), or SASL_PLAINTEXT or SASL_SSL with unsecured OAUTHBEARER tokens (the
+ * broker's default validator, replication logging in as {@code broker}); the controller listener is
+ * always PLAINTEXT.
  *
  * <p>With a {@link NetworkModel} other than loopback, each node gets a separate inter-broker
  * listener, and every listener is advertised at the relay in front of it. With metadata lag, the
@@ -127,7 +128,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
     private final NetworkRelays relays;
-    /** The client listener, named for its protocol: PLAINTEXT, SSL with {@link #tls}, or SASL_PLAINTEXT. */
+    /** The client listener, named for its protocol: PLAINTEXT, SSL or SASL_SSL with {@link #tls}, or SASL_PLAINTEXT. */
     private final String brokerListener;
     /** The stores of a TLS client listener; null for one without TLS. */
     private final ChildJvmTls tls;

@@ -45,4 +45,11 @@ public @interface Cluster {
 
     /** That user's password. */
     String password() default "fastleader-secret";
+
+    /**
+     * Whether the cluster is started once per test JVM for every parameter of the same description,
+     * and closed when the JVM's tests end: for tests that only add topics of their own names to it,
+     * in classes that would otherwise each start the same cluster.
+     */
+    boolean shared() default false;
 }

@@ -57,8 +57,8 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
             throw new IllegalArgumentException("Kafka " + release.version() + " brokers run only as child JVMs, not " + execution);
         }
         if (execution == Execution.CHILD_JVM && security.saslMechanism() != null
-                && !(security.isOAuthBearer() && security.protocol().equals("SASL_PLAINTEXT") && security.brokerLogin() == null)) {
-            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT, SSL or SASL_PLAINTEXT with unsecured OAUTHBEARER client"
+                && !(security.isOAuthBearer() && security.brokerLogin() == null)) {
+            throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT, SSL, or SASL with unsecured OAUTHBEARER client"
                 + " listeners only; use IN_JVM or CONTAINER for " + security.protocol() + " with " + security.saslMechanism());
         }
         if (advertisedHost != null && execution != Execution.CHILD_JVM) {

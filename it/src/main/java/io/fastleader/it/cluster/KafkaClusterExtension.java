@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * Starts a {@link KafkaTestCluster} for each parameter of that type, described by its
  * {@link Cluster} annotation, and closes it when the scope that asked for it ends: after the test
- * for a test method's parameter, after the class for a {@code @BeforeAll} method's parameter.
+ * for a test method's parameter, after the class for a {@code @BeforeAll} method's parameter, after
+ * every test of the JVM for a {@link Cluster#shared() shared} one.
  *
  * <p>A test or class whose cluster needs an {@link Execution} that cannot run here (containers
  * without Docker) is disabled with the reason instead of failing.
@@ -35,7 +36,12 @@ public final class KafkaClusterExtension implements ParameterResolver, Execution
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        ClusterSpec spec = spec(parameter.findAnnotation(Cluster.class));
+        Optional<Cluster> annotation = parameter.findAnnotation(Cluster.class);
+        ClusterSpec spec = spec(annotation);
+        if (annotation.map(Cluster::shared).orElse(false)) {
+            // The root context's store closes it when every test of the JVM has run.
+            return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(spec, ClusterSpec::start, KafkaTestCluster.class);
+        }
         KafkaTestCluster cluster = spec.start();
         // The store closes AutoCloseable values when its scope ends.
         context.getStore(NAMESPACE).put(parameter.getDeclaringExecutable() + "#" + parameter.getIndex(), cluster);

@@ -69,7 +69,7 @@ import io.fastleader.protocol.ErrorCode;
  * raised as that release's exception class (every error as the nearest class it has), and metrics
  * read through its {@code Metric}. Every client logs in with SASL OAUTHBEARER (an unsecured token,
  * which the broker's default validator takes), through that release's own login and callback
- * handler.
+ * handler, over TLS; the broker is {@link TlsBesideKafkaClientsIT}'s too.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -85,8 +85,8 @@ class BesideKafkaClientsIT {
     private final List<AutoCloseable> clients = new ArrayList<>();
 
     @BeforeAll
-    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM, securityProtocol = "SASL_PLAINTEXT",
-            saslMechanism = "OAUTHBEARER", brokerConfig = "group.initial.rebalance.delay.ms=0") KafkaTestCluster started) {
+    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM, securityProtocol = "SASL_SSL",
+            saslMechanism = "OAUTHBEARER", brokerConfig = "group.initial.rebalance.delay.ms=0", shared = true) KafkaTestCluster started) {
         cluster = started;
         admin = Admin.create(cluster.clientConfig());
     }

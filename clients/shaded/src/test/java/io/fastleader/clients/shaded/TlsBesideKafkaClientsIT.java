@@ -41,8 +41,10 @@ import io.fastleader.it.cluster.KafkaTestCluster;
 /**
  * The fastleader-clients artifact over TLS beside the one kafka-clients release on this JVM's
  * classpath (chosen per failsafe execution in the pom), against a real broker whose client listener
- * is TLS only, with a certificate made for the run: TLS engines come from that release's
- * {@link SslEngineFactory}, Kafka's default one or the application's {@code ssl.engine.factory.class}.
+ * is TLS only (SASL_SSL, logging in with an unsecured OAUTHBEARER token), with a certificate made for
+ * the run: TLS engines come from that release's {@link SslEngineFactory}, Kafka's default one or the
+ * application's {@code ssl.engine.factory.class}. The broker is {@link BesideKafkaClientsIT}'s too,
+ * started once per release's JVM.
  */
 @ExtendWith(KafkaClusterExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -53,7 +55,8 @@ class TlsBesideKafkaClientsIT {
     private static KafkaTestCluster cluster;
 
     @BeforeAll
-    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM, securityProtocol = "SSL") KafkaTestCluster started) {
+    static void startBroker(@Cluster(brokers = 1, execution = Execution.CHILD_JVM, securityProtocol = "SASL_SSL",
+            saslMechanism = "OAUTHBEARER", brokerConfig = "group.initial.rebalance.delay.ms=0", shared = true) KafkaTestCluster started) {
         cluster = started;
     }
 
