@@ -253,17 +253,7 @@ class ConnectionPoolTest {
 
     @Test
     void theSetupTimeoutDoublesWithEachFailedConnectUpToItsMaximumAndResetsAfterASuccess() throws Exception {
-        for (int failed = 0; failed < 3; failed++) {
-            connector.refuseNext();
-            assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
-        }
-        FrameServer broker = broker();
-        CompletableFuture<Void> connected = pool.connectNow(1);
-        broker.answerHandshake(KAFKA_4_3);
-        connected.get(10, TimeUnit.SECONDS);
-        connector.opened.get(0).close();
-        connector.refuseNext();
-        assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
+        failThriceThenConnectThenFailOnce();
 
         // socket.connection.setup.timeout.ms 10 s, .max.ms 30 s: kafka-clients' defaults, the random at the middle of its spread.
         assertThat(connector.setupTimeouts).containsExactly(10_000L, 20_000L, 30_000L, 30_000L, 10_000L);
@@ -275,6 +265,13 @@ class ConnectionPoolTest {
         InetSocketAddress second = InetSocketAddress.createUnresolved("broker-1-second", 9092);
         pool.close();
         pool = poolWith(ConnectionConfig.defaults("test-client"), broker -> List.of(first, second));
+        failThriceThenConnectThenFailOnce();
+
+        assertThat(connector.addresses).containsExactly(first, second, first, second, first);
+    }
+
+    /** Five connects to node 1 in a row, at once whatever the backoff: three refused, one that succeeds and closes, one refused. */
+    private void failThriceThenConnectThenFailOnce() throws Exception {
         for (int failed = 0; failed < 3; failed++) {
             connector.refuseNext();
             assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
@@ -286,8 +283,6 @@ class ConnectionPoolTest {
         connector.opened.get(0).close();
         connector.refuseNext();
         assertFailsWithConnectionError(pool.connectNow(1)).hasMessageContaining("connection refused (scripted)");
-
-        assertThat(connector.addresses).containsExactly(first, second, first, second, first);
     }
 
     @Test
