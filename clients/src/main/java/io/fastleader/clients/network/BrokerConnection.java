@@ -231,7 +231,7 @@ public final class BrokerConnection implements AutoCloseable {
     private CompletableFuture<Void> connect(InetSocketAddress address) {
         int timeoutMs = Math.toIntExact(config.connectTimeout().toMillis());
         SslHandler tlsHandler = security.tls() != null ? tlsHandler(address, timeoutMs) : null;
-        // An unresolved address is resolved by Netty on the loop, per connect, so a broker that moved hosts is found again.
+        // A pool's connect comes resolved (HostResolver); an unresolved address, of a connection opened alone, Netty resolves on the loop.
         Bootstrap bootstrap = new Bootstrap()
             .group(loop.eventLoop())
             .channel(NioSocketChannel.class)

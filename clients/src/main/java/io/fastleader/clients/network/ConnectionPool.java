@@ -506,17 +506,17 @@ public final class ConnectionPool implements AutoCloseable {
         CompletableFuture<BrokerConnection> waiter = attempt.await();
         Duration setupTimeout = Duration.ofMillis(
             poolConfig.connectTimeoutPolicy(config.connectTimeout()).millis(lane.failedConnects + 1, random.getAsDouble()));
-        int addressIndex = lane.addressIndex;
-        connects.add(() -> resolveAndConnect(id, lane, attempt, address, addressIndex, setupTimeout));
+        int failedConnects = lane.failedConnects;
+        connects.add(() -> resolveAndConnect(id, lane, attempt, address, failedConnects, setupTimeout));
         return waiter;
     }
 
     /**
      * Resolves the node's host name, on the loop where there is one (the JDK's lookup may block), and
-     * connects to the address the node's failed connects have come to: the next address after each
-     * failure, the first again after a success, as kafka-clients goes through a broker's addresses.
+     * connects to the address its {@code failedConnects} in a row have come to: the next address after
+     * each failure, the first again after a success, as kafka-clients goes through a broker's addresses.
      */
-    private void resolveAndConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress broker, int addressIndex,
+    private void resolveAndConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress broker, int failedConnects,
                                    Duration setupTimeout) {
         Runnable resolveAndStart = () -> {
             List<InetSocketAddress> resolved;
@@ -527,7 +527,7 @@ public final class ConnectionPool implements AutoCloseable {
                     + ": " + e, e));
                 return;
             }
-            startConnect(id, lane, attempt, resolved.get(Math.floorMod(addressIndex, resolved.size())), setupTimeout);
+            startConnect(id, lane, attempt, resolved.get(failedConnects % resolved.size()), setupTimeout);
         };
         if (loop == null) {
             resolveAndStart.run();
@@ -577,7 +577,6 @@ public final class ConnectionPool implements AutoCloseable {
             if (!orphaned) {
                 attempt.connection = connection;
                 lane.failedConnects = 0;
-                lane.addressIndex = 0;
                 lane.lastUsedNanos = nanoClock.getAsLong();
                 scheduleSweepLocked(lane.lastUsedNanos);
             }
@@ -612,7 +611,6 @@ public final class ConnectionPool implements AutoCloseable {
             }
             lane.attempt = null;
             lane.failedConnects++;
-            lane.addressIndex++;
             lane.backoffMs = backoffMs(lane.failedConnects);
             lane.retryAtNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(lane.backoffMs);
             lane.lastFailure = failure;
@@ -673,9 +671,8 @@ public final class ConnectionPool implements AutoCloseable {
         /** The connection being opened or in use; null before the first, after a failed connect or an idle close. */
         Attempt attempt;
         long lastUsedNanos;
+        /** Failed connects in a row: they grow the backoff and the setup timeout, and pick which of the node's addresses comes next. */
         int failedConnects;
-        /** Which of the node's addresses the next connect tries: one further after each failed connect, the first after a success. */
-        int addressIndex;
         long backoffMs;
         long retryAtNanos;
         BrokerConnectionException lastFailure;
