@@ -1,6 +1,8 @@
 package io.fastleader.it.cluster;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +11,24 @@ import java.util.Map;
 public final class ChildMain {
 
     private ChildMain() {
+    }
+
+    /**
+     * The command line of a child JVM on this test's class path: {@code java}, {@code jvmOptions},
+     * {@code main}'s class, {@code arguments}, then {@code settings} as {@code key=value} arguments
+     * for {@link #settings}.
+     */
+    public static List<String> command(List<String> jvmOptions, Class<?> main, List<String> arguments, Map<String, Object> settings) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        // Under surefire java.class.path is only the booter jar; the test class path is here.
+        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+        command.add(main.getName());
+        command.addAll(arguments);
+        settings.forEach((key, value) -> command.add(key + "=" + value));
+        return command;
     }
 
     /** Client settings from {@code key=value} arguments. */

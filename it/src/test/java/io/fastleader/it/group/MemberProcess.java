@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,15 +46,7 @@ final class MemberProcess implements AutoCloseable {
 
     /** Starts a child JVM whose member subscribes to {@code topic} with {@code config}. */
     static MemberProcess start(String name, Map<String, Object> config, String topic, Ownership ownership) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        // Under surefire java.class.path is only the booter jar; the test class path is here.
-        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-        command.add(MemberProcess.class.getName());
-        command.add(topic);
-        config.forEach((key, value) -> command.add(key + "=" + value));
-        Process process = new ProcessBuilder(command)
+        Process process = new ProcessBuilder(ChildMain.command(List.of(), MemberProcess.class, List.of(topic), config))
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         return new MemberProcess(name, process, topic, ownership);

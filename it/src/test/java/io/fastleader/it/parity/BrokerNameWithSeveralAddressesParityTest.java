@@ -8,7 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
@@ -69,13 +68,11 @@ class BrokerNameWithSeveralAddressesParityTest {
 
     /** What the child's producer printed: {@code acked <offset>}, or {@code failed <exception>}. */
     private static String sendInAChildJvm(Flavour flavour, Path hosts, String bootstrap) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Djdk.net.hosts.file=" + hosts, "-XX:TieredStopAtLevel=1", "-cp",
-            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), SendOnce.class.getName(), flavour.name(),
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG + "=" + bootstrap,
-            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG + "=" + DELIVERY_TIMEOUT_MS,
-            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG + "=" + DELIVERY_TIMEOUT_MS / 2,
-            ProducerConfig.MAX_BLOCK_MS_CONFIG + "=" + DELIVERY_TIMEOUT_MS));
+        List<String> command = ChildMain.command(List.of("-Djdk.net.hosts.file=" + hosts, "-XX:TieredStopAtLevel=1"), SendOnce.class,
+            List.of(flavour.name()), Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DELIVERY_TIMEOUT_MS,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, DELIVERY_TIMEOUT_MS / 2,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, DELIVERY_TIMEOUT_MS));
         Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;

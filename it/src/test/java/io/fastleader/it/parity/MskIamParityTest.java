@@ -31,9 +31,8 @@ class MskIamParityTest {
 
     private static final String IAM_LOGIN = "software.amazon.msk.auth.iam.IAMLoginModule required awsProfileName=\"%s\";";
     private static final String IAM_CALLBACK_HANDLER = "software.amazon.msk.auth.iam.IAMClientCallbackHandler";
-    /** Where the AWS SDK reads profiles and the region from, instead of the user's own. */
-    private static final Map<String, String> AWS_PROPERTIES = Map.of("aws.sharedCredentialsFile", "credentials", "aws.configFile", "config",
-        "aws.region", "eu-west-1");
+    /** The system properties the AWS SDK reads profiles and the region from, instead of the user's own; set for this class. */
+    private static Map<String, String> awsProperties = Map.of();
 
     @TempDir
     static Path awsDir;
@@ -41,12 +40,13 @@ class MskIamParityTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Files.writeString(awsDir.resolve("credentials"), "[known]\naws_access_key_id = " + IamBrokerMechanism.ACCESS_KEYS.iterator().next()
+        Path credentials = Files.writeString(awsDir.resolve("credentials"), "[known]\naws_access_key_id = " + IamBrokerMechanism.ACCESS_KEYS.iterator().next()
             + "\naws_secret_access_key = fastleader-test-secret\n\n[stranger]\naws_access_key_id = AKIASTRANGERTEST0001\n"
             + "aws_secret_access_key = stranger-test-secret\n");
-        Files.writeString(awsDir.resolve("config"), "");
-        AWS_PROPERTIES.forEach((property, value) -> System.setProperty(property,
-            property.equals("aws.region") ? value : awsDir.resolve(value).toString()));
+        Path config = Files.writeString(awsDir.resolve("config"), "");
+        awsProperties = Map.of("aws.sharedCredentialsFile", credentials.toString(), "aws.configFile", config.toString(),
+            "aws.region", "eu-west-1");
+        awsProperties.forEach(System::setProperty);
         Security iam = Security.withBrokerLogin(IamBrokerMechanism.MECHANISM, IamBrokerMechanism.brokerLogin())
             .withClientConfig(SaslConfigs.SASL_JAAS_CONFIG, String.format(IAM_LOGIN, "known"))
             .withClientConfig(SaslConfigs.SASL_CLIENT_CALLBACK_HANDLER_CLASS, IAM_CALLBACK_HANDLER);
@@ -58,7 +58,7 @@ class MskIamParityTest {
         if (cluster != null) {
             cluster.close();
         }
-        AWS_PROPERTIES.keySet().forEach(System::clearProperty);
+        awsProperties.keySet().forEach(System::clearProperty);
     }
 
     @Test

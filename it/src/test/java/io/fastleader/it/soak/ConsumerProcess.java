@@ -7,8 +7,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -47,15 +45,8 @@ final class ConsumerProcess {
      */
     static ConsumerProcess start(String name, Flavour flavour, Map<String, Object> config, String topic, GroupMemberLoop.Sink sink,
                                  java.util.function.Consumer<String> onFailure) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp"));
-        // Under surefire java.class.path is only the booter jar; the test class path is here.
-        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-        command.add(ConsumerProcess.class.getName());
-        command.add(flavour.name());
-        command.add(topic);
-        config.forEach((key, value) -> command.add(key + "=" + value));
+        List<String> command = ChildMain.command(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), ConsumerProcess.class,
+            List.of(flavour.name(), topic), config);
         try {
             Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             return new ConsumerProcess(process, sink, onFailure, name);
