@@ -38,6 +38,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.network.BrokerConnectionException;
 import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
@@ -60,8 +61,11 @@ import io.fastleader.protocol.message.MetadataResponseData;
  * <p>All Metadata responses are applied on this object's one thread, in the order the requests
  * were sent; one request is in flight at a time. Requests go to the broker that answered last
  * (unless its connection has requests waiting and another known broker's has none), moving on to
- * the next after a failure: the known brokers in turn, then the bootstrap servers (under ids -1,
- * -2, ...), which are all there is while no broker is known.
+ * the next after a failure. Which brokers those are, {@link MetadataRecovery} decides: the
+ * bootstrap servers (under ids -1, -2, ...) until an answer names the brokers, then the brokers the
+ * last answer named, and the bootstrap servers again after a rebootstrap
+ * ({@code metadata.recovery.strategy}). A bootstrap server's host name is resolved anew at each
+ * connect, as kafka-clients resolves it, so a cluster replaced behind the same name is found.
  */
 public final class ClusterMetadata implements AutoCloseable {
 
@@ -81,7 +85,10 @@ public final class ClusterMetadata implements AutoCloseable {
     private volatile long lastAppliedMs;
     /** Metadata answers applied so far; written by the metadata thread only. */
     private volatile long answersApplied;
+    /** The bootstrap servers by id, unresolved: the pool resolves each name at each connect. */
     private final Map<Integer, InetSocketAddress> bootstrap = new HashMap<>();
+    /** {@code bootstrap.servers} as resolved when the client was built, for the log. */
+    private final List<InetSocketAddress> bootstrapServers;
     /** Every broker's address as last listed, kept when a later table leaves it out ({@link #useNodes}). */
     private final Map<Integer, InetSocketAddress> lastKnownAddresses = new HashMap<>();
     /** Bound on waiting for the refresh thread at close, should an answer being applied hang. */
@@ -94,6 +101,7 @@ public final class ClusterMetadata implements AutoCloseable {
     private final TopicUse topicUse;
     /** Guarded by {@code lock}, as is everything below but {@code metadataNode}. */
     private final RefreshSchedule schedule;
+    private final MetadataRecovery recovery;
     private final Map<String, List<TopicWait>> topicWaiters = new HashMap<>();
     private ScheduledFuture<?> wakeup;
     private long wakeupAtMs = Long.MAX_VALUE;
@@ -125,13 +133,16 @@ public final class ClusterMetadata implements AutoCloseable {
         if (bootstrapServers.isEmpty()) {
             throw new IllegalArgumentException("no bootstrap servers");
         }
+        this.bootstrapServers = List.copyOf(bootstrapServers);
         for (int i = 0; i < bootstrapServers.size(); i++) {
-            bootstrap.put(-1 - i, bootstrapServers.get(i));
+            InetSocketAddress server = bootstrapServers.get(i);
+            bootstrap.put(-1 - i, InetSocketAddress.createUnresolved(server.getHostString(), server.getPort()));
         }
         // The pool learns every node table before the cache shows a leadership that names it.
         this.cache = new LeaderCache(metrics, this::useNodes);
         this.topicUse = new TopicUse(config.metadataMaxIdle());
         this.schedule = new RefreshSchedule(config, topicUse, random);
+        this.recovery = new MetadataRecovery(config.recoveryStrategy(), config.rebootstrapTrigger().toMillis());
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
                 threads.named("fastleader-metadata-" + INSTANCES.incrementAndGet() + "-"));
         executor.setRemoveOnCancelPolicy(true);
@@ -301,7 +312,7 @@ public final class ClusterMetadata implements AutoCloseable {
     /**
      * Asks for the metadata of every topic in the cluster ({@code listTopics}), without applying it
      * to the cache: topics nobody uses are not tracked. A broker that cannot be reached, or answers
-     * with a retriable error, is passed over for the next known one (bootstrap servers included), at
+     * with a retriable error, is passed over for the next one the refreshes would ask, at
      * once while a round of them has not been tried, and after the refresh backoff between rounds,
      * until the caller cancels the returned future, as it does at its deadline.
      *
@@ -400,6 +411,7 @@ public final class ClusterMetadata implements AutoCloseable {
                 rearmLocked(schedule.nextDueMs(), now);
                 return;
             }
+            recovery.requested(now);
             view = ++lastView;
         }
         metrics.recordRequest();
@@ -431,9 +443,21 @@ public final class ClusterMetadata implements AutoCloseable {
         if (failure != null) {
             LOG.debug("Metadata request to node {} failed", node, failure);
             metrics.recordRefreshFailure();
-            metadataNode = nextNode(node);
+            MetadataRecovery.Failure kind = recoveryFailure(response, failure);
+            if (kind == MetadataRecovery.Failure.REBOOTSTRAP_REQUIRED) {
+                LOG.info("Rebootstrap requested by server.");
+            }
+            boolean rebootstrap;
             synchronized (lock) {
-                schedule.failed(clockMs.getAsLong());
+                long now = clockMs.getAsLong();
+                schedule.failed(now);
+                rebootstrap = recovery.failed(kind, now, cache.nodes().size());
+            }
+            if (rebootstrap) {
+                LOG.info("Rebootstrapping with {}", bootstrapServers);
+                metadataNode = rotation().get(0);
+            } else {
+                metadataNode = nextNode(node);
             }
             AuthenticationException refused = Failures.authenticationFailure(failure);
             if (refused != null) {
@@ -490,6 +514,15 @@ public final class ClusterMetadata implements AutoCloseable {
         return errors;
     }
 
+    /** What recovery makes of a failed request: an answer's {@code REBOOTSTRAP_REQUIRED}, a broker not reached, or another error. */
+    private static MetadataRecovery.Failure recoveryFailure(ApiMessage response, Throwable failure) {
+        if (response instanceof MetadataResponseData answer && answer.errorCode() == ErrorCode.REBOOTSTRAP_REQUIRED.code()) {
+            return MetadataRecovery.Failure.REBOOTSTRAP_REQUIRED;
+        }
+        return Failures.cause(failure) instanceof BrokerConnectionException ? MetadataRecovery.Failure.UNREACHABLE
+                : MetadataRecovery.Failure.ANSWERED_WITH_ERROR;
+    }
+
     private static Throwable topLevelError(MetadataResponseData response) {
         return response.errorCode() == ErrorCode.NONE.code() ? null : ErrorCode.forCode(response.errorCode()).exception();
     }
@@ -502,6 +535,7 @@ public final class ClusterMetadata implements AutoCloseable {
         List<Runnable> completions = new ArrayList<>();
         synchronized (lock) {
             schedule.succeeded(clockMs.getAsLong());
+            recovery.answered();
             settleWaitersLocked(response, completions);
             if (!errorListeners.isEmpty()) {
                 List<KafkaException> errors = topicErrors(response);
@@ -606,16 +640,17 @@ public final class ClusterMetadata implements AutoCloseable {
     /**
      * The broker that answered last, unless its connection is busy (a Metadata request would wait
      * behind the requests not yet answered there; a consumer's long-polling Fetches have their own
-     * connection) and another known broker's is not; else the first known broker, else the first
-     * bootstrap server.
+     * connection) and another one's of the rotation is not; the first of the rotation if the one
+     * that answered last is not in it (none yet, or a rebootstrap since).
      */
     private int chooseNode() {
-        int preferred = cache.node(metadataNode) != null || bootstrap.containsKey(metadataNode) ? metadataNode : rotation().get(0);
+        List<Integer> rotation = rotation();
+        int preferred = rotation.contains(metadataNode) ? metadataNode : rotation.get(0);
         if (!pool.isBusy(preferred)) {
             return preferred;
         }
-        for (int node : rotation()) {
-            if (cache.node(node) != null && !pool.isBusy(node)) {
+        for (int node : rotation) {
+            if (!pool.isBusy(node)) {
                 return node;
             }
         }
@@ -628,13 +663,19 @@ public final class ClusterMetadata implements AutoCloseable {
         return rotation.get((index + 1) % rotation.size());
     }
 
-    /** Known brokers by id, then the bootstrap servers. */
+    /** The brokers a Metadata request may go to, in turn: the known ones by id, or the bootstrap servers in the order given. */
     private List<Integer> rotation() {
-        List<Integer> rotation = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
+        boolean bootstrapping;
+        synchronized (lock) {
+            bootstrapping = recovery.bootstrapping();
+        }
+        List<Integer> known = new ArrayList<>(new TreeSet<>(cache.nodes().keySet()));
+        if (!bootstrapping && !known.isEmpty()) {
+            return known;
+        }
         List<Integer> bootstrapIds = new ArrayList<>(bootstrap.keySet());
         bootstrapIds.sort((a, b) -> Integer.compare(b, a));
-        rotation.addAll(bootstrapIds);
-        return rotation;
+        return bootstrapIds;
     }
 
     /**

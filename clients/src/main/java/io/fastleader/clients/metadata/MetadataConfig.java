@@ -1,6 +1,7 @@
 package io.fastleader.clients.metadata;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -25,10 +26,28 @@ import io.fastleader.clients.network.ExponentialBackoff;
  *                               does; {@link #NO_IDLE_EXPIRY} keeps every topic until the client drops it
  * @param leaderHintsEnabled     {@code fastleader.leader.hints.enabled}: whether a refusal's {@code CurrentLeader}
  *                               may move a partition before a Metadata refresh confirms it
+ * @param recoveryStrategy       {@code metadata.recovery.strategy}: whether the client goes back to its bootstrap
+ *                               servers once the brokers it knows cannot give it metadata
+ * @param rebootstrapTrigger     {@code metadata.recovery.rebootstrap.trigger.ms}: with {@link RecoveryStrategy#REBOOTSTRAP},
+ *                               how long the client may go on wanting metadata it cannot get before it goes back
  */
 public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Duration retryBackoffMax,
                              Duration hintConfirmationDelay, boolean allowAutoTopicCreation, Duration metadataMaxIdle,
-                             boolean leaderHintsEnabled) {
+                             boolean leaderHintsEnabled, RecoveryStrategy recoveryStrategy, Duration rebootstrapTrigger) {
+
+    /** The values of {@code metadata.recovery.strategy} (KIP-899). */
+    public enum RecoveryStrategy {
+        /** Once a Metadata answer has named the brokers, only they are asked: the client never goes back to its bootstrap servers. */
+        NONE,
+        /** Back to the bootstrap servers, resolved anew, when no known broker can give metadata (KIP-899, KIP-1102). */
+        REBOOTSTRAP
+    }
+
+    /** kafka-clients 4's {@code metadata.recovery.rebootstrap.trigger.ms} default: 5 minutes. */
+    public static final Duration DEFAULT_REBOOTSTRAP_TRIGGER = Duration.ofMinutes(5);
+
+    /** A {@code rebootstrapTrigger} that never fires: kafka-clients 3.8 and 3.9 rebootstrap only when no broker can be reached. */
+    public static final Duration NO_REBOOTSTRAP_TRIGGER = Duration.ofMillis(Long.MAX_VALUE);
 
     /** The default of {@code fastleader.leader.hint.confirmation.delay.ms}. */
     public static final Duration DEFAULT_HINT_CONFIRMATION_DELAY = Duration.ofMillis(300);
@@ -36,14 +55,21 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
     /** A {@code metadataMaxIdle} that never expires a topic: consumers drop their topics themselves. */
     public static final Duration NO_IDLE_EXPIRY = Duration.ofMillis(Long.MAX_VALUE);
 
-    /** Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s; topics kept until dropped; hints followed. */
+    /**
+     * Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s; topics kept until
+     * dropped; hints followed; back to the bootstrap servers as kafka-clients 4 goes back.
+     */
     public static MetadataConfig defaults() {
         return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
-                DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY, true);
+                DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY, true, RecoveryStrategy.REBOOTSTRAP,
+                DEFAULT_REBOOTSTRAP_TRIGGER);
     }
 
     /**
-     * The settings from a parsed producer or consumer configuration.
+     * The settings from a parsed producer or consumer configuration. A release without
+     * {@code metadata.recovery.strategy} (3.7) never rebootstraps, and one without
+     * {@code metadata.recovery.rebootstrap.trigger.ms} (3.8, 3.9) only once no broker can be reached,
+     * as their own clients do.
      *
      * @param hintConfirmationDelay  {@code fastleader.leader.hint.confirmation.delay.ms}
      * @param allowAutoTopicCreation whether Metadata requests may create missing topics
@@ -55,7 +81,18 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
         return new MetadataConfig(Duration.ofMillis(kafka.getLong(CommonClientConfigs.METADATA_MAX_AGE_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
-                hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle, leaderHintsEnabled);
+                hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle, leaderHintsEnabled,
+                recoveryStrategy(kafka), rebootstrapTrigger(kafka));
+    }
+
+    private static RecoveryStrategy recoveryStrategy(AbstractConfig kafka) {
+        Object strategy = kafka.values().get(CommonClientConfigs.METADATA_RECOVERY_STRATEGY_CONFIG);
+        return strategy == null ? RecoveryStrategy.NONE : RecoveryStrategy.valueOf(strategy.toString().toUpperCase(Locale.ROOT));
+    }
+
+    private static Duration rebootstrapTrigger(AbstractConfig kafka) {
+        Object triggerMs = kafka.values().get(CommonClientConfigs.METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS_CONFIG);
+        return triggerMs == null ? NO_REBOOTSTRAP_TRIGGER : Duration.ofMillis((Long) triggerMs);
     }
 
     public MetadataConfig {
@@ -64,6 +101,8 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
         requireNotNegative("retry.backoff.max.ms", retryBackoffMax);
         requireNotNegative("fastleader.leader.hint.confirmation.delay.ms", hintConfirmationDelay);
         requireNotNegative("metadata.max.idle.ms", metadataMaxIdle);
+        Objects.requireNonNull(recoveryStrategy, "metadata.recovery.strategy");
+        requireNotNegative("metadata.recovery.rebootstrap.trigger.ms", rebootstrapTrigger);
     }
 
     /** The backoff between refreshes: {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, Kafka's jitter. */

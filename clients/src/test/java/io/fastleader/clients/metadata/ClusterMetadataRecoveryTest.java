@@ -1,0 +1,202 @@
+package io.fastleader.clients.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.fastleader.clients.metadata.MetadataConfig.RecoveryStrategy;
+import io.fastleader.clients.network.ConnectionConfig;
+import io.fastleader.clients.network.ConnectionPool;
+import io.fastleader.clients.network.PoolConfig;
+import io.fastleader.clients.network.ScriptedBrokers;
+import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
+import io.fastleader.protocol.message.MetadataResponseData;
+import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
+
+/**
+ * {@code metadata.recovery.strategy} in {@link ClusterMetadata}: when the client goes back to its
+ * bootstrap servers, against scripted brokers on a clock the test moves. Scripted node 1 plays the
+ * bootstrap server; what its answers name as the cluster's brokers is up to each test. A refresh
+ * after a failure waits out the backoff on the test's clock, so the test moves the clock and asks
+ * again after each failure.
+ */
+@Timeout(60)
+class ClusterMetadataRecoveryTest {
+
+    private static final long TRIGGER_MS = 60_000;
+    private static final int BOOTSTRAP = 1;
+    private static final String TOPIC = "orders";
+    private static final Uuid TOPIC_ID = Uuid.randomUuid();
+
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final Metrics metrics = new Metrics();
+    private final AtomicInteger bootstrapRequests = new AtomicInteger();
+    private final AtomicInteger knownBrokerRequests = new AtomicInteger();
+    /** What the bootstrap server names as the brokers. */
+    private volatile MetadataResponseBroker named;
+    /** The error the known broker (node 0) answers with; NONE answers. */
+    private volatile ErrorCode knownBrokerError = ErrorCode.NONE;
+    private ScriptedBrokers brokers;
+    private ConnectionPool pool;
+    private ClusterMetadata metadata;
+
+    @AfterEach
+    void stop() throws Exception {
+        metadata.close();
+        pool.close();
+        brokers.close();
+        metrics.close();
+    }
+
+    @Test
+    void testGoesBackToTheBootstrapServersOnceNoKnownBrokerCanBeReached() throws Exception {
+        start(RecoveryStrategy.REBOOTSTRAP);
+        named = broker(5, deadPort());
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+
+        refreshAndAwaitFailures(1);
+        askAgain();
+
+        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+    }
+
+    @Test
+    void testNeverGoesBackToTheBootstrapServersWithStrategyNone() throws Exception {
+        start(RecoveryStrategy.NONE);
+        named = broker(5, deadPort());
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+
+        refreshAndAwaitFailures(1);
+        askAgain();
+        await(() -> failures() == 2, "the second failed request");
+        askAgain();
+        await(() -> failures() == 3, "the third failed request");
+
+        assertThat(bootstrapRequests).hasValue(1);
+    }
+
+    @Test
+    void testGoesBackToTheBootstrapServersWhenABrokerAnswersRebootstrapRequired() throws Exception {
+        start(RecoveryStrategy.REBOOTSTRAP);
+        named = broker(0, brokers.port(0));
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        knownBrokerError = ErrorCode.REBOOTSTRAP_REQUIRED;
+
+        refreshAndAwaitFailures(1);
+        askAgain();
+
+        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        assertThat(knownBrokerRequests).hasValue(1);
+    }
+
+    @Test
+    void testGoesBackToTheBootstrapServersAfterTheTriggerTimeWithoutAnAnswer() throws Exception {
+        start(RecoveryStrategy.REBOOTSTRAP);
+        named = broker(0, brokers.port(0));
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        knownBrokerError = ErrorCode.UNKNOWN_SERVER_ERROR;
+
+        refreshAndAwaitFailures(1);
+        clock.addAndGet(TRIGGER_MS - 20_000);
+        askAgain();
+        await(() -> failures() == 2, "the second failed request, 10 s before the trigger time");
+        askAgain();
+        await(() -> failures() == 3, "the third failed request, at the trigger time");
+        assertThat(bootstrapRequests).as("before the rebootstrap's first request").hasValue(1);
+        askAgain();
+
+        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        assertThat(knownBrokerRequests).hasValue(3);
+    }
+
+    @Test
+    void testAnAnswerFromTheBootstrapServersMakesTheBrokersItNamesTheOnesAsked() throws Exception {
+        start(RecoveryStrategy.REBOOTSTRAP);
+        named = broker(5, deadPort());
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        refreshAndAwaitFailures(1);
+        named = broker(0, brokers.port(0));
+        askAgain();
+        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        await(() -> metadata.cache().node(0) != null, "the answer naming node 0 applied");
+
+        askAgain();
+
+        await(() -> knownBrokerRequests.get() == 1, "a request to node 0");
+        assertThat(bootstrapRequests).hasValue(2);
+    }
+
+    private void start(RecoveryStrategy strategy) throws IOException {
+        MetadataConfig config = new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
+                Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true, strategy, Duration.ofMillis(TRIGGER_MS));
+        brokers = new ScriptedBrokers(2, (node, api, request) -> answer(node));
+        pool = new ConnectionPool(ConnectionConfig.defaults("recovery-test"), PoolConfig.defaults());
+        metadata = new ClusterMetadata(config, pool, List.of(new InetSocketAddress("127.0.0.1", brokers.port(BOOTSTRAP))),
+                new MetadataMetrics(metrics), clock::get, () -> 0.5);
+    }
+
+    private ApiMessage answer(int node) {
+        MetadataResponseData answer = brokers.metadataAnswer(TOPIC, TOPIC_ID, named.nodeId(), 1);
+        answer.brokers().clear();
+        answer.brokers().add(named.duplicate());
+        if (node == BOOTSTRAP) {
+            bootstrapRequests.incrementAndGet();
+            return answer;
+        }
+        knownBrokerRequests.incrementAndGet();
+        return knownBrokerError == ErrorCode.NONE ? answer : new MetadataResponseData().setErrorCode(knownBrokerError.code());
+    }
+
+    /** Asks for the topic again past the last backoff, and waits until that many requests in all have failed. */
+    private void refreshAndAwaitFailures(int failures) throws InterruptedException {
+        askAgain();
+        await(() -> failures() == failures, failures + " failed requests");
+    }
+
+    private void askAgain() {
+        clock.addAndGet(10_000);
+        metadata.onLeaderError(List.of(TOPIC));
+    }
+
+    private double failures() {
+        return (double) metrics.metric(metrics.metricName("metadata-refresh-failures-total", MetadataMetrics.GROUP, Map.of()))
+                .metricValue();
+    }
+
+    private static MetadataResponseBroker broker(int nodeId, int port) {
+        return new MetadataResponseBroker().setNodeId(nodeId).setHost("127.0.0.1").setPort(port);
+    }
+
+    /** A loopback port nothing listens on: connecting to it is refused. */
+    private static int deadPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("still waiting for " + what).isNegative();
+            Thread.sleep(5);
+        }
+    }
+}
