@@ -42,6 +42,7 @@ import io.fastleader.clients.network.BrokerConnectionException;
 import io.fastleader.clients.network.ClientThreads;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.Failures;
+import io.fastleader.clients.network.MisroutedConnectionException;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataRequestData.MetadataRequestTopic;
@@ -148,6 +149,9 @@ public final class ClusterMetadata implements AutoCloseable {
         executor.setRemoveOnCancelPolicy(true);
         this.thread = executor;
         pool.updateNodes(bootstrap);
+        if (config.clusterCheck()) {
+            pool.onMisroutedConnection(this::misrouted);
+        }
     }
 
     /**
@@ -514,6 +518,26 @@ public final class ClusterMetadata implements AutoCloseable {
         return errors;
     }
 
+    /**
+     * A known broker refused a connect as misrouted (KIP-1242), as the pool tells from whichever
+     * thread saw it: back to the bootstrap servers, and a refresh of every topic in use from there.
+     */
+    private void misrouted(MisroutedConnectionException refusal) {
+        LOG.info("Rebootstrap requested by server due to cluster metadata mismatch for cluster {} and node {}.",
+                refusal.clusterId(), refusal.nodeId());
+        boolean rebootstrap;
+        synchronized (lock) {
+            rebootstrap = !closed && recovery.misrouted(clockMs.getAsLong());
+            if (rebootstrap) {
+                schedule.refreshNow(RefreshCause.REBOOTSTRAP, topicUse.topics());
+            }
+        }
+        if (rebootstrap) {
+            LOG.info("Rebootstrapping with {}", bootstrapServers);
+            poke();
+        }
+    }
+
     /** What recovery makes of a failed request: an answer's {@code REBOOTSTRAP_REQUIRED}, a broker not reached, or another error. */
     private static MetadataRecovery.Failure recoveryFailure(ApiMessage response, Throwable failure) {
         if (response instanceof MetadataResponseData answer && answer.errorCode() == ErrorCode.REBOOTSTRAP_REQUIRED.code()) {
@@ -543,6 +567,9 @@ public final class ClusterMetadata implements AutoCloseable {
             }
             if (response.clusterId() != null && !response.clusterId().equals(clusterId)) {
                 clusterId = response.clusterId();
+                if (config.clusterCheck()) {
+                    pool.checkClusterOnConnect(clusterId);
+                }
                 List<ClusterResourceListener> told = List.copyOf(clusterResourceListeners);
                 ClusterResource resource = new ClusterResource(clusterId);
                 completions.add(() -> told.forEach(listener -> listener.onUpdate(resource)));

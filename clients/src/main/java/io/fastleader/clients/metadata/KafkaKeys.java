@@ -196,7 +196,7 @@ public final class KafkaKeys {
             honoured("max.poll.interval.ms", Clients.CONSUMER),
             honoured("max.poll.records", Clients.CONSUMER),
             honoured("max.request.size", Clients.PRODUCER),
-            notBuilt("metadata.cluster.check.enable", Clients.BOTH, "the client sends no cluster or node identity when it connects, so a 4.4 broker cannot detect a misrouted connection, as with false", "false"),
+            honoured("metadata.cluster.check.enable", Clients.BOTH, "beside a release without the key (before 4.4) too, as if true: see clients/README.md's differences"),
             honoured("metadata.max.age.ms", Clients.BOTH),
             honoured("metadata.max.idle.ms", Clients.PRODUCER),
             honoured("metadata.recovery.rebootstrap.trigger.ms", Clients.BOTH),

@@ -30,10 +30,17 @@ import io.fastleader.clients.network.ExponentialBackoff;
  *                               servers once the brokers it knows cannot give it metadata
  * @param rebootstrapTrigger     {@code metadata.recovery.rebootstrap.trigger.ms}: with {@link RecoveryStrategy#REBOOTSTRAP},
  *                               how long the client may go on wanting metadata it cannot get before it goes back
+ * @param clusterCheck           {@code metadata.cluster.check.enable} (KIP-1242), with {@link RecoveryStrategy#REBOOTSTRAP}:
+ *                               whether each connect to a known broker names the cluster and node it means to reach, so
+ *                               that a broker that is another refuses it and the client goes back to its bootstrap servers
  */
 public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Duration retryBackoffMax,
                              Duration hintConfirmationDelay, boolean allowAutoTopicCreation, Duration metadataMaxIdle,
-                             boolean leaderHintsEnabled, RecoveryStrategy recoveryStrategy, Duration rebootstrapTrigger) {
+                             boolean leaderHintsEnabled, RecoveryStrategy recoveryStrategy, Duration rebootstrapTrigger,
+                             boolean clusterCheck) {
+
+    /** kafka-clients 4.4's key for KIP-1242's check; earlier releases do not define it. */
+    public static final String CLUSTER_CHECK_ENABLE_CONFIG = "metadata.cluster.check.enable";
 
     /** The values of {@code metadata.recovery.strategy} (KIP-899). */
     public enum RecoveryStrategy {
@@ -57,19 +64,22 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
 
     /**
      * Kafka's defaults: refresh every 5 minutes, retry backoff 100 ms growing to 1 s; topics kept until
-     * dropped; hints followed; back to the bootstrap servers as kafka-clients 4 goes back.
+     * dropped; hints followed; back to the bootstrap servers as kafka-clients 4 goes back, and as 4.4
+     * checks the cluster at each connect.
      */
     public static MetadataConfig defaults() {
         return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
                 DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY, true, RecoveryStrategy.REBOOTSTRAP,
-                DEFAULT_REBOOTSTRAP_TRIGGER);
+                DEFAULT_REBOOTSTRAP_TRIGGER, true);
     }
 
     /**
      * The settings from a parsed producer or consumer configuration. A release without
      * {@code metadata.recovery.strategy} (3.7) never rebootstraps, and one without
      * {@code metadata.recovery.rebootstrap.trigger.ms} (3.8, 3.9) only once no broker can be reached,
-     * as their own clients do.
+     * as their own clients do. The cluster is checked at each connect under {@code rebootstrap} unless
+     * {@code metadata.cluster.check.enable} (4.4) is false: beside a release without the key too, as
+     * nothing is lost by it.
      *
      * @param hintConfirmationDelay  {@code fastleader.leader.hint.confirmation.delay.ms}
      * @param allowAutoTopicCreation whether Metadata requests may create missing topics
@@ -82,7 +92,12 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
                 hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle, leaderHintsEnabled,
-                recoveryStrategy(kafka), rebootstrapTrigger(kafka));
+                recoveryStrategy(kafka), rebootstrapTrigger(kafka), clusterCheck(kafka));
+    }
+
+    private static boolean clusterCheck(AbstractConfig kafka) {
+        return recoveryStrategy(kafka) == RecoveryStrategy.REBOOTSTRAP
+                && !Boolean.FALSE.equals(kafka.values().get(CLUSTER_CHECK_ENABLE_CONFIG));
     }
 
     private static RecoveryStrategy recoveryStrategy(AbstractConfig kafka) {

@@ -15,7 +15,9 @@ import io.fastleader.clients.metadata.MetadataConfig.RecoveryStrategy;
  *       kafka-clients does once no known broker is available;</li>
  *   <li>the client has wanted metadata for {@code metadata.recovery.rebootstrap.trigger.ms} without
  *       getting any;</li>
- *   <li>a broker answers {@code REBOOTSTRAP_REQUIRED}.</li>
+ *   <li>a broker answers a Metadata request {@code REBOOTSTRAP_REQUIRED}, or a connect to a known
+ *       broker with it because the broker is not the node of the cluster the connect named
+ *       (KIP-1242).</li>
  * </ul>
  * With {@link RecoveryStrategy#NONE} it never goes back: a client whose brokers are all replaced
  * is left without metadata, as kafka-clients' is.
@@ -75,16 +77,28 @@ final class MetadataRecovery {
      */
     boolean failed(Failure failure, long nowMs, int knownBrokers) {
         unreachableInARow = failure == Failure.UNREACHABLE ? unreachableInARow + 1 : 0;
+        boolean due = failure == Failure.REBOOTSTRAP_REQUIRED
+                || !bootstrapping && (unreachableInARow >= knownBrokers || wantingSinceMs != NOT_WANTING && nowMs - wantingSinceMs >= triggerMs);
+        return due && rebootstrap(nowMs);
+    }
+
+    /**
+     * A broker refused a connect at {@code nowMs} as misrouted (KIP-1242): the client's view of the
+     * cluster is stale.
+     *
+     * @return whether to go back to the bootstrap servers now: not if already there
+     */
+    boolean misrouted(long nowMs) {
+        return !bootstrapping && rebootstrap(nowMs);
+    }
+
+    private boolean rebootstrap(long nowMs) {
         if (strategy != RecoveryStrategy.REBOOTSTRAP) {
             return false;
         }
-        boolean rebootstrap = failure == Failure.REBOOTSTRAP_REQUIRED
-                || !bootstrapping && (unreachableInARow >= knownBrokers || wantingSinceMs != NOT_WANTING && nowMs - wantingSinceMs >= triggerMs);
-        if (rebootstrap) {
-            bootstrapping = true;
-            wantingSinceMs = nowMs;
-            unreachableInARow = 0;
-        }
-        return rebootstrap;
+        bootstrapping = true;
+        wantingSinceMs = nowMs;
+        unreachableInARow = 0;
+        return true;
     }
 }

@@ -11,7 +11,9 @@ public enum RefreshCause {
     /** A hint could not be used (incomplete, not advancing, unknown leader endpoint, untracked partition). */
     REJECTED_HINT("rejected-hint"),
     /** A broker refused a request for leadership reasons and gave no hint. */
-    LEADER_ERROR("leader-error");
+    LEADER_ERROR("leader-error"),
+    /** A broker refused a connect as misrouted (KIP-1242): the client went back to its bootstrap servers, whose answer it needs. */
+    REBOOTSTRAP("rebootstrap");
 
     private final String metricTag;
 

@@ -74,6 +74,8 @@ public final class BrokerConnection implements AutoCloseable {
      */
     private static final double REAUTHENTICATION_WINDOW_START = 0.85;
     private static final double REAUTHENTICATION_WINDOW_JITTER = 0.10;
+    /** ApiVersions v5 (KIP-1242) names the cluster and node the client means to reach; v4 names none. */
+    private static final short LAST_VERSION_WITHOUT_CLUSTER_CHECK = 4;
 
     private final String broker;
     /** The broker's host as connected to: the SASL client names it. */
@@ -422,11 +424,15 @@ public final class BrokerConnection implements AutoCloseable {
     }
 
     /**
-     * ApiVersions at our newest version. A broker that does not speak it answers
-     * UNSUPPORTED_VERSION in the v0 layout with its own range, which we then meet.
+     * ApiVersions at our newest version, or, with no {@link ClusterCheck} to make, the newest that
+     * names no broker: a broker older than Kafka 4.4 would refuse v5 and cost the connect a round
+     * trip. A broker that does not speak the version sent answers UNSUPPORTED_VERSION in the v0
+     * layout with its own range, which we then meet. A broker that is not the node of the cluster
+     * the request names answers REBOOTSTRAP_REQUIRED ({@link MisroutedConnectionException}).
      */
     private CompletableFuture<NegotiatedVersions> negotiateVersions() {
-        return apiVersions(ApiKey.API_VERSIONS.highestVersion())
+        short first = config.clusterCheck() == null ? LAST_VERSION_WITHOUT_CLUSTER_CHECK : ApiKey.API_VERSIONS.highestVersion();
+        return apiVersions(first)
             .thenCompose(response -> {
                 if (response.errorCode() != ErrorCode.UNSUPPORTED_VERSION.code()) {
                     return CompletableFuture.completedFuture(response);
@@ -435,6 +441,9 @@ public final class BrokerConnection implements AutoCloseable {
                 return apiVersions(range == null ? 0 : (short) Math.min(range.maxVersion(), ApiKey.API_VERSIONS.highestVersion()));
             })
             .thenApply(response -> {
+                if (response.errorCode() == ErrorCode.REBOOTSTRAP_REQUIRED.code() && config.clusterCheck() != null) {
+                    throw new MisroutedConnectionException(broker, config.clusterCheck());
+                }
                 if (response.errorCode() != ErrorCode.NONE.code()) {
                     throw new BrokerConnectionException("ApiVersions to " + broker + " failed: "
                         + ErrorCode.forCode(response.errorCode()), null);
@@ -447,6 +456,10 @@ public final class BrokerConnection implements AutoCloseable {
         ApiVersionsRequestData request = new ApiVersionsRequestData()
             .setClientSoftwareName(ClientSoftware.NAME)
             .setClientSoftwareVersion(ClientSoftware.VERSION);
+        ClusterCheck check = config.clusterCheck();
+        if (check != null && version > LAST_VERSION_WITHOUT_CLUSTER_CHECK) {
+            request.setClusterId(check.clusterId()).setNodeId(check.nodeId());
+        }
         return sendAt(ApiKey.API_VERSIONS, version, request).thenApply(ApiVersionsResponseData.class::cast);
     }
 

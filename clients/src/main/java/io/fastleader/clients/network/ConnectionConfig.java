@@ -26,10 +26,12 @@ import org.apache.kafka.common.config.AbstractConfig;
  *                                {@value #OS_DEFAULT_BUFFER} for the operating system's
  * @param receiveBufferBytes      {@code receive.buffer.bytes}: the socket's receive buffer ({@code SO_RCVBUF}), or
  *                                {@value #OS_DEFAULT_BUFFER} for the operating system's
+ * @param clusterCheck            the cluster and node the connection names in its ApiVersions for the broker to
+ *                                check (KIP-1242), or null to name none ({@link #withClusterCheck})
  */
 public record ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration rebalanceRequestTimeout,
                                Duration connectTimeout, int maxResponseBytes, SecurityConfig security, int sendBufferBytes,
-                               int receiveBufferBytes) {
+                               int receiveBufferBytes, ClusterCheck clusterCheck) {
 
     /** A socket buffer size that leaves the operating system's, as in kafka-clients. */
     public static final int OS_DEFAULT_BUFFER = -1;
@@ -41,7 +43,7 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
     public ConnectionConfig(String clientId, int maxInFlight, Duration requestTimeout, Duration connectTimeout,
                             int maxResponseBytes, SecurityConfig security) {
         this(clientId, maxInFlight, requestTimeout, requestTimeout, connectTimeout, maxResponseBytes, security, OS_DEFAULT_BUFFER,
-            OS_DEFAULT_BUFFER);
+            OS_DEFAULT_BUFFER, null);
     }
 
     /**
@@ -69,25 +71,31 @@ public record ConnectionConfig(String clientId, int maxInFlight, Duration reques
                 Integer.MAX_VALUE,
                 SecurityConfig.fromKafkaConfigs(kafka.originals()),
                 kafka.getInt(CommonClientConfigs.SEND_BUFFER_CONFIG),
-                kafka.getInt(CommonClientConfigs.RECEIVE_BUFFER_CONFIG));
+                kafka.getInt(CommonClientConfigs.RECEIVE_BUFFER_CONFIG), null);
     }
 
     /** This config with other security settings. */
     public ConnectionConfig withSecurity(SecurityConfig security) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes, clusterCheck);
     }
 
     /** This config with {@code connectTimeout} to set a connection up: a node's, grown after failed connects. */
     public ConnectionConfig withConnectTimeout(Duration connectTimeout) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes, clusterCheck);
+    }
+
+    /** This config naming {@code clusterCheck}'s cluster and node to the broker, or none if null. */
+    public ConnectionConfig withClusterCheck(ClusterCheck clusterCheck) {
+        return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes, clusterCheck);
     }
 
     /** This config with JoinGroup and SyncGroup timing out after {@code rebalanceRequestTimeout}. */
     public ConnectionConfig withRebalanceRequestTimeout(Duration rebalanceRequestTimeout) {
         return new ConnectionConfig(clientId, maxInFlight, requestTimeout, rebalanceRequestTimeout, connectTimeout,
-            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes);
+            maxResponseBytes, security, sendBufferBytes, receiveBufferBytes, clusterCheck);
     }
 
     /**

@@ -7,15 +7,18 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -89,6 +92,15 @@ public final class ConnectionPool implements AutoCloseable {
     private final Object lock = new Object();
     private final Map<Integer, InetSocketAddress> addresses = new HashMap<>();
     private final Map<NodeLane, LaneState> lanes = new HashMap<>();
+    /** The cluster every connect to a broker names for the broker to check (KIP-1242); null while none is to be named. */
+    private volatile String clusterToCheck;
+    /**
+     * Nodes whose last connection's broker spoke no ApiVersions that names a cluster (older than
+     * Kafka 4.4): it cannot check one, and naming it would cost each connect a round trip as the
+     * broker refuses the version. Guarded by {@code lock}.
+     */
+    private final Set<Integer> nodesThatCannotCheck = new HashSet<>();
+    private final List<Consumer<MisroutedConnectionException>> misroutedListeners = new CopyOnWriteArrayList<>();
     /**
      * The lanes this pool has sent on that are connected ahead of need: {@link ConnectionLane#OTHER} from the
      * start, {@link ConnectionLane#FETCH} once it sent a Fetch (it serves a consumer); never
@@ -206,6 +218,23 @@ public final class ConnectionPool implements AutoCloseable {
             addresses.clear();
             addresses.putAll(copy);
         }
+    }
+
+    /**
+     * From the next connect on, each connect to a broker (a node id of 0 or more, not a bootstrap
+     * server) names {@code clusterId} and the node in its ApiVersions, so that a broker that is not
+     * that node of that cluster refuses it (KIP-1242): {@link #onMisroutedConnection} hears of each.
+     */
+    public void checkClusterOnConnect(String clusterId) {
+        clusterToCheck = Objects.requireNonNull(clusterId, "clusterId");
+    }
+
+    /**
+     * Tells {@code listener} of every connect a broker refused as misrouted, on the thread that saw
+     * the refusal; it must be quick. The connect fails as any failed connect does.
+     */
+    public void onMisroutedConnection(Consumer<MisroutedConnectionException> listener) {
+        misroutedListeners.add(listener);
     }
 
     /**
@@ -543,7 +572,7 @@ public final class ConnectionPool implements AutoCloseable {
     private void startConnect(NodeLane id, LaneState lane, Attempt attempt, InetSocketAddress address, Duration setupTimeout) {
         CompletableFuture<BrokerConnection> opening;
         try {
-            opening = connector.open(id.nodeId(), address, config.withConnectTimeout(setupTimeout));
+            opening = connector.open(id.nodeId(), address, connectConfig(id.nodeId(), setupTimeout));
         } catch (RuntimeException e) {
             failConnect(id, lane, attempt, e);
             return;
@@ -562,19 +591,38 @@ public final class ConnectionPool implements AutoCloseable {
                 if (refused != null) {
                     LOG.error("Connection to node {} ({}) failed authentication due to: {}", id.nodeId(), address, refused.getMessage());
                 }
+                if (Failures.cause(failure) instanceof MisroutedConnectionException misrouted) {
+                    misroutedListeners.forEach(listener -> listener.accept(misrouted));
+                }
                 failConnect(id, lane, attempt, Failures.cause(failure));
             } else {
-                opened(lane, attempt, connection);
+                opened(id, lane, attempt, connection);
             }
         });
     }
 
+    /** The settings of one connect to {@code nodeId}: its setup timeout, and the cluster check if one is to be made. */
+    private ConnectionConfig connectConfig(int nodeId, Duration setupTimeout) {
+        String clusterId = clusterToCheck;
+        boolean cannotCheck;
+        synchronized (lock) {
+            cannotCheck = nodesThatCannotCheck.contains(nodeId);
+        }
+        ConnectionConfig connect = config.withConnectTimeout(setupTimeout);
+        return clusterId == null || nodeId < 0 || cannotCheck ? connect : connect.withClusterCheck(new ClusterCheck(clusterId, nodeId));
+    }
+
     /** The connection is ready: hands it to the waiters in order, then to every later request. */
-    private void opened(LaneState lane, Attempt attempt, BrokerConnection connection) {
+    private void opened(NodeLane id, LaneState lane, Attempt attempt, BrokerConnection connection) {
         boolean orphaned;
         synchronized (lock) {
             orphaned = closed;
             if (!orphaned) {
+                if (connection.versions().version(ApiKey.API_VERSIONS) < ApiKey.API_VERSIONS.highestVersion()) {
+                    nodesThatCannotCheck.add(id.nodeId());
+                } else {
+                    nodesThatCannotCheck.remove(id.nodeId());
+                }
                 attempt.connection = connection;
                 lane.failedConnects = 0;
                 lane.lastUsedNanos = nanoClock.getAsLong();

@@ -44,6 +44,7 @@ class ClusterMetadataRecoveryTest {
     private static final long TRIGGER_MS = 60_000;
     private static final int BOOTSTRAP = 1;
     private static final String TOPIC = "orders";
+    private static final String CLUSTER = "the-cluster";
     private static final Uuid TOPIC_ID = Uuid.randomUuid();
 
     private final AtomicLong clock = new AtomicLong(1_000_000);
@@ -128,6 +129,47 @@ class ClusterMetadataRecoveryTest {
     }
 
     @Test
+    void testGoesBackToTheBootstrapServersWhenAKnownBrokersAddressServesAnotherCluster() throws Exception {
+        start(RecoveryStrategy.REBOOTSTRAP);
+        named = broker(0, brokers.port(0));
+        brokers.checkClusterOf(0, "another-cluster");
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+
+        refreshAndAwaitFailures(1);
+        askAgain();
+
+        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        assertThat(knownBrokerRequests).as("requests the other cluster's broker answered").hasValue(0);
+        assertThat(refreshes(RefreshCause.REBOOTSTRAP)).isEqualTo(1);
+    }
+
+    @Test
+    void testAKnownBrokerThatIsTheNodeOfTheClusterIsAskedAfterItsCheck() throws Exception {
+        start(RecoveryStrategy.REBOOTSTRAP);
+        named = broker(0, brokers.port(0));
+        brokers.checkClusterOf(0, CLUSTER);
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+
+        askAgain();
+
+        await(() -> knownBrokerRequests.get() == 1, "a request to node 0");
+        assertThat(brokers.apiVersionsNaming(0)).containsExactly(CLUSTER + "/0");
+    }
+
+    @Test
+    void testNamesNoClusterWithStrategyNone() throws Exception {
+        start(RecoveryStrategy.NONE);
+        named = broker(0, brokers.port(0));
+        brokers.checkClusterOf(0, "another-cluster");
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+
+        askAgain();
+
+        await(() -> knownBrokerRequests.get() == 1, "a request to node 0, which checks nothing it is not asked to");
+        assertThat(brokers.apiVersionsNaming(0)).containsExactly("nothing");
+    }
+
+    @Test
     void testAnAnswerFromTheBootstrapServersMakesTheBrokersItNamesTheOnesAsked() throws Exception {
         start(RecoveryStrategy.REBOOTSTRAP);
         named = broker(5, deadPort());
@@ -146,7 +188,8 @@ class ClusterMetadataRecoveryTest {
 
     private void start(RecoveryStrategy strategy) throws IOException {
         MetadataConfig config = new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
-                Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true, strategy, Duration.ofMillis(TRIGGER_MS));
+                Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true, strategy, Duration.ofMillis(TRIGGER_MS),
+                strategy == RecoveryStrategy.REBOOTSTRAP);
         brokers = new ScriptedBrokers(2, (node, api, request) -> answer(node));
         pool = new ConnectionPool(ConnectionConfig.defaults("recovery-test"), PoolConfig.defaults());
         metadata = new ClusterMetadata(config, pool, List.of(new InetSocketAddress("127.0.0.1", brokers.port(BOOTSTRAP))),
@@ -154,7 +197,7 @@ class ClusterMetadataRecoveryTest {
     }
 
     private ApiMessage answer(int node) {
-        MetadataResponseData answer = brokers.metadataAnswer(TOPIC, TOPIC_ID, named.nodeId(), 1);
+        MetadataResponseData answer = brokers.metadataAnswer(TOPIC, TOPIC_ID, named.nodeId(), 1).setClusterId(CLUSTER);
         answer.brokers().clear();
         answer.brokers().add(named.duplicate());
         if (node == BOOTSTRAP) {
@@ -174,6 +217,11 @@ class ClusterMetadataRecoveryTest {
     private void askAgain() {
         clock.addAndGet(10_000);
         metadata.onLeaderError(List.of(TOPIC));
+    }
+
+    private double refreshes(RefreshCause cause) {
+        return (double) metrics.metric(metrics.metricName("metadata-refreshes-total", MetadataMetrics.GROUP,
+                Map.of("cause", cause.metricTag()))).metricValue();
     }
 
     private double failures() {

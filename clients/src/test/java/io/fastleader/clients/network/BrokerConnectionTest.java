@@ -129,10 +129,31 @@ class BrokerConnectionTest {
         Received second = server.answerHandshake(KAFKA_4_3);
         connection = opening.get(10, TimeUnit.SECONDS);
 
-        assertThat(first.version()).isEqualTo(ApiKey.API_VERSIONS.highestVersion());
+        assertThat(first.version()).as("the newest version that names no cluster").isEqualTo((short) 4);
         assertThat(second.version()).isEqualTo((short) 2);
         assertThat(second.correlationId()).isGreaterThan(first.correlationId());
         assertThat(connection.versions().version(ApiKey.PRODUCE)).isEqualTo((short) 12);
+    }
+
+    @Test
+    void namesTheClusterToCheckInApiVersionsV5() throws Exception {
+        CompletableFuture<BrokerConnection> opening = open(config(5, Duration.ofSeconds(10)).withClusterCheck(new ClusterCheck("the-cluster", 3)));
+        Received first = server.answerHandshake(KAFKA_4_3);
+        connection = opening.get(10, TimeUnit.SECONDS);
+
+        assertThat(first.version()).isEqualTo((short) 5);
+    }
+
+    @Test
+    void aBrokerThatIsNotTheNodeOfTheClusterNamedRefusesTheConnectAsMisrouted() throws Exception {
+        CompletableFuture<BrokerConnection> opening = open(config(5, Duration.ofSeconds(10)).withClusterCheck(new ClusterCheck("the-cluster", 3)));
+        Received first = server.read();
+        server.respond(ApiKey.API_VERSIONS, first.version(), first.correlationId(),
+            new ApiVersionsResponseData().setErrorCode(ErrorCode.REBOOTSTRAP_REQUIRED.code()));
+
+        assertThatThrownBy(() -> opening.get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(MisroutedConnectionException.class)
+            .hasMessageContaining("is not node 3 of cluster the-cluster");
     }
 
     @Test
@@ -242,7 +263,7 @@ class BrokerConnectionTest {
         int send = 96 * 1024;
         int receive = 48 * 1024;
         connect(new ConnectionConfig(config.clientId(), config.maxInFlight(), config.requestTimeout(), config.rebalanceRequestTimeout(),
-            config.connectTimeout(), config.maxResponseBytes(), config.security(), send, receive), KAFKA_4_3);
+            config.connectTimeout(), config.maxResponseBytes(), config.security(), send, receive, null), KAFKA_4_3);
 
         // The kernel may adjust a size it is given (Linux doubles it); a socket given the same sizes shows what it makes of them.
         try (Socket control = new Socket()) {

@@ -854,7 +854,7 @@ class ConnectionPoolTest {
     void aHeldJoinGroupIsNotTimedOutAfterTheRequestTimeout() throws Exception {
         pool.close();
         pool = poolWith(new ConnectionConfig("test-client", 5, Duration.ofMillis(300), Duration.ofMinutes(5),
-            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT, ConnectionConfig.OS_DEFAULT_BUFFER, ConnectionConfig.OS_DEFAULT_BUFFER));
+            Duration.ofSeconds(5), 1 << 20, SecurityConfig.PLAINTEXT, ConnectionConfig.OS_DEFAULT_BUFFER, ConnectionConfig.OS_DEFAULT_BUFFER, null));
         FrameServer rebalancing = broker();
         CompletableFuture<ApiMessage> join = pool.send(1, ApiKey.JOIN_GROUP, new JoinGroupRequestData());
         rebalancing.answerHandshake(EVERY_API);

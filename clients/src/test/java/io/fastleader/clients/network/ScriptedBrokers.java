@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -21,7 +22,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 
 import io.fastleader.protocol.ApiKey;
+import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.Framing;
+import io.fastleader.protocol.message.ApiVersionsRequestData;
 import io.fastleader.protocol.message.ApiVersionsResponseData;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.RequestHeaderData;
@@ -56,6 +59,8 @@ public final class ScriptedBrokers implements AutoCloseable {
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
     private final LaterScript script;
     private final Map<ApiKey, Short> maxVersions;
+    private final Map<Integer, String> clusterIds = new ConcurrentHashMap<>();
+    private final Map<Integer, List<String>> apiVersionsNaming = new ConcurrentHashMap<>();
 
     /** Starts {@code count} brokers, node ids 0 .. count-1, speaking every version the client speaks. */
     public ScriptedBrokers(int count, Script script) throws IOException {
@@ -148,7 +153,8 @@ public final class ScriptedBrokers implements AutoCloseable {
                 ApiMessage request = api.newRequest();
                 request.read(reader, version);
                 CompletionStage<ApiMessage> answer = api == ApiKey.API_VERSIONS
-                        ? CompletableFuture.completedFuture(advertisedVersions()) : script.answer(nodeId, api, request);
+                        ? CompletableFuture.completedFuture(versionsFor(nodeId, (ApiVersionsRequestData) request))
+                        : script.answer(nodeId, api, request);
                 if (answer != null) {
                     int correlationId = header.correlationId();
                     // Each answer is written after the one before it, by whichever thread completes it.
@@ -170,6 +176,32 @@ public final class ScriptedBrokers implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes node {@code nodeId} a broker of cluster {@code clusterId} that checks, as a Kafka 4.4
+     * broker does (KIP-1242), the cluster and node an ApiVersions request names: one naming another
+     * is answered REBOOTSTRAP_REQUIRED.
+     */
+    public void checkClusterOf(int nodeId, String clusterId) {
+        clusterIds.put(nodeId, clusterId);
+    }
+
+    /**
+     * What each ApiVersions request node {@code nodeId} got named, in order: {@code cluster/node}, or
+     * {@code nothing} for a request that named none (v4 and older, or v5 without both).
+     */
+    public List<String> apiVersionsNaming(int nodeId) {
+        return List.copyOf(apiVersionsNaming.computeIfAbsent(nodeId, node -> new CopyOnWriteArrayList<>()));
+    }
+
+    private ApiVersionsResponseData versionsFor(int nodeId, ApiVersionsRequestData request) {
+        apiVersionsNaming.computeIfAbsent(nodeId, node -> new CopyOnWriteArrayList<>())
+                .add(request.clusterId() == null ? "nothing" : request.clusterId() + "/" + request.nodeId());
+        String clusterId = clusterIds.get(nodeId);
+        boolean misrouted = clusterId != null && request.clusterId() != null
+                && (!request.clusterId().equals(clusterId) || request.nodeId() != nodeId);
+        return misrouted ? new ApiVersionsResponseData().setErrorCode(ErrorCode.REBOOTSTRAP_REQUIRED.code()) : advertisedVersions();
+    }
+
     private ApiVersionsResponseData advertisedVersions() {
         ApiVersionsResponseData response = new ApiVersionsResponseData();
         for (ApiKey api : ApiKey.values()) {
@@ -185,13 +217,19 @@ public final class ScriptedBrokers implements AutoCloseable {
         thread.start();
     }
 
+    /** Drops every client connection, as a broker's network thread would on a fault; the brokers go on listening. */
+    public void dropConnections() throws IOException {
+        for (Socket connection : connections) {
+            connection.close();
+        }
+        connections.clear();
+    }
+
     @Override
     public void close() throws IOException {
         for (ServerSocket server : servers) {
             server.close();
         }
-        for (Socket connection : connections) {
-            connection.close();
-        }
+        dropConnections();
     }
 }

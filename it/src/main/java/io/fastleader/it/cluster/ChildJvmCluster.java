@@ -175,7 +175,8 @@ final class ChildJvmCluster implements KafkaTestCluster {
         int[] ports = freePorts(3 * count);
         for (int i = 0; i < count; i++) {
             int id = nextNodeId++;
-            nodes.put(id, new Node(id, true, ports[3 * i], interBrokerPort(ports[3 * i + 1]), ports[3 * i + 2], dir.resolve("node-" + id)));
+            int clientPort = spec.clientPorts().isEmpty() ? ports[3 * i] : spec.clientPorts().get(i);
+            nodes.put(id, new Node(id, true, clientPort, interBrokerPort(ports[3 * i + 1]), ports[3 * i + 2], dir.resolve("node-" + id)));
         }
         try {
             loggingOptions = writeLoggingConfig();
@@ -684,6 +685,7 @@ final class ChildJvmCluster implements KafkaTestCluster {
         Set<Integer> taken = nodes.values().stream()
             .flatMap(node -> Stream.of(node.brokerPort, node.interBrokerPort, node.controllerPort))
             .collect(Collectors.toSet());
+        taken.addAll(spec.clientPorts());
         taken.addAll(relays.ports());
         List<ServerSocket> held = new ArrayList<>();
         int[] ports = new int[count];

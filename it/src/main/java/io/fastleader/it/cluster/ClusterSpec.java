@@ -26,7 +26,7 @@ import org.apache.kafka.server.common.TransactionVersion;
  */
 public record ClusterSpec(int brokers, Execution execution, KafkaRelease release, Security security,
                           Map<String, String> brokerConfigs, NetworkModel network, Map<String, Short> featureLevels,
-                          List<String> brokerJvmOptions, String advertisedHost) {
+                          List<String> brokerJvmOptions, String advertisedHost, List<Integer> clientPorts) {
 
     /**
      * Settings every fixture broker gets. They keep a small cluster small and quick on a 2-core
@@ -60,6 +60,11 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
                 && !(security.isOAuthBearer() && security.brokerLogin() == null)) {
             throw new IllegalArgumentException("child-JVM clusters have PLAINTEXT, SSL, or SASL with unsecured OAUTHBEARER client"
                 + " listeners only; use IN_JVM or CONTAINER for " + security.protocol() + " with " + security.saslMechanism());
+        }
+        clientPorts = List.copyOf(clientPorts);
+        if (!clientPorts.isEmpty() && (execution != Execution.CHILD_JVM || clientPorts.size() != brokers || !network.isLoopback())) {
+            throw new IllegalArgumentException("client ports " + clientPorts + " are set for loopback CHILD_JVM brokers only, one per"
+                + " broker: not for " + brokers + " brokers in " + execution);
         }
         if (advertisedHost != null && execution != Execution.CHILD_JVM) {
             throw new IllegalArgumentException("an advertised host name is set for CHILD_JVM brokers only, not " + execution);
@@ -135,6 +140,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         private final Map<String, Short> featureLevels = new LinkedHashMap<>();
         private final List<String> brokerJvmOptions = new ArrayList<>();
         private String advertisedHost;
+        private List<Integer> clientPorts = List.of();
 
         private Builder() {
         }
@@ -223,6 +229,15 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
         }
 
         /**
+         * The ports the brokers' client listeners bind, one per broker in node id order, instead of
+         * free ones: a cluster that takes over another's addresses; loopback {@link Execution#CHILD_JVM} only.
+         */
+        public Builder clientPorts(List<Integer> ports) {
+            this.clientPorts = List.copyOf(ports);
+            return this;
+        }
+
+        /**
          * The spec.
          *
          * @throws IllegalArgumentException if the settings contradict each other, e.g. a
@@ -230,7 +245,7 @@ public record ClusterSpec(int brokers, Execution execution, KafkaRelease release
          */
         public ClusterSpec build() {
             return new ClusterSpec(brokers, execution, release, security, brokerConfigs, network, featureLevels, brokerJvmOptions,
-                advertisedHost);
+                advertisedHost, clientPorts);
         }
 
         /** Builds the spec and starts the cluster. */

@@ -29,7 +29,13 @@ public enum KafkaRelease {
      * {@code it/kafka-3.9}: it sends KIP-951 leader hints but knows only the classic group
      * protocol (the consumer group protocol, KIP-848, needs 4.0). It runs only in child JVMs.
      */
-    KAFKA_3_9("kafka-39", "it/kafka-3.9");
+    KAFKA_3_9("kafka-39", "it/kafka-3.9"),
+    /**
+     * The first line whose brokers check the cluster and node a connection's ApiVersions names
+     * (KIP-1242), pinned as {@code kafka44.version} and resolved by Maven in {@code it/kafka-4.4}.
+     * It runs only in child JVMs.
+     */
+    KAFKA_4_4("kafka-44", "it/kafka-4.4");
 
     /** A class of the broker's own jar: present on a classpath that can run the broker. */
     private static final String BROKER_MAIN = "kafka.Kafka";
