@@ -75,7 +75,7 @@ public final class BrokerConnection implements AutoCloseable {
     private static final double REAUTHENTICATION_WINDOW_START = 0.85;
     private static final double REAUTHENTICATION_WINDOW_JITTER = 0.10;
     /** ApiVersions v5 (KIP-1242) names the cluster and node the client means to reach; v4 names none. */
-    private static final short LAST_VERSION_WITHOUT_CLUSTER_CHECK = 4;
+    static final short LAST_VERSION_WITHOUT_CLUSTER_CHECK = 4;
 
     private final String broker;
     /** The broker's host as connected to: the SASL client names it. */
@@ -425,8 +425,9 @@ public final class BrokerConnection implements AutoCloseable {
 
     /**
      * ApiVersions at our newest version, or, with no {@link ClusterCheck} to make, the newest that
-     * names no broker: a broker older than Kafka 4.4 would refuse v5 and cost the connect a round
-     * trip. A broker that does not speak the version sent answers UNSUPPORTED_VERSION in the v0
+     * names no broker (the pool asks for a check only of brokers known to speak v5: one older than
+     * Kafka 4.4 would refuse it, costing the connect a round trip, and a proxy in front of one may
+     * not parse it). A broker that does not speak the version sent answers UNSUPPORTED_VERSION in the v0
      * layout with its own range, which we then meet. A broker that is not the node of the cluster
      * the request names answers REBOOTSTRAP_REQUIRED ({@link MisroutedConnectionException}).
      */

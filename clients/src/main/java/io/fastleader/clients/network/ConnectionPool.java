@@ -7,7 +7,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -95,11 +94,13 @@ public final class ConnectionPool implements AutoCloseable {
     /** The cluster every connect to a broker names for the broker to check (KIP-1242); null while none is to be named. */
     private volatile String clusterToCheck;
     /**
-     * Nodes whose last connection's broker spoke no ApiVersions that names a cluster (older than
-     * Kafka 4.4): it cannot check one, and naming it would cost each connect a round trip as the
-     * broker refuses the version. Guarded by {@code lock}.
+     * Whether each node's broker, as its last connection found it, speaks the ApiVersions that names
+     * a cluster (Kafka 4.4 and later); guarded by {@code lock}. A broker that does not cannot check
+     * one, and a proxy in front of it may not even parse the request, so only a broker known to
+     * speak it is asked to check: a node not yet connected to, if any broker of the pool speaks it.
      */
-    private final Set<Integer> nodesThatCannotCheck = new HashSet<>();
+    private final Map<Integer, Boolean> nodesThatCanCheck = new HashMap<>();
+    private boolean anyBrokerCanCheck;
     private final List<Consumer<MisroutedConnectionException>> misroutedListeners = new CopyOnWriteArrayList<>();
     /**
      * The lanes this pool has sent on that are connected ahead of need: {@link ConnectionLane#OTHER} from the
@@ -604,12 +605,12 @@ public final class ConnectionPool implements AutoCloseable {
     /** The settings of one connect to {@code nodeId}: its setup timeout, and the cluster check if one is to be made. */
     private ConnectionConfig connectConfig(int nodeId, Duration setupTimeout) {
         String clusterId = clusterToCheck;
-        boolean cannotCheck;
+        boolean canCheck;
         synchronized (lock) {
-            cannotCheck = nodesThatCannotCheck.contains(nodeId);
+            canCheck = nodesThatCanCheck.getOrDefault(nodeId, anyBrokerCanCheck);
         }
         ConnectionConfig connect = config.withConnectTimeout(setupTimeout);
-        return clusterId == null || nodeId < 0 || cannotCheck ? connect : connect.withClusterCheck(new ClusterCheck(clusterId, nodeId));
+        return clusterId == null || nodeId < 0 || !canCheck ? connect : connect.withClusterCheck(new ClusterCheck(clusterId, nodeId));
     }
 
     /** The connection is ready: hands it to the waiters in order, then to every later request. */
@@ -618,11 +619,9 @@ public final class ConnectionPool implements AutoCloseable {
         synchronized (lock) {
             orphaned = closed;
             if (!orphaned) {
-                if (connection.versions().version(ApiKey.API_VERSIONS) < ApiKey.API_VERSIONS.highestVersion()) {
-                    nodesThatCannotCheck.add(id.nodeId());
-                } else {
-                    nodesThatCannotCheck.remove(id.nodeId());
-                }
+                boolean canCheck = connection.versions().version(ApiKey.API_VERSIONS) > BrokerConnection.LAST_VERSION_WITHOUT_CLUSTER_CHECK;
+                nodesThatCanCheck.put(id.nodeId(), canCheck);
+                anyBrokerCanCheck |= canCheck;
                 attempt.connection = connection;
                 lane.failedConnects = 0;
                 lane.lastUsedNanos = nanoClock.getAsLong();

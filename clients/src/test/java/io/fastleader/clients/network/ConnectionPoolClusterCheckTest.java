@@ -42,10 +42,20 @@ class ConnectionPoolClusterCheckTest {
         start(Map.of());
         pool.checkClusterOnConnect(CLUSTER);
 
-        metadata(0);
         metadata(BOOTSTRAP);
+        metadata(0);
 
-        assertThat(brokers.apiVersionsNaming(0)).containsExactly(CLUSTER + "/0", "nothing");
+        assertThat(brokers.apiVersionsNaming(0)).containsExactly("nothing", CLUSTER + "/0");
+    }
+
+    @Test
+    void testNamesNothingToANodeNotYetConnectedToWhileNoBrokerIsKnownToSpeakTheCheck() throws Exception {
+        start(Map.of());
+        pool.checkClusterOnConnect(CLUSTER);
+
+        metadata(0);
+
+        assertThat(brokers.apiVersionsNaming(0)).containsExactly("nothing");
     }
 
     @Test
@@ -58,15 +68,27 @@ class ConnectionPoolClusterCheckTest {
     }
 
     @Test
-    void testNamesNothingAgainToANodeWhoseBrokerCannotCheck() throws Exception {
+    void testNamesNothingToABrokerThatCannotCheck() throws Exception {
         start(Map.of(ApiKey.API_VERSIONS, (short) 4));
         pool.checkClusterOnConnect(CLUSTER);
+        metadata(BOOTSTRAP);
+
+        metadata(0);
+
+        assertThat(brokers.apiVersionsNaming(0)).containsExactly("nothing", "nothing");
+    }
+
+    @Test
+    void testNamesTheClusterAgainToANodeWhoseBrokerSpokeTheCheck() throws Exception {
+        start(Map.of());
+        pool.checkClusterOnConnect(CLUSTER);
+        metadata(BOOTSTRAP);
         metadata(0);
 
         brokers.dropConnections();
         metadataOnceReconnected(0);
 
-        assertThat(brokers.apiVersionsNaming(0)).containsExactly(CLUSTER + "/0", "nothing");
+        assertThat(brokers.apiVersionsNaming(0)).containsExactly("nothing", CLUSTER + "/0", CLUSTER + "/0");
     }
 
     @Test
@@ -76,6 +98,7 @@ class ConnectionPoolClusterCheckTest {
         List<String> told = new CopyOnWriteArrayList<>();
         pool.onMisroutedConnection(refusal -> told.add(refusal.clusterId() + "/" + refusal.nodeId()));
         pool.checkClusterOnConnect(CLUSTER);
+        metadata(BOOTSTRAP);
 
         assertThatThrownBy(() -> metadata(0)).hasCauseInstanceOf(MisroutedConnectionException.class);
         assertThat(told).containsExactly(CLUSTER + "/0");
