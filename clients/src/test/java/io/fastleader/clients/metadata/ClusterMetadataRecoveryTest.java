@@ -69,9 +69,7 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testGoesBackToTheBootstrapServersOnceNoKnownBrokerCanBeReached() throws Exception {
-        start(RecoveryStrategy.REBOOTSTRAP);
-        named = broker(5, deadPort());
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        startKnowingADeadBroker(RecoveryStrategy.REBOOTSTRAP);
 
         refreshAndAwaitFailures(1);
         askAgain();
@@ -81,9 +79,7 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testNeverGoesBackToTheBootstrapServersWithStrategyNone() throws Exception {
-        start(RecoveryStrategy.NONE);
-        named = broker(5, deadPort());
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        startKnowingADeadBroker(RecoveryStrategy.NONE);
 
         refreshAndAwaitFailures(1);
         askAgain();
@@ -96,9 +92,7 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testGoesBackToTheBootstrapServersWhenABrokerAnswersRebootstrapRequired() throws Exception {
-        start(RecoveryStrategy.REBOOTSTRAP);
-        named = broker(0, brokers.port(0));
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        startKnowingNode0(RecoveryStrategy.REBOOTSTRAP);
         knownBrokerError = ErrorCode.REBOOTSTRAP_REQUIRED;
 
         refreshAndAwaitFailures(1);
@@ -110,9 +104,7 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testGoesBackToTheBootstrapServersAfterTheTriggerTimeWithoutAnAnswer() throws Exception {
-        start(RecoveryStrategy.REBOOTSTRAP);
-        named = broker(0, brokers.port(0));
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        startKnowingNode0(RecoveryStrategy.REBOOTSTRAP);
         knownBrokerError = ErrorCode.UNKNOWN_SERVER_ERROR;
 
         refreshAndAwaitFailures(1);
@@ -130,10 +122,8 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testGoesBackToTheBootstrapServersWhenAKnownBrokersAddressServesAnotherCluster() throws Exception {
-        start(RecoveryStrategy.REBOOTSTRAP);
-        named = broker(0, brokers.port(0));
+        startKnowingNode0(RecoveryStrategy.REBOOTSTRAP);
         brokers.checkClusterOf(0, "another-cluster");
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
 
         refreshAndAwaitFailures(1);
         askAgain();
@@ -145,10 +135,8 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testAKnownBrokerThatIsTheNodeOfTheClusterIsAskedAfterItsCheck() throws Exception {
-        start(RecoveryStrategy.REBOOTSTRAP);
-        named = broker(0, brokers.port(0));
+        startKnowingNode0(RecoveryStrategy.REBOOTSTRAP);
         brokers.checkClusterOf(0, CLUSTER);
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
 
         askAgain();
 
@@ -158,10 +146,8 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testNamesNoClusterWithStrategyNone() throws Exception {
-        start(RecoveryStrategy.NONE);
-        named = broker(0, brokers.port(0));
+        startKnowingNode0(RecoveryStrategy.NONE);
         brokers.checkClusterOf(0, "another-cluster");
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
 
         askAgain();
 
@@ -171,9 +157,7 @@ class ClusterMetadataRecoveryTest {
 
     @Test
     void testAnAnswerFromTheBootstrapServersMakesTheBrokersItNamesTheOnesAsked() throws Exception {
-        start(RecoveryStrategy.REBOOTSTRAP);
-        named = broker(5, deadPort());
-        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+        startKnowingADeadBroker(RecoveryStrategy.REBOOTSTRAP);
         refreshAndAwaitFailures(1);
         named = broker(0, brokers.port(0));
         askAgain();
@@ -184,6 +168,20 @@ class ClusterMetadataRecoveryTest {
 
         await(() -> knownBrokerRequests.get() == 1, "a request to node 0");
         assertThat(bootstrapRequests).hasValue(2);
+    }
+
+    /** Starts with a bootstrap server whose answers name node 5 at a port nothing listens on, and takes the first. */
+    private void startKnowingADeadBroker(RecoveryStrategy strategy) throws Exception {
+        start(strategy);
+        named = broker(5, deadPort());
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
+    }
+
+    /** Starts with a bootstrap server whose answers name node 0, scripted broker 0, and takes the first. */
+    private void startKnowingNode0(RecoveryStrategy strategy) throws Exception {
+        start(strategy);
+        named = broker(0, brokers.port(0));
+        metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
     }
 
     private void start(RecoveryStrategy strategy) throws IOException {

@@ -1,6 +1,8 @@
 package io.fastleader.it.cluster;
 
+import java.io.File;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,12 +21,34 @@ public final class ChildMain {
      * for {@link #settings}.
      */
     public static List<String> command(List<String> jvmOptions, Class<?> main, List<String> arguments, Map<String, Object> settings) {
+        // Under surefire java.class.path is only the booter jar; the test class path is here.
+        return command(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), jvmOptions, main,
+            arguments, settings);
+    }
+
+    /**
+     * The command line of a child JVM on {@code classPath} with this module's test classes after it,
+     * for a {@code main} that needs only the JDK, those and what {@code classPath} holds: a client
+     * of another kafka-clients release than this JVM's.
+     */
+    public static List<String> commandBeside(String classPath, List<String> jvmOptions, Class<?> main, List<String> arguments,
+                                             Map<String, Object> settings) {
+        String testClasses;
+        try {
+            testClasses = Path.of(ChildMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("cannot locate this module's test classes", e);
+        }
+        return command(classPath + File.pathSeparator + testClasses, jvmOptions, main, arguments, settings);
+    }
+
+    private static List<String> command(String classPath, List<String> jvmOptions, Class<?> main, List<String> arguments,
+                                        Map<String, Object> settings) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("-cp");
-        // Under surefire java.class.path is only the booter jar; the test class path is here.
-        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+        command.add(classPath);
         command.add(main.getName());
         command.addAll(arguments);
         settings.forEach((key, value) -> command.add(key + "=" + value));
