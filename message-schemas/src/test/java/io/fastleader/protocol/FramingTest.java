@@ -26,7 +26,9 @@ class FramingTest {
     @ParameterizedTest
     @EnumSource(ApiKey.class)
     void kafkaClientsParsesEveryRequestWeFrame(ApiKey api) throws Exception {
-        for (short v = api.lowestVersion(); v <= api.highestVersion(); v++) {
+        // Up to the newest version kafka-clients 4.3.1 speaks: ApiVersions v5 (KIP-1242) is ApiVersionsV5Test's.
+        short newest = (short) Math.min(api.highestVersion(), ApiKeys.forId(api.id()).latestVersion());
+        for (short v = api.lowestVersion(); v <= newest; v++) {
             ByteBuffer frame = Framing.encodeRequest(api, v, 42 + v, "app-1", api.newRequest());
 
             assertThat(frame.getInt()).isEqualTo(frame.remaining());

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
@@ -43,6 +44,13 @@ class KafkaClientsOracleTest {
 
     private static final int RANDOM_SEEDS_PER_VERSION = 4;
 
+    /**
+     * Versions newer than kafka-clients 4.3.1 speaks, by schema: the newest. Each is checked on its
+     * own ({@code ApiVersionsV5Test}: the bytes field by field) and against real brokers of the
+     * release that brought it (ApiVersions v5, KIP-1242: Kafka 4.4, {@code MisroutedConnectionOnRealBrokersTest}).
+     */
+    private static final Map<String, Short> NEWER_THAN_THE_ORACLE = Map.of("ApiVersionsRequest", (short) 5, "ApiVersionsResponse", (short) 5);
+
     /** The RPCs of the wire contract; each has a request and a response schema. */
     private static final List<String> RPCS = List.of(
         "ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets", "InitProducerId",
@@ -69,10 +77,21 @@ class KafkaClientsOracleTest {
         }
     }
 
+    /** Every version of every schema of ours. */
     static Stream<Arguments> cases() {
+        return cases(false);
+    }
+
+    /** Every version of every schema of ours that kafka-clients 4.3.1 speaks too: all but {@link #NEWER_THAN_THE_ORACLE}'s. */
+    static Stream<Arguments> oracleCases() {
+        return cases(true);
+    }
+
+    private static Stream<Arguments> cases(boolean oracleSpeaksIt) {
         List<Arguments> cases = new ArrayList<>();
         for (MessageSpec spec : MessageSchemas.ours()) {
-            for (short v = spec.validVersions().lowest(); v <= spec.validVersions().highest(); v++) {
+            short highest = oracleSpeaksIt ? MessageSchemas.kafkas(spec.name()).validVersions().highest() : spec.validVersions().highest();
+            for (short v = spec.validVersions().lowest(); v <= Math.min(highest, spec.validVersions().highest()); v++) {
                 cases.add(Arguments.of(new Case(spec, v, TaggedFields.ALL, v)));
                 cases.add(Arguments.of(new Case(spec, v, TaggedFields.NONE, v)));
                 for (int seed = 0; seed < RANDOM_SEEDS_PER_VERSION; seed++) {
@@ -100,8 +119,9 @@ class KafkaClientsOracleTest {
     @MethodSource("ourSpecs")
     void everyWindowIsOneKafkaClientsAlsoSpeaks(MessageSpec ours) {
         MessageSpec kafkas = MessageSchemas.kafkas(ours.name());
-        assertThat(kafkas.validVersions().contains(ours.validVersions()))
-            .as("%s window %s inside kafka-clients' %s", ours.name(), ours.validVersions(), kafkas.validVersions())
+        short newest = NEWER_THAN_THE_ORACLE.getOrDefault(ours.name(), kafkas.validVersions().highest());
+        assertThat(ours.validVersions().lowest() >= kafkas.validVersions().lowest() && ours.validVersions().highest() <= newest)
+            .as("%s window %s inside kafka-clients' %s, up to v%s", ours.name(), ours.validVersions(), kafkas.validVersions(), newest)
             .isTrue();
         assertThat(ours.flexibleVersions()).isEqualTo(kafkas.flexibleVersions());
         assertThat(ours.apiKey()).isEqualTo(kafkas.apiKey());
@@ -112,7 +132,7 @@ class KafkaClientsOracleTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("cases")
+    @MethodSource("oracleCases")
     void writesTheSameBytesAsKafkaClientsFromTheSameValues(Case c) {
         Message ours = newMessage(MessageSchemas.ourClass(c.spec));
         Message kafkas = newMessage(MessageSchemas.kafkaClass(c.spec));
@@ -122,14 +142,14 @@ class KafkaClientsOracleTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("cases")
+    @MethodSource("oracleCases")
     void kafkaClientsReadsOurBytesBackUnchanged(Case c) {
         assertReaderWritesBackTheWritersBytes(c, c.spec, MessageSchemas.ourClass(c.spec), MessageSchemas.kafkaClass(c.spec));
     }
 
     /** kafka-clients fills every field of its own schema, including any we chose not to model. */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("cases")
+    @MethodSource("oracleCases")
     void readsKafkaClientsBytesBackUnchanged(Case c) {
         MessageSpec kafkaSpec = MessageSchemas.kafkas(c.spec.name());
         assertReaderWritesBackTheWritersBytes(c, kafkaSpec, MessageSchemas.kafkaClass(c.spec), MessageSchemas.ourClass(c.spec));
