@@ -527,7 +527,7 @@ public final class ClusterMetadata implements AutoCloseable {
                 refusal.clusterId(), refusal.nodeId());
         boolean rebootstrap;
         synchronized (lock) {
-            rebootstrap = !closed && recovery.misrouted(clockMs.getAsLong());
+            rebootstrap = !closed && recovery.misrouted();
             if (rebootstrap) {
                 schedule.refreshNow(RefreshCause.REBOOTSTRAP, topicUse.topics());
             }

@@ -72,32 +72,30 @@ final class MetadataRecovery {
      *
      * @param knownBrokers how many brokers the last answer named: a round of them unreachable in a row
      *                     is a rebootstrap
-     * @return whether to go back to the bootstrap servers now; if so, the caller does and this object
-     *         counts from there
+     * @return whether to go back to the bootstrap servers now (never while there already: the next
+     *         of them is asked); if so, the caller does
      */
     boolean failed(Failure failure, long nowMs, int knownBrokers) {
         unreachableInARow = failure == Failure.UNREACHABLE ? unreachableInARow + 1 : 0;
-        boolean due = failure == Failure.REBOOTSTRAP_REQUIRED
-                || !bootstrapping && (unreachableInARow >= knownBrokers || wantingSinceMs != NOT_WANTING && nowMs - wantingSinceMs >= triggerMs);
-        return due && rebootstrap(nowMs);
+        boolean due = failure == Failure.REBOOTSTRAP_REQUIRED || unreachableInARow >= knownBrokers
+                || wantingSinceMs != NOT_WANTING && nowMs - wantingSinceMs >= triggerMs;
+        return due && !bootstrapping && rebootstrap();
     }
 
     /**
-     * A broker refused a connect at {@code nowMs} as misrouted (KIP-1242): the client's view of the
-     * cluster is stale.
+     * A broker refused a connect as misrouted (KIP-1242): the client's view of the cluster is stale.
      *
      * @return whether to go back to the bootstrap servers now: not if already there
      */
-    boolean misrouted(long nowMs) {
-        return !bootstrapping && rebootstrap(nowMs);
+    boolean misrouted() {
+        return !bootstrapping && rebootstrap();
     }
 
-    private boolean rebootstrap(long nowMs) {
+    private boolean rebootstrap() {
         if (strategy != RecoveryStrategy.REBOOTSTRAP) {
             return false;
         }
         bootstrapping = true;
-        wantingSinceMs = nowMs;
         unreachableInARow = 0;
         return true;
     }
