@@ -88,15 +88,16 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
      */
     public static MetadataConfig from(AbstractConfig kafka, Duration hintConfirmationDelay, boolean allowAutoTopicCreation,
                                       Duration metadataMaxIdle, boolean leaderHintsEnabled) {
+        RecoveryStrategy recoveryStrategy = recoveryStrategy(kafka);
         return new MetadataConfig(Duration.ofMillis(kafka.getLong(CommonClientConfigs.METADATA_MAX_AGE_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
                 hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle, leaderHintsEnabled,
-                recoveryStrategy(kafka), rebootstrapTrigger(kafka), clusterCheck(kafka));
+                recoveryStrategy, rebootstrapTrigger(kafka), clusterCheck(kafka, recoveryStrategy));
     }
 
-    private static boolean clusterCheck(AbstractConfig kafka) {
-        return recoveryStrategy(kafka) == RecoveryStrategy.REBOOTSTRAP
+    private static boolean clusterCheck(AbstractConfig kafka, RecoveryStrategy recoveryStrategy) {
+        return recoveryStrategy == RecoveryStrategy.REBOOTSTRAP
                 && !Boolean.FALSE.equals(kafka.values().get(CLUSTER_CHECK_ENABLE_CONFIG));
     }
 

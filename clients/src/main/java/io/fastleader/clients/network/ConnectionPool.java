@@ -592,10 +592,11 @@ public final class ConnectionPool implements AutoCloseable {
                 if (refused != null) {
                     LOG.error("Connection to node {} ({}) failed authentication due to: {}", id.nodeId(), address, refused.getMessage());
                 }
-                if (Failures.cause(failure) instanceof MisroutedConnectionException misrouted) {
+                Throwable cause = Failures.cause(failure);
+                if (cause instanceof MisroutedConnectionException misrouted) {
                     misroutedListeners.forEach(listener -> listener.accept(misrouted));
                 }
-                failConnect(id, lane, attempt, Failures.cause(failure));
+                failConnect(id, lane, attempt, cause);
             } else {
                 opened(id, lane, attempt, connection);
             }
