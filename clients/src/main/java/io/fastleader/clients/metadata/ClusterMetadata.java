@@ -446,7 +446,6 @@ public final class ClusterMetadata implements AutoCloseable {
         }
         if (failure != null) {
             LOG.debug("Metadata request to node {} failed", node, failure);
-            metrics.recordRefreshFailure();
             MetadataRecovery.Failure kind = recoveryFailure(response, failure);
             if (kind == MetadataRecovery.Failure.REBOOTSTRAP_REQUIRED) {
                 LOG.info("Rebootstrap requested by server.");
@@ -457,6 +456,8 @@ public final class ClusterMetadata implements AutoCloseable {
                 schedule.failed(now);
                 rebootstrap = recovery.failed(kind, now, cache.nodes().size());
             }
+            // Counted once the backoff is set: whoever reads the count then sees the schedule that follows it.
+            metrics.recordRefreshFailure();
             if (rebootstrap) {
                 LOG.info("Rebootstrapping with {}", bootstrapServers);
                 metadataNode = rotation().get(0);
