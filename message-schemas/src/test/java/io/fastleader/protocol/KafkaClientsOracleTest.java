@@ -59,7 +59,7 @@ class KafkaClientsOracleTest {
         "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
         "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit",
         "CreateTopics", "DeleteTopics", "DescribeConfigs", "AlterPartitionReassignments",
-        "ListPartitionReassignments", "ElectLeaders");
+        "ListPartitionReassignments", "ElectLeaders", "GetTelemetrySubscriptions", "PushTelemetry");
 
     /** Kafka's consumer protocol payloads: not RPCs, but the bytes a consumer group's JoinGroup and SyncGroup carry. */
     private static final List<String> CONSUMER_PROTOCOL_PAYLOADS = List.of("ConsumerProtocolSubscription", "ConsumerProtocolAssignment");
