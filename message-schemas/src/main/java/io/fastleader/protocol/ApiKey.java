@@ -31,6 +31,8 @@ import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.FindCoordinatorRequestData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.GetTelemetrySubscriptionsRequestData;
+import io.fastleader.protocol.message.GetTelemetrySubscriptionsResponseData;
 import io.fastleader.protocol.message.HeartbeatRequestData;
 import io.fastleader.protocol.message.HeartbeatResponseData;
 import io.fastleader.protocol.message.InitProducerIdRequestData;
@@ -53,6 +55,8 @@ import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
 import io.fastleader.protocol.message.ProduceRequestData;
 import io.fastleader.protocol.message.ProduceResponseData;
+import io.fastleader.protocol.message.PushTelemetryRequestData;
+import io.fastleader.protocol.message.PushTelemetryResponseData;
 import io.fastleader.protocol.message.SaslAuthenticateRequestData;
 import io.fastleader.protocol.message.SaslAuthenticateResponseData;
 import io.fastleader.protocol.message.SaslHandshakeRequestData;
@@ -92,6 +96,8 @@ public enum ApiKey {
     TXN_OFFSET_COMMIT(3, TxnOffsetCommitRequestData::new, TxnOffsetCommitResponseData::new),
     SASL_AUTHENTICATE(2, SaslAuthenticateRequestData::new, SaslAuthenticateResponseData::new),
     CONSUMER_GROUP_HEARTBEAT(0, ConsumerGroupHeartbeatRequestData::new, ConsumerGroupHeartbeatResponseData::new),
+    GET_TELEMETRY_SUBSCRIPTIONS(0, GetTelemetrySubscriptionsRequestData::new, GetTelemetrySubscriptionsResponseData::new),
+    PUSH_TELEMETRY(0, PushTelemetryRequestData::new, PushTelemetryResponseData::new),
     // Admin APIs: fastleader's clients never send them; the it module's simulated cluster serves
     // them to kafka-clients' Admin.
     CREATE_TOPICS(5, CreateTopicsRequestData::new, CreateTopicsResponseData::new),

@@ -12,11 +12,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +23,7 @@ import io.fastleader.clients.consumer.group.LeaveOperation;
 /**
  * What {@link FastLeaderConsumer} does by default: the overloads of {@link Consumer} that only call
  * another with a default (no callback, {@code default.api.timeout.ms}, 30 seconds to close), and
- * what it does not support (client telemetry, rebalances the application enforces). The consumer
+ * what it does not support (rebalances the application enforces). The consumer
  * implements the rest; these run on the thread that calls them, as the overload they call does.
  */
 abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
@@ -166,26 +164,5 @@ abstract class ConsumerDefaults<K, V> implements Consumer<K, V> {
     @Override
     public void close(Duration timeout) {
         close(timeout, LeaveOperation.DEFAULT);
-    }
-
-    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
-    @Override
-    public void registerMetricForSubscription(KafkaMetric metric) {
-    }
-
-    /** {@inheritDoc} A no-op: this consumer pushes no client telemetry. */
-    @Override
-    public void unregisterMetricFromSubscription(KafkaMetric metric) {
-    }
-
-    /**
-     * Not supported: this consumer pushes no client telemetry (KIP-714), so it has no client
-     * instance id, as a {@code KafkaConsumer} with {@code enable.metrics.push=false} has none.
-     *
-     * @throws IllegalStateException always, as {@code KafkaConsumer} does without telemetry
-     */
-    @Override
-    public Uuid clientInstanceId(Duration timeout) {
-        throw new IllegalStateException("FastLeaderConsumer does not push client telemetry (KIP-714), so it has no client instance id");
     }
 }

@@ -29,9 +29,11 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.utils.Time;
@@ -44,6 +46,7 @@ import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.consumer.group.LeaveOperation;
 import io.fastleader.clients.metadata.ClientResources;
 import io.fastleader.clients.metadata.ClientResources.ClusterLink;
+import io.fastleader.clients.metadata.ClientTelemetry;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.network.ConnectionPool;
@@ -88,6 +91,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
     private final Assignment assignment;
     private final ClusterQueries queries;
     private final PollLoop<K, V> pollLoop;
+    private final ClientTelemetry telemetry;
 
     /** A consumer configured by {@code configs}, deserializers from {@code key.deserializer} and {@code value.deserializer}. */
     public FastLeaderConsumer(Map<String, Object> configs) {
@@ -130,12 +134,14 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
                     ConsumerMetrics.NODE_GROUP, opened -> subscriptions::usesTopic);
             ConnectionPool pool = cluster.pool();
             ClusterMetadata metadata = cluster.metadata();
+            this.telemetry = cluster.telemetry();
             metadata.tellClusterId(ClientResources.clusterIdListeners(keys, values, configuredInterceptors, metrics));
             ConsumerMetrics consumerMetrics = new ConsumerMetrics(metrics, Time.SYSTEM);
             EpochBackoff retryBackoff = EpochBackoff.of(settings.metadataConfig());
             OffsetLookup offsetLookup = new OffsetLookup(pool, metadata, retryBackoff, clockMs, stateOwner);
             Optional<ConsumerGroup> consumerGroup = settings.groupSettings(retryBackoff).map(groupSettings -> resources.register(
-                    new ConsumerGroup(groupSettings, pool, metadata, metrics, clockMs, stateOwner, stateOwner::wakeUp, new Reconciled())));
+                    new ConsumerGroup(groupSettings, pool, metadata, metrics, clockMs, stateOwner, stateOwner::wakeUp, new Reconciled(),
+                            telemetry::memberIdChanged)));
             this.group = new OptionalGroup(consumerGroup, calls);
             this.commits = new Commits(calls, group, settings, consumerMetrics, interceptors, stateOwner, clockMs);
             this.autoCommit = new AutoCommit(settings, subscriptions, commits, clockMs);
@@ -474,6 +480,30 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         return Collections.unmodifiableMap(metrics.metrics());
     }
 
+    /** Adds the application's {@code metric} to this consumer's client telemetry, unless it is one of the consumer's own. */
+    @Override
+    public void registerMetricForSubscription(KafkaMetric metric) {
+        telemetry.addApplicationMetric(metric, metrics);
+    }
+
+    /** Takes the application's {@code metric} out of this consumer's client telemetry; the consumer's own stay. */
+    @Override
+    public void unregisterMetricFromSubscription(KafkaMetric metric) {
+        telemetry.removeApplicationMetric(metric, metrics);
+    }
+
+    /**
+     * The id the brokers gave this consumer for its client telemetry (KIP-714), waiting up to
+     * {@code timeout} for it; null if it did not come in time, as in {@code KafkaConsumer}.
+     *
+     * @throws IllegalStateException with {@code enable.metrics.push=false}, as {@code KafkaConsumer} does
+     * @throws IllegalArgumentException for a negative timeout
+     */
+    @Override
+    public Uuid clientInstanceId(Duration timeout) {
+        return telemetry.clientInstanceId(timeout);
+    }
+
     /** {@inheritDoc} Safe to call from any thread. */
     @Override
     public void wakeup() {
@@ -495,6 +525,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("The timeout cannot be negative.");
         }
+        long deadlineMs = clockMs.getAsLong() + Math.min(timeout.toMillis(), Long.MAX_VALUE / 2);
         calls.close(() -> {
             if (group.isSubscribed()) {
                 group.leaveOnClose(settings.onClose(leave), timeout);
@@ -503,6 +534,9 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             }
             // Answers already in (say of an async commit) run, so their callbacks run before close returns.
             stateOwner.runPending(0);
-        }, resources::close);
+        }, () -> {
+            telemetry.closeWithin(Duration.ofMillis(Math.max(0, deadlineMs - clockMs.getAsLong())));
+            resources.close();
+        });
     }
 }

@@ -23,12 +23,13 @@ import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.NetworkMetrics;
+import io.fastleader.protocol.ApiKey;
 
 /**
  * What a client opens as it starts, closed when it closes, last opened first: the start-up the
  * producer and the consumer share, written once. A client's constructor opens its metrics
  * ({@link #openMetrics}), registers its plugins (serializers, interceptors, ...), opens its share of
- * the cluster ({@link #openCluster}: connection pool, cluster metadata, replica prewarm) and
+ * the cluster ({@link #openCluster}: connection pool, cluster metadata, replica prewarm, telemetry) and
  * registers what else it opens, in that order; should it fail on the way, {@link #failedToStart}
  * closes what was opened so far. Not thread-safe: used by the constructor, then by the one close.
  */
@@ -38,6 +39,8 @@ public final class ClientResources implements AutoCloseable {
 
     private final String client;
     private final List<AutoCloseable> opened = new ArrayList<>();
+    /** The client's telemetry, made with its metrics and started with its share of the cluster. */
+    private ClientTelemetry telemetry;
 
     /** @param client the client's class name, as messages name it: {@code FastLeaderProducer} */
     public ClientResources(String client) {
@@ -56,8 +59,9 @@ public final class ClientResources implements AutoCloseable {
      * {@code metrics.sample.window.ms} and {@code metrics.recording.level} say, and reported to the
      * {@code metric.reporters} (with the JMX reporter as the application's kafka-clients release adds
      * it: {@code auto.include.jmx.reporter} up to 3.9, the default of {@code metric.reporters} since
-     * 4.0), in the context {@code jmxPrefix} and the {@code metrics.context.*} keys; and the client's
-     * {@code app-info}.
+     * 4.0) and to kafka-clients' client telemetry reporter under {@code enable.metrics.push}
+     * ({@link ClientTelemetry}), in the context {@code jmxPrefix} and the {@code metrics.context.*}
+     * keys; and the client's {@code app-info}.
      *
      * @param jmxPrefix the JMX domain of the client's MBeans: {@code kafka.producer}, {@code kafka.consumer}
      */
@@ -68,6 +72,8 @@ public final class ClientResources implements AutoCloseable {
                 .recordLevel(Sensor.RecordingLevel.forName(kafka.getString(CommonClientConfigs.METRICS_RECORDING_LEVEL_CONFIG)))
                 .tags(Map.of("client-id", clientId));
         List<MetricsReporter> reporters = CommonClientConfigs.metricsReporters(clientId, kafka);
+        telemetry = ClientTelemetry.of(clientId, kafka);
+        telemetry.reporter().ifPresent(reporters::add);
         MetricsContext context = new KafkaMetricsContext(jmxPrefix,
                 kafka.originalsWithPrefix(CommonClientConfigs.METRICS_CONTEXT_PREFIX));
         Metrics metrics = register(new Metrics(config, reporters, Time.SYSTEM, context));
@@ -76,8 +82,8 @@ public final class ClientResources implements AutoCloseable {
     }
 
     /**
-     * Opens the client's connection pool and cluster metadata, and starts {@link ReplicaPrewarm}
-     * if {@code settings} ask for it.
+     * Opens the client's connection pool and cluster metadata, starts {@link ReplicaPrewarm} if
+     * {@code settings} ask for it, and starts the telemetry {@link #openMetrics} made.
      *
      * @param clientGroup Kafka's group for the client's network metrics: {@code producer-metrics}, {@code consumer-metrics}
      * @param nodeGroup   Kafka's group for its per-broker metrics
@@ -92,7 +98,9 @@ public final class ClientResources implements AutoCloseable {
         ReplicaPrewarm prewarm = settings.connectionsPrewarm()
                 ? ReplicaPrewarm.start(metadata, pool, topicsInUse.apply(metadata), settings.poolConfig().reconnectBackoff())
                 : null;
-        return new ClusterLink(network, pool, metadata, prewarm);
+        register(telemetry).start(pool, metadata, settings.connectionConfig(clientId).requestTimeoutFor(ApiKey.PUSH_TELEMETRY),
+                settings.poolConfig().reconnectBackoff());
+        return new ClusterLink(network, pool, metadata, prewarm, telemetry);
     }
 
     /**
@@ -136,9 +144,11 @@ public final class ClientResources implements AutoCloseable {
     /**
      * A client's share of the cluster, opened by {@link #openCluster}.
      *
-     * @param network  the client's network metrics
-     * @param prewarm  null without {@code fastleader.connections.prewarm}
+     * @param network   the client's network metrics
+     * @param prewarm   null without {@code fastleader.connections.prewarm}
+     * @param telemetry disabled without {@code enable.metrics.push}
      */
-    public record ClusterLink(NetworkMetrics network, ConnectionPool pool, ClusterMetadata metadata, ReplicaPrewarm prewarm) {
+    public record ClusterLink(NetworkMetrics network, ConnectionPool pool, ClusterMetadata metadata, ReplicaPrewarm prewarm,
+                              ClientTelemetry telemetry) {
     }
 }

@@ -164,6 +164,24 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     /**
+     * Runs {@code task} once on the metadata thread after {@code delayMs}.
+     *
+     * @throws RejectedExecutionException after {@link #close}
+     */
+    public ScheduledFuture<?> after(long delayMs, Runnable task) {
+        return thread.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The brokers a request about the cluster as a whole may go to, in the order a Metadata request
+     * tries them: the known ones by id, or the bootstrap servers while none is known or while the
+     * client rebootstraps.
+     */
+    public List<Integer> brokers() {
+        return rotation();
+    }
+
+    /**
      * Runs tasks on the metadata thread, in order, after what it is doing now; after {@link #close}
      * it refuses them ({@link RejectedExecutionException}). For work that reacts to the cache but
      * must stay off the threads that write it, such as {@link ReplicaPrewarm}'s.

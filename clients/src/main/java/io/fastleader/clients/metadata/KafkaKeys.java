@@ -173,7 +173,7 @@ public final class KafkaKeys {
             honoured("delivery.timeout.ms", Clients.PRODUCER),
             honoured("enable.auto.commit", Clients.CONSUMER),
             honoured("enable.idempotence", Clients.PRODUCER),
-            notBuilt("enable.metrics.push", Clients.BOTH, "no client telemetry (KIP-714) is pushed; clientInstanceId throws IllegalStateException, as with false", "false"),
+            honoured("enable.metrics.push", Clients.BOTH),
             honoured("exclude.internal.topics", Clients.CONSUMER),
             honoured("fetch.max.bytes", Clients.CONSUMER),
             honoured("fetch.max.wait.ms", Clients.CONSUMER),

@@ -47,6 +47,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.metadata.ClientResources;
+import io.fastleader.clients.metadata.ClientTelemetry;
 import io.fastleader.clients.metadata.ClientResources.ClusterLink;
 import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
@@ -113,6 +114,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final StickyPartitioner stickyPartitioner;
     private final Interceptors<K, V> interceptors;
     private final ReplicaPrewarm prewarm;
+    private final ClientTelemetry telemetry;
 
     /** A producer configured by {@code configs}, serializers from {@code key.serializer} and {@code value.serializer}. */
     public FastLeaderProducer(Map<String, Object> configs) {
@@ -166,6 +168,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             this.metadata = cluster.metadata();
             metadata.tellClusterId(ClientResources.clusterIdListeners(this.keySerializer, this.valueSerializer, configured, metrics));
             this.prewarm = cluster.prewarm();
+            this.telemetry = cluster.telemetry();
             this.cache = metadata.cache();
             this.producerMetrics = new ProducerMetrics(metrics);
             producerMetrics.watch(cluster.network()::requestsInFlight, metadata::ageMs);
@@ -426,26 +429,27 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     }
 
     /**
-     * Not supported: this producer pushes no client telemetry (KIP-714), so it has no client
-     * instance id, as a {@code KafkaProducer} with {@code enable.metrics.push=false} has none.
+     * The id the brokers gave this producer for its client telemetry (KIP-714), waiting up to
+     * {@code timeout} for it; null if it did not come in time, as in {@code KafkaProducer}.
      *
-     * @throws IllegalStateException always, as {@code KafkaProducer} does without telemetry
+     * @throws IllegalStateException with {@code enable.metrics.push=false}, as {@code KafkaProducer} does
+     * @throws IllegalArgumentException for a negative timeout
      */
     @Override
     public Uuid clientInstanceId(Duration timeout) {
-        throw new IllegalStateException("FastLeaderProducer does not push client telemetry (KIP-714), so it has no client instance id");
+        return telemetry.clientInstanceId(timeout);
     }
 
-    /** Does nothing: client telemetry (KIP-714) is not supported, so no metric is pushed to brokers. */
+    /** Adds the application's {@code metric} to this producer's client telemetry, unless it is one of the producer's own. */
     @Override
     public void registerMetricForSubscription(KafkaMetric metric) {
-        LOG.debug("Client telemetry is not supported; {} is not pushed", metric.metricName());
+        telemetry.addApplicationMetric(metric, metrics);
     }
 
-    /** Does nothing: client telemetry (KIP-714) is not supported. */
+    /** Takes the application's {@code metric} out of this producer's client telemetry; the producer's own stay. */
     @Override
     public void unregisterMetricFromSubscription(KafkaMetric metric) {
-        LOG.debug("Client telemetry is not supported; {} was never pushed", metric.metricName());
+        telemetry.removeApplicationMetric(metric, metrics);
     }
 
     /**
@@ -543,6 +547,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        long deadlineMs = clockMs.getAsLong() + Math.min(timeout.toMillis(), Long.MAX_VALUE / 2);
         boolean onSenderThread = sender.inSender();
         accumulator.close();
         sender.initiateClose();
@@ -556,6 +561,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             if (!onSenderThread) {
                 joinSender(0);
             }
+        }
+        if (!onSenderThread) {
+            telemetry.closeWithin(Duration.ofMillis(Math.max(0, deadlineMs - clockMs.getAsLong())));
         }
         resources.close();
     }

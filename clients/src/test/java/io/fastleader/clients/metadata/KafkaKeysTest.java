@@ -44,9 +44,10 @@ class KafkaKeysTest {
     @Test
     void testAKeyNotBuiltSetToItsDefaultOrToTheValueFastLeaderActsAsIsNotWarnedOf() {
         ProducerConfig config = producerConfig(Map.of(ProducerConfig.PARTITIONER_AVAILABILITY_TIMEOUT_MS_CONFIG, 0,
-            ProducerConfig.ENABLE_METRICS_PUSH_CONFIG, false));
+            ProducerConfig.PARTITIONER_ADPATIVE_PARTITIONING_ENABLE_CONFIG, false));
 
-        assertThat(KafkaKeys.all().get(ProducerConfig.ENABLE_METRICS_PUSH_CONFIG).treatment()).isEqualTo(Treatment.NOT_BUILT);
+        assertThat(KafkaKeys.all().get(ProducerConfig.PARTITIONER_ADPATIVE_PARTITIONING_ENABLE_CONFIG).treatment())
+            .isEqualTo(Treatment.NOT_BUILT);
         assertThat(KafkaKeys.notBuilt(config, ProducerConfig.configDef(), Clients.PRODUCER)).isEmpty();
     }
 

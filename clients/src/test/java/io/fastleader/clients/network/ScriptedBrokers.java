@@ -61,6 +61,8 @@ public final class ScriptedBrokers implements AutoCloseable {
     private final Map<ApiKey, Short> maxVersions;
     private final Map<Integer, String> clusterIds = new ConcurrentHashMap<>();
     private final Map<Integer, List<String>> apiVersionsNaming = new ConcurrentHashMap<>();
+    /** Whether the brokers advertise the client telemetry APIs, as a broker with a ClientTelemetry plugin does. */
+    private volatile boolean clientTelemetry;
 
     /** Starts {@code count} brokers, node ids 0 .. count-1, speaking every version the client speaks. */
     public ScriptedBrokers(int count, Script script) throws IOException {
@@ -186,6 +188,14 @@ public final class ScriptedBrokers implements AutoCloseable {
     }
 
     /**
+     * Makes the brokers advertise GetTelemetrySubscriptions and PushTelemetry, as a Kafka broker with
+     * a client telemetry plugin does (without one it leaves them out, and so do these brokers).
+     */
+    public void advertiseClientTelemetry() {
+        clientTelemetry = true;
+    }
+
+    /**
      * What each ApiVersions request node {@code nodeId} got named, in order: {@code cluster/node}, or
      * {@code nothing} for a request that named none (v4 and older, or v5 without both).
      */
@@ -205,6 +215,9 @@ public final class ScriptedBrokers implements AutoCloseable {
     private ApiVersionsResponseData advertisedVersions() {
         ApiVersionsResponseData response = new ApiVersionsResponseData();
         for (ApiKey api : ApiKey.values()) {
+            if (!clientTelemetry && (api == ApiKey.GET_TELEMETRY_SUBSCRIPTIONS || api == ApiKey.PUSH_TELEMETRY)) {
+                continue;
+            }
             response.apiKeys().add(new ApiVersionsResponseData.ApiVersion().setApiKey(api.id())
                     .setMinVersion(api.lowestVersion()).setMaxVersion(maxVersions.getOrDefault(api, api.highestVersion())));
         }

@@ -75,8 +75,6 @@ class FastLeaderProducerTest {
             assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
                     .hasMessage("Transactional method invoked on a non-transactional producer.");
         }
-        assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test

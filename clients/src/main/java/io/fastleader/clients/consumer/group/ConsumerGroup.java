@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -79,14 +80,19 @@ public final class ConsumerGroup implements AutoCloseable {
     private final GroupSubscription subscription;
     private final GroupMember member;
     private final GroupOffsets offsets;
+    private final Consumer<String> memberIdSeen;
+    private String memberIdTold = "";
 
     /**
      * @param owner        the consumer's state owner: everything here runs on it
      * @param wakeConsumer makes a call waiting on the owner look again
      * @param assignee     the consumer's assignment, which reconciliation changes
+     * @param memberIdSeen told of each member id the group gives the consumer, from {@link #onPoll}
+     *                     (client telemetry labels its metrics with it)
      */
     public ConsumerGroup(Settings settings, ConnectionPool pool, ClusterMetadata metadata, Metrics kafkaMetrics, LongSupplier clockMs,
-                         StateOwner owner, Runnable wakeConsumer, Assignee assignee) {
+                         StateOwner owner, Runnable wakeConsumer, Assignee assignee, Consumer<String> memberIdSeen) {
+        this.memberIdSeen = Objects.requireNonNull(memberIdSeen, "memberIdSeen");
         DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         Coordinator coordinator = new Coordinator(pool, metadata, Coordinator.KeyType.GROUP, settings.groupId(), owner);
         this.groupId = settings.groupId();
@@ -168,6 +174,11 @@ public final class ConsumerGroup implements AutoCloseable {
         long nowMs = clockMs.getAsLong();
         subscription.onPoll(nowMs);
         member.onPoll(nowMs);
+        String memberId = member.described().memberId();
+        if (!memberId.isEmpty() && !memberId.equals(memberIdTold)) {
+            memberIdTold = memberId;
+            memberIdSeen.accept(memberId);
+        }
     }
 
     /** When {@link #onPoll} next has timed work to do; {@code Long.MAX_VALUE} for never. */
