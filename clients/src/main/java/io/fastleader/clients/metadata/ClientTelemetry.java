@@ -213,7 +213,12 @@ public final class ClientTelemetry implements AutoCloseable {
         }
         int target = readyNode();
         if (target == NO_NODE) {
-            wakeAfter(retryMs);
+            if (closing) {
+                // No broker to take the last metrics: the close does not wait for one.
+                closed.complete(null);
+            } else {
+                wakeAfter(retryMs);
+            }
             return;
         }
         Optional<AbstractRequest.Builder<?>> next = sender.createRequest();

@@ -103,6 +103,9 @@ public final class ClusterMetadata implements AutoCloseable {
     /** Guarded by {@code lock}, as is everything below but {@code metadataNode}. */
     private final RefreshSchedule schedule;
     private final MetadataRecovery recovery;
+    private final BootstrapResolution bootstrapResolution;
+    /** What the client fails with for good once {@code bootstrap.resolve.timeout.ms} passed unresolved; null until then. */
+    private KafkaException bootstrapFailure;
     private final Map<String, List<TopicWait>> topicWaiters = new HashMap<>();
     private ScheduledFuture<?> wakeup;
     private long wakeupAtMs = Long.MAX_VALUE;
@@ -144,6 +147,7 @@ public final class ClusterMetadata implements AutoCloseable {
         this.topicUse = new TopicUse(config.metadataMaxIdle());
         this.schedule = new RefreshSchedule(config, topicUse, random);
         this.recovery = new MetadataRecovery(config.recoveryStrategy(), config.rebootstrapTrigger().toMillis());
+        this.bootstrapResolution = new BootstrapResolution(config.bootstrapResolveTimeout(), lastAppliedMs);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
                 threads.named("fastleader-metadata-" + INSTANCES.incrementAndGet() + "-"));
         executor.setRemoveOnCancelPolicy(true);
@@ -223,6 +227,9 @@ public final class ClusterMetadata implements AutoCloseable {
             if (closed) {
                 return CompletableFuture.failedFuture(new KafkaException(CLOSED));
             }
+            if (bootstrapFailure != null) {
+                return CompletableFuture.failedFuture(bootstrapFailure);
+            }
             for (String topic : topics) {
                 if (!topicUse.contains(topic) || cache.partitionCount(topic) == 0) {
                     waits.add(addWaitLocked(topic, 1));
@@ -248,6 +255,9 @@ public final class ClusterMetadata implements AutoCloseable {
         synchronized (lock) {
             if (closed) {
                 return CompletableFuture.failedFuture(new KafkaException(CLOSED));
+            }
+            if (bootstrapFailure != null) {
+                return CompletableFuture.failedFuture(bootstrapFailure);
             }
             wait = addWaitLocked(partition.topic(), partition.partition() + 1);
         }
@@ -423,7 +433,7 @@ public final class ClusterMetadata implements AutoCloseable {
         RefreshPlan plan;
         long view;
         synchronized (lock) {
-            if (closed) {
+            if (closed || bootstrapFailure != null) {
                 return;
             }
             long now = clockMs.getAsLong();
@@ -452,6 +462,9 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     private void answered(int node, long view, ApiMessage response, Throwable error) {
+        if (isBootstrapServer(node) && bootstrapResolutionFailed(error)) {
+            return;
+        }
         Throwable failure = error != null ? error : topLevelError((MetadataResponseData) response);
         if (failure == null) {
             try {
@@ -484,31 +497,66 @@ public final class ClusterMetadata implements AutoCloseable {
             }
             AuthenticationException refused = Failures.authenticationFailure(failure);
             if (refused != null) {
-                authenticationFailed(refused);
+                // Refreshes go on, backed off: a credential fixed meanwhile (a rotated secret, a refreshed
+                // token) is taken up by the next connection.
+                failWaiters(refused);
             }
         }
         refreshIfDue();
     }
 
     /**
-     * A broker refused to authenticate the client: everything waiting for metadata fails with the
-     * refusal at once, as kafka-clients' clients raise it from their metadata wait, rather than
-     * waiting out {@code max.block.ms} with nothing said. Refreshes go on, backed off: a credential
-     * fixed meanwhile (a rotated secret, a refreshed token) is taken up by the next connection.
+     * Tells {@link #bootstrapResolution} how a request to a bootstrap server ended ({@code error}
+     * null: answered); once {@code bootstrap.resolve.timeout.ms} has passed without a name resolving,
+     * the client fails for good, as kafka-clients 4.4's does: every wait fails, and every later one
+     * at once, and no more requests are sent.
+     *
+     * @return whether the client has so failed
      */
-    private void authenticationFailed(AuthenticationException refused) {
+    private boolean bootstrapResolutionFailed(Throwable error) {
+        KafkaException failure;
+        synchronized (lock) {
+            if (bootstrapResolution.resolved()) {
+                return false;
+            }
+            long now = clockMs.getAsLong();
+            failure = bootstrapResolution.requestEnded(error, now);
+            if (failure == null && !bootstrapResolution.resolved()) {
+                LOG.debug("Failed to resolve bootstrap servers, will retry. Remaining time: {}ms", bootstrapResolution.remainingMs(now));
+            }
+            bootstrapFailure = failure;
+        }
+        if (failure == null) {
+            return false;
+        }
+        LOG.error(failure.getMessage());
+        failWaiters(failure);
+        return true;
+    }
+
+    private static boolean isBootstrapServer(int node) {
+        return node < 0;
+    }
+
+    /**
+     * Fails everything waiting for metadata with {@code error} at once, as kafka-clients' clients
+     * raise it from their metadata wait, rather than waiting out {@code max.block.ms} with nothing
+     * said, and tells the {@link #onMetadataError} listeners.
+     */
+    private void failWaiters(KafkaException error) {
         List<CompletableFuture<Void>> waits = new ArrayList<>();
         synchronized (lock) {
             topicWaiters.values().forEach(topicWaits -> topicWaits.forEach(wait -> waits.add(wait.done())));
             topicWaiters.clear();
         }
-        waits.forEach(wait -> wait.completeExceptionally(refused));
-        errorListeners.forEach(listener -> listener.accept(refused));
+        waits.forEach(wait -> wait.completeExceptionally(error));
+        errorListeners.forEach(listener -> listener.accept(error));
     }
 
     /**
      * Tells {@code listener}, on the metadata thread, of what kafka-clients' {@code Metadata} raises
-     * to the application's next call: a broker's refusal to authenticate the client, topics in use
+     * to the application's next call: a broker's refusal to authenticate the client, bootstrap
+     * servers whose names did not resolve within {@code bootstrap.resolve.timeout.ms}, topics in use
      * the client may not describe ({@link TopicAuthorizationException} naming them) or whose names
      * are invalid. A consumer raises each from its next {@code poll}, as {@code KafkaConsumer} does.
      */

@@ -1,6 +1,8 @@
 package io.fastleader.clients.metadata;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +13,7 @@ import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,13 +54,47 @@ public final class FastLeaderConfigs {
     /**
      * {@code bootstrap.servers}, resolved and checked as the Java client does, with
      * {@code client.dns.lookup}. Through the {@code ClientUtils} overload every kafka-clients
-     * release 3.7 to 4.4 has: the one taking the whole configuration is gone in 4.4.
+     * release 3.7 to 4.4 has: the one taking the whole configuration is gone in 4.4. With a positive
+     * {@code bootstrap.resolve.timeout.ms} (4.4) the names are left unresolved, as kafka-clients 4.4
+     * leaves them, for the connects to resolve within that time.
      *
-     * @throws org.apache.kafka.common.config.ConfigException for an address that cannot be parsed or resolved
+     * @throws org.apache.kafka.common.config.ConfigException for an address that cannot be parsed, or
+     *         (unless resolution is left for later) resolved
      */
     public static List<InetSocketAddress> bootstrapServers(AbstractConfig kafka) {
-        return ClientUtils.parseAndValidateAddresses(kafka.getList(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG),
-                kafka.getString(CommonClientConfigs.CLIENT_DNS_LOOKUP_CONFIG));
+        List<String> servers = kafka.getList(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+        Duration resolveTimeout = MetadataConfig.bootstrapResolveTimeout(kafka);
+        if (resolveTimeout.isZero()) {
+            return ClientUtils.parseAndValidateAddresses(servers, kafka.getString(CommonClientConfigs.CLIENT_DNS_LOOKUP_CONFIG));
+        }
+        LOG.info("Asynchronous bootstrap DNS resolution is enabled via {}={}. This evolving feature may undergo "
+                + "compatibility-breaking changes in a minor release.", BootstrapResolution.TIMEOUT_CONFIG, resolveTimeout.toMillis());
+        List<InetSocketAddress> unresolved = new ArrayList<>();
+        for (String server : servers) {
+            unresolved.add(unresolvedAddress(server.trim()));
+        }
+        if (unresolved.isEmpty()) {
+            throw new ConfigException("No resolvable bootstrap urls given in " + CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+        }
+        return unresolved;
+    }
+
+    /** {@code host:port}, or {@code [ipv6]:port}, as an address left for a connect to resolve. */
+    private static InetSocketAddress unresolvedAddress(String server) {
+        int colon = server.lastIndexOf(':');
+        String host = colon > 0 ? server.substring(0, colon) : "";
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            int port = Integer.parseInt(server.substring(colon + 1));
+            if (!host.isEmpty() && port >= 0 && port <= 65535) {
+                return InetSocketAddress.createUnresolved(host, port);
+            }
+        } catch (NumberFormatException notAPort) {
+            // Falls through to the refusal below.
+        }
+        throw new ConfigException("Invalid url in " + CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG + ": " + server);
     }
 
     /**

@@ -155,7 +155,7 @@ public final class KafkaKeys {
             honoured("auto.include.jmx.reporter", Clients.BOTH),
             honoured("auto.offset.reset", Clients.CONSUMER),
             honoured("batch.size", Clients.PRODUCER),
-            notBuilt("bootstrap.resolve.timeout.ms", Clients.BOTH, "a bootstrap.servers name that does not resolve when the client is built fails the build (ConfigException), as with 0: resolution retried in the background is not built; each connect resolves the names again"),
+            honoured("bootstrap.resolve.timeout.ms", Clients.BOTH),
             honoured("bootstrap.servers", Clients.BOTH),
             honoured("buffer.memory", Clients.PRODUCER),
             notBuilt("buffer.memory.allocation.strategy", Clients.PRODUCER, "each new batch reserves a whole batch.size of buffer.memory, as with full"),

@@ -33,14 +33,20 @@ import io.fastleader.clients.network.ExponentialBackoff;
  * @param clusterCheck           {@code metadata.cluster.check.enable} (KIP-1242), with {@link RecoveryStrategy#REBOOTSTRAP}:
  *                               whether each connect to a known broker names the cluster and node it means to reach, so
  *                               that a broker that is another refuses it and the client goes back to its bootstrap servers
+ * @param bootstrapResolveTimeout {@code bootstrap.resolve.timeout.ms} (4.4): zero ({@link #RESOLVED_AT_CONSTRUCTION}) when
+ *                               the bootstrap servers' names were resolved as the client was built; else how long
+ *                               they may take to resolve before the client fails for good ({@link BootstrapResolution})
  */
 public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Duration retryBackoffMax,
                              Duration hintConfirmationDelay, boolean allowAutoTopicCreation, Duration metadataMaxIdle,
                              boolean leaderHintsEnabled, RecoveryStrategy recoveryStrategy, Duration rebootstrapTrigger,
-                             boolean clusterCheck) {
+                             boolean clusterCheck, Duration bootstrapResolveTimeout) {
 
     /** kafka-clients 4.4's key for KIP-1242's check; earlier releases do not define it. */
     public static final String CLUSTER_CHECK_ENABLE_CONFIG = "metadata.cluster.check.enable";
+
+    /** A {@code bootstrapResolveTimeout} for names resolved as the client was built: kafka-clients' default, and all before 4.4. */
+    public static final Duration RESOLVED_AT_CONSTRUCTION = Duration.ZERO;
 
     /** The values of {@code metadata.recovery.strategy} (KIP-899). */
     public enum RecoveryStrategy {
@@ -70,7 +76,7 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
     public static MetadataConfig defaults() {
         return new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
                 DEFAULT_HINT_CONFIRMATION_DELAY, true, NO_IDLE_EXPIRY, true, RecoveryStrategy.REBOOTSTRAP,
-                DEFAULT_REBOOTSTRAP_TRIGGER, true);
+                DEFAULT_REBOOTSTRAP_TRIGGER, true, RESOLVED_AT_CONSTRUCTION);
     }
 
     /**
@@ -93,7 +99,13 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG)),
                 Duration.ofMillis(kafka.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
                 hintConfirmationDelay, allowAutoTopicCreation, metadataMaxIdle, leaderHintsEnabled,
-                recoveryStrategy, rebootstrapTrigger(kafka), clusterCheck(kafka, recoveryStrategy));
+                recoveryStrategy, rebootstrapTrigger(kafka), clusterCheck(kafka, recoveryStrategy), bootstrapResolveTimeout(kafka));
+    }
+
+    /** {@code bootstrap.resolve.timeout.ms}, {@link #RESOLVED_AT_CONSTRUCTION} beside a release without the key (before 4.4). */
+    public static Duration bootstrapResolveTimeout(AbstractConfig kafka) {
+        Object timeoutMs = kafka.values().get(BootstrapResolution.TIMEOUT_CONFIG);
+        return timeoutMs == null ? RESOLVED_AT_CONSTRUCTION : Duration.ofMillis((Long) timeoutMs);
     }
 
     private static boolean clusterCheck(AbstractConfig kafka, RecoveryStrategy recoveryStrategy) {
@@ -119,6 +131,7 @@ public record MetadataConfig(Duration metadataMaxAge, Duration retryBackoff, Dur
         requireNotNegative("metadata.max.idle.ms", metadataMaxIdle);
         Objects.requireNonNull(recoveryStrategy, "metadata.recovery.strategy");
         requireNotNegative("metadata.recovery.rebootstrap.trigger.ms", rebootstrapTrigger);
+        requireNotNegative(BootstrapResolution.TIMEOUT_CONFIG, bootstrapResolveTimeout);
     }
 
     /** The backoff between refreshes: {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}, Kafka's jitter. */

@@ -3,16 +3,13 @@ package io.fastleader.clients.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
@@ -21,12 +18,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.Eventually;
 import io.fastleader.clients.metadata.MetadataConfig.RecoveryStrategy;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.clients.network.ConnectionPool;
 import io.fastleader.clients.network.PoolConfig;
 import io.fastleader.clients.network.ScriptedBrokers;
-import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.MetadataResponseData;
 import io.fastleader.protocol.message.MetadataResponseData.MetadataResponseBroker;
@@ -74,7 +71,7 @@ class ClusterMetadataRecoveryTest {
         refreshAndAwaitFailures(1);
         askAgain();
 
-        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        Eventually.until("a second request to the bootstrap server", Duration.ofSeconds(10), () -> bootstrapRequests.get() == 2);
     }
 
     @Test
@@ -83,9 +80,9 @@ class ClusterMetadataRecoveryTest {
 
         refreshAndAwaitFailures(1);
         askAgain();
-        await(() -> failures() == 2, "the second failed request");
+        Eventually.until("the second failed request", Duration.ofSeconds(10), () -> failures() == 2);
         askAgain();
-        await(() -> failures() == 3, "the third failed request");
+        Eventually.until("the third failed request", Duration.ofSeconds(10), () -> failures() == 3);
 
         assertThat(bootstrapRequests).hasValue(1);
     }
@@ -98,7 +95,7 @@ class ClusterMetadataRecoveryTest {
         refreshAndAwaitFailures(1);
         askAgain();
 
-        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        Eventually.until("a second request to the bootstrap server", Duration.ofSeconds(10), () -> bootstrapRequests.get() == 2);
         assertThat(knownBrokerRequests).hasValue(1);
     }
 
@@ -110,13 +107,13 @@ class ClusterMetadataRecoveryTest {
         refreshAndAwaitFailures(1);
         clock.addAndGet(TRIGGER_MS - 20_000);
         askAgain();
-        await(() -> failures() == 2, "the second failed request, 10 s before the trigger time");
+        Eventually.until("the second failed request, 10 s before the trigger time", Duration.ofSeconds(10), () -> failures() == 2);
         askAgain();
-        await(() -> failures() == 3, "the third failed request, at the trigger time");
+        Eventually.until("the third failed request, at the trigger time", Duration.ofSeconds(10), () -> failures() == 3);
         assertThat(bootstrapRequests).as("before the rebootstrap's first request").hasValue(1);
         askAgain();
 
-        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        Eventually.until("a second request to the bootstrap server", Duration.ofSeconds(10), () -> bootstrapRequests.get() == 2);
         assertThat(knownBrokerRequests).hasValue(3);
     }
 
@@ -128,7 +125,7 @@ class ClusterMetadataRecoveryTest {
         refreshAndAwaitFailures(1);
         askAgain();
 
-        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
+        Eventually.until("a second request to the bootstrap server", Duration.ofSeconds(10), () -> bootstrapRequests.get() == 2);
         assertThat(knownBrokerRequests).as("requests the other cluster's broker answered").hasValue(0);
         assertThat(refreshes(RefreshCause.REBOOTSTRAP)).isEqualTo(1);
     }
@@ -140,7 +137,7 @@ class ClusterMetadataRecoveryTest {
 
         askAgain();
 
-        await(() -> knownBrokerRequests.get() == 1, "a request to node 0");
+        Eventually.until("a request to node 0", Duration.ofSeconds(10), () -> knownBrokerRequests.get() == 1);
         assertThat(brokers.apiVersionsNaming(0)).containsExactly(CLUSTER + "/0");
     }
 
@@ -151,7 +148,7 @@ class ClusterMetadataRecoveryTest {
 
         askAgain();
 
-        await(() -> knownBrokerRequests.get() == 1, "a request to node 0, which checks nothing it is not asked to");
+        Eventually.until("a request to node 0, which checks nothing it is not asked to", Duration.ofSeconds(10), () -> knownBrokerRequests.get() == 1);
         assertThat(brokers.apiVersionsNaming(0)).containsExactly("nothing");
     }
 
@@ -161,19 +158,19 @@ class ClusterMetadataRecoveryTest {
         refreshAndAwaitFailures(1);
         named = broker(0, brokers.port(0));
         askAgain();
-        await(() -> bootstrapRequests.get() == 2, "a second request to the bootstrap server");
-        await(() -> metadata.cache().node(0) != null, "the answer naming node 0 applied");
+        Eventually.until("a second request to the bootstrap server", Duration.ofSeconds(10), () -> bootstrapRequests.get() == 2);
+        Eventually.until("the answer naming node 0 applied", Duration.ofSeconds(10), () -> metadata.cache().node(0) != null);
 
         askAgain();
 
-        await(() -> knownBrokerRequests.get() == 1, "a request to node 0");
+        Eventually.until("a request to node 0", Duration.ofSeconds(10), () -> knownBrokerRequests.get() == 1);
         assertThat(bootstrapRequests).hasValue(2);
     }
 
     /** Starts with a bootstrap server whose answers name node 5 at a port nothing listens on, and takes the first. */
     private void startKnowingADeadBroker(RecoveryStrategy strategy) throws Exception {
         start(strategy);
-        named = broker(5, deadPort());
+        named = broker(5, Eventually.refusingPort());
         metadata.awaitTopics(List.of(TOPIC)).get(10, TimeUnit.SECONDS);
     }
 
@@ -187,7 +184,7 @@ class ClusterMetadataRecoveryTest {
     private void start(RecoveryStrategy strategy) throws IOException {
         MetadataConfig config = new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(1000),
                 Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true, strategy, Duration.ofMillis(TRIGGER_MS),
-                strategy == RecoveryStrategy.REBOOTSTRAP);
+                strategy == RecoveryStrategy.REBOOTSTRAP, MetadataConfig.RESOLVED_AT_CONSTRUCTION);
         brokers = new ScriptedBrokers(2, (node, api, request) -> answer(node));
         pool = new ConnectionPool(ConnectionConfig.defaults("recovery-test"), PoolConfig.defaults());
         metadata = new ClusterMetadata(config, pool, List.of(new InetSocketAddress("127.0.0.1", brokers.port(BOOTSTRAP))),
@@ -209,7 +206,7 @@ class ClusterMetadataRecoveryTest {
     /** Asks for the topic again past the last backoff, and waits until that many requests in all have failed. */
     private void refreshAndAwaitFailures(int failures) throws InterruptedException {
         askAgain();
-        await(() -> failures() == failures, failures + " failed requests");
+        Eventually.until(failures + " failed requests", Duration.ofSeconds(10), () -> failures() == failures);
     }
 
     private void askAgain() {
@@ -231,18 +228,5 @@ class ClusterMetadataRecoveryTest {
         return new MetadataResponseBroker().setNodeId(nodeId).setHost("127.0.0.1").setPort(port);
     }
 
-    /** A loopback port nothing listens on: connecting to it is refused. */
-    private static int deadPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("still waiting for " + what).isNegative();
-            Thread.sleep(5);
-        }
-    }
 }

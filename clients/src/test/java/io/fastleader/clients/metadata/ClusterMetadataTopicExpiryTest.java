@@ -45,7 +45,8 @@ class ClusterMetadataTopicExpiryTest {
     private static final long IDLE_MS = 300_000;
     private static final MetadataConfig CONFIG = new MetadataConfig(Duration.ofMillis(IDLE_MS), Duration.ofMillis(100),
             Duration.ofMillis(1000), Duration.ofMillis(300), true, Duration.ofMillis(IDLE_MS), true,
-            MetadataConfig.RecoveryStrategy.REBOOTSTRAP, MetadataConfig.DEFAULT_REBOOTSTRAP_TRIGGER, true);
+            MetadataConfig.RecoveryStrategy.REBOOTSTRAP, MetadataConfig.DEFAULT_REBOOTSTRAP_TRIGGER, true,
+            MetadataConfig.RESOLVED_AT_CONSTRUCTION);
 
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private final List<Set<String>> requested = new CopyOnWriteArrayList<>();

@@ -14,7 +14,8 @@ class RefreshScheduleTest {
 
     private static final MetadataConfig CONFIG = new MetadataConfig(Duration.ofMinutes(5), Duration.ofMillis(100),
             Duration.ofMillis(1000), Duration.ofMillis(300), true, MetadataConfig.NO_IDLE_EXPIRY, true,
-            MetadataConfig.RecoveryStrategy.REBOOTSTRAP, MetadataConfig.DEFAULT_REBOOTSTRAP_TRIGGER, true);
+            MetadataConfig.RecoveryStrategy.REBOOTSTRAP, MetadataConfig.DEFAULT_REBOOTSTRAP_TRIGGER, true,
+            MetadataConfig.RESOLVED_AT_CONSTRUCTION);
 
     private final TopicUse topicsInUse = new TopicUse(MetadataConfig.NO_IDLE_EXPIRY);
     /** The midpoint of the jitter range: every backoff is exactly its base term. */

@@ -9,8 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -27,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.fastleader.clients.Eventually;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
 import io.fastleader.clients.network.ScriptedBrokers;
 import io.fastleader.protocol.ApiKey;
@@ -77,7 +76,7 @@ class ProducerTelemetryTest {
     void testPushesTheSubscribedMetricsAsOtlpNamingTheSubscription() throws Exception {
         start(true, Map.of());
 
-        await(() -> !pushes.isEmpty(), "a push");
+        Eventually.until("a push", Duration.ofSeconds(20), () -> !pushes.isEmpty());
 
         PushTelemetryRequestData push = pushes.get(0);
         assertThat(push.clientInstanceId()).isEqualTo(INSTANCE_ID);
@@ -95,20 +94,32 @@ class ProducerTelemetryTest {
         producer.registerMetricForSubscription(new KafkaMetric(new Object(), name, new CumulativeSum(), new MetricConfig(), Time.SYSTEM));
         int before = pushes.size();
 
-        await(() -> pushes.size() > before && metricNames(pushes.get(pushes.size() - 1)).stream().anyMatch(n -> n.contains("orders.placed")),
-                "a push holding the application's metric");
+        Eventually.until("a push holding the application's metric", Duration.ofSeconds(20), () -> pushes.size() > before
+                && metricNames(pushes.get(pushes.size() - 1)).stream().anyMatch(n -> n.contains("orders.placed")));
     }
 
     @Test
     void testSendsATerminatingPushOnClose() throws Exception {
         start(true, Map.of());
-        await(() -> !pushes.isEmpty(), "a first push");
+        Eventually.until("a first push", Duration.ofSeconds(20), () -> !pushes.isEmpty());
 
         producer.close(Duration.ofSeconds(10));
         producer = null;
 
         assertThat(pushes.get(pushes.size() - 1).terminating()).isTrue();
         assertThat(pushes.stream().filter(PushTelemetryRequestData::terminating)).hasSize(1);
+    }
+
+    @Test
+    void testCloseWithoutTimeoutDoesNotWaitForABrokerToTakeTheTerminatingPush() throws Exception {
+        start(true, Map.of());
+        Eventually.until("a first push", Duration.ofSeconds(20), () -> !pushes.isEmpty());
+        brokers.close();
+
+        producer.close();
+        producer = null;
+
+        assertThat(pushes).noneMatch(PushTelemetryRequestData::terminating);
     }
 
     @Test
@@ -182,11 +193,4 @@ class ProducerTelemetryTest {
                 .collect(Collectors.toList());
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("still waiting for " + what).isNegative();
-            Thread.sleep(5);
-        }
-    }
 }

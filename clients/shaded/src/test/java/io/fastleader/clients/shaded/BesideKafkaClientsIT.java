@@ -20,6 +20,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -30,6 +31,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -76,6 +78,8 @@ import io.fastleader.protocol.ErrorCode;
 class BesideKafkaClientsIT {
 
     private static final String RELEASE = System.getProperty("fastleader.kafka-clients.release");
+    /** kafka-clients 4.4's key for resolving the bootstrap servers' names after the client is built. */
+    private static final String BOOTSTRAP_RESOLVE_TIMEOUT = "bootstrap.resolve.timeout.ms";
     private static final int RECORDS = 50;
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -248,6 +252,50 @@ class BesideKafkaClientsIT {
             assertThat(consumer.assignment()).as("%s's assignment", group).isNotEmpty();
         }
         return admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group).members().size();
+    }
+
+    /**
+     * A bootstrap server whose name does not resolve: this release's producer refuses to be built
+     * (a {@code ConfigException} within), or, with kafka-clients 4.4's {@code bootstrap.resolve.timeout.ms},
+     * is built and fails its sends once the timeout has passed. fastleader's does as this release's does.
+     */
+    @Test
+    void testABootstrapNameThatDoesNotResolveFailsTheProducerAsThisReleasesProducerFails() {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "bootstrap.fastleader.invalid:9092");
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+        boolean resolvedLater = ProducerConfig.configNames().contains(BOOTSTRAP_RESOLVE_TIMEOUT);
+        if (resolvedLater) {
+            config.put(BOOTSTRAP_RESOLVE_TIMEOUT, 500L);
+        }
+
+        String kafka = unresolvedBootstrapOutcome(() -> new KafkaProducer<>(config));
+        String fastLeader = unresolvedBootstrapOutcome(() -> new FastLeaderProducer<>(config));
+
+        assertThat(fastLeader).as("beside kafka-clients %s", RELEASE).isEqualTo(kafka);
+        assertThat(kafka).isEqualTo(resolvedLater ? "send: BootstrapResolutionException" : "construction: ConfigException");
+    }
+
+    /** Where a producer built by {@code build} fails, and with what: as it is built, or at its first send. */
+    private static String unresolvedBootstrapOutcome(Supplier<Producer<String, String>> build) {
+        Producer<String, String> producer;
+        try {
+            producer = build.get();
+        } catch (KafkaException e) {
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            return "construction: " + cause.getClass().getSimpleName();
+        }
+        try (producer) {
+            producer.send(new ProducerRecord<>("unresolved", "value"));
+            return "send: accepted";
+        } catch (KafkaException e) {
+            return "send: " + e.getClass().getSimpleName();
+        }
     }
 
     @Test

@@ -50,10 +50,24 @@ class ShadedJarIT {
      * (DESIGN.md: kafka-clients is used for its SASL mechanisms), TLS engines come from its
      * default {@code SslEngineFactory} unless the application names its own, and
      * {@code bootstrap.servers} is parsed as the application's release parses it, with its DNS
-     * lookup and its {@code ConfigException} messages.
+     * lookup and its {@code ConfigException} messages; client telemetry is collected and encoded
+     * by the application's own {@code ClientTelemetryReporter}, whose requests and answers
+     * fastleader carries.
      */
     private static final List<String> DELIBERATE_INTERNALS = List.of(
         "org/apache/kafka/clients/ClientUtils",
+        "org/apache/kafka/common/message/GetTelemetrySubscriptionsRequestData",
+        "org/apache/kafka/common/message/GetTelemetrySubscriptionsResponseData",
+        "org/apache/kafka/common/message/PushTelemetryRequestData",
+        "org/apache/kafka/common/message/PushTelemetryResponseData",
+        "org/apache/kafka/common/requests/AbstractRequest",
+        "org/apache/kafka/common/requests/GetTelemetrySubscriptionsRequest",
+        "org/apache/kafka/common/requests/GetTelemetrySubscriptionsResponse",
+        "org/apache/kafka/common/requests/PushTelemetryRequest",
+        "org/apache/kafka/common/requests/PushTelemetryResponse",
+        "org/apache/kafka/common/telemetry/internals/ClientTelemetryReporter",
+        "org/apache/kafka/common/telemetry/internals/ClientTelemetrySender",
+        "org/apache/kafka/common/telemetry/internals/ClientTelemetryUtils",
         "org/apache/kafka/common/security/JaasContext",
         "org/apache/kafka/common/security/authenticator/DefaultLogin",
         "org/apache/kafka/common/security/authenticator/LoginManager",
