@@ -46,6 +46,7 @@ import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.fastleader.clients.metadata.BrokerEndpoint;
 import io.fastleader.clients.metadata.ClientResources;
 import io.fastleader.clients.metadata.ClientTelemetry;
 import io.fastleader.clients.metadata.ClientResources.ClusterLink;
@@ -115,6 +116,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private final Interceptors<K, V> interceptors;
     private final ReplicaPrewarm prewarm;
     private final ClientTelemetry telemetry;
+    /** {@code client.rack} under {@code partitioner.rack.aware}, else null. */
+    private final String partitionerRack;
 
     /** A producer configured by {@code configs}, serializers from {@code key.serializer} and {@code value.serializer}. */
     public FastLeaderProducer(Map<String, Object> configs) {
@@ -161,6 +164,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             List<ProducerInterceptor<K, V>> configured = (List<ProducerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
                     ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ProducerInterceptor.class, clientIdOverride);
             this.interceptors = resources.register(new Interceptors<>(configured));
+            this.partitionerRack = settings.partitionerRack();
             this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));
             ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ProducerMetrics.KAFKA_GROUP,
                     ProducerMetrics.NODE_GROUP, opened -> opened::inUse);
@@ -241,6 +245,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             Header[] headerArray = headers.toArray();
             StickyPartitioner.Stint stint = usesStickyPartition(intercepted, key)
                     ? stickyPartitioner.stintForUnkeyed(topic, partitionCount, index -> hasLeader(topic, index),
+                            index -> leaderInRack(topic, index),
                             index -> accumulator.startsNewBatch(new TopicPartition(topic, index), timestamp, key, value, headerArray))
                     : null;
             partition = new TopicPartition(topic, stint != null ? stint.partition() : partition(intercepted, key, value, partitionCount));
@@ -371,6 +376,16 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private boolean hasLeader(String topic, int index) {
         PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
         return leadership != null && leadership.hasLeader();
+    }
+
+    /** Whether the partition's leader is in {@code client.rack}, for {@code partitioner.rack.aware}; never without it. */
+    private boolean leaderInRack(String topic, int index) {
+        if (partitionerRack == null) {
+            return false;
+        }
+        PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
+        BrokerEndpoint leader = leadership == null ? null : cache.node(leadership.leaderId());
+        return leader != null && partitionerRack.equals(leader.rack());
     }
 
     /**

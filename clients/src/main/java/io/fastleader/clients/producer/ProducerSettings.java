@@ -40,6 +40,9 @@ public final class ProducerSettings implements ClusterSettings {
      */
     public static final String SLOW_BATCH_LOG_MS = "fastleader.slow.batch.log.ms";
 
+    /** kafka-clients 4.4's key for a built-in partitioner that prefers partitions led in {@code client.rack}. */
+    private static final String PARTITIONER_RACK_AWARE_CONFIG = "partitioner.rack.aware";
+
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
     /**
      * Whether the kafka-clients on the classpath defines the {@code compression.*.level} keys
@@ -215,6 +218,17 @@ public final class ProducerSettings implements ClusterSettings {
     /** {@code retry.backoff.ms}. */
     public long retryBackoffMs() {
         return retryBackoffMs;
+    }
+
+    /**
+     * The rack the built-in partitioner prefers partitions led in: {@code client.rack} under
+     * {@code partitioner.rack.aware=true} (both producer keys from kafka-clients 4.4); null otherwise,
+     * and beside a release without them.
+     */
+    public String partitionerRack() {
+        Object rack = kafka.values().get(CommonClientConfigs.CLIENT_RACK_CONFIG);
+        boolean rackAware = Boolean.TRUE.equals(kafka.values().get(PARTITIONER_RACK_AWARE_CONFIG));
+        return rackAware && rack instanceof String named && !named.isEmpty() ? named : null;
     }
 
     /** {@code partitioner.ignore.keys}: keyed records are spread as unkeyed ones are. */

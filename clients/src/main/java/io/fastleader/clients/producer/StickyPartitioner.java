@@ -69,9 +69,12 @@ public final class StickyPartitioner {
      * would start one. Tell {@link #appended} once the record is appended.
      *
      * @param hasLeader       whether a partition index currently has a known leader
+     * @param leaderInRack    whether a partition index's leader is in the producer's rack ({@code partitioner.rack.aware}):
+     *                        a new stint takes such a partition when there is one
      * @param startsNewBatch  whether the record, appended to a partition index now, would start a new batch there
      */
-    public Stint stintForUnkeyed(String topic, int partitions, IntPredicate hasLeader, IntPredicate startsNewBatch) {
+    public Stint stintForUnkeyed(String topic, int partitions, IntPredicate hasLeader, IntPredicate leaderInRack,
+                                 IntPredicate startsNewBatch) {
         AtomicReference<Stint> current = stintByTopic.computeIfAbsent(topic, name -> new AtomicReference<>());
         while (true) {
             Stint stint = current.get();
@@ -79,7 +82,7 @@ public final class StickyPartitioner {
                     && !(stint.endsAtNextBatch && startsNewBatch.test(stint.partition))) {
                 return stint;
             }
-            Stint next = new Stint(nextPartition(partitions, hasLeader));
+            Stint next = new Stint(nextPartition(partitions, hasLeader, leaderInRack));
             if (current.compareAndSet(stint, next)) {
                 return next;
             }
@@ -102,13 +105,22 @@ public final class StickyPartitioner {
         }
     }
 
-    private int nextPartition(int partitions, IntPredicate hasLeader) {
+    /** A partition led in the rack if there is one, else one with a leader, else any: as kafka-clients 4.4's built-in partitioner picks. */
+    private int nextPartition(int partitions, IntPredicate hasLeader, IntPredicate leaderInRack) {
         int[] led = new int[partitions];
         int count = 0;
+        int[] ledInRack = new int[partitions];
+        int inRack = 0;
         for (int index = 0; index < partitions; index++) {
             if (hasLeader.test(index)) {
                 led[count++] = index;
+                if (leaderInRack.test(index)) {
+                    ledInRack[inRack++] = index;
+                }
             }
+        }
+        if (inRack > 0) {
+            return ledInRack[random.applyAsInt(inRack)];
         }
         return count == 0 ? random.applyAsInt(partitions) : led[random.applyAsInt(count)];
     }

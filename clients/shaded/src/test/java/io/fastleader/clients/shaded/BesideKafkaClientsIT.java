@@ -25,6 +25,7 @@ import java.util.function.Supplier;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -57,6 +58,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.clients.metadata.KafkaKeys;
 import io.fastleader.clients.producer.FastLeaderProducer;
+import io.fastleader.clients.producer.ProducerSettings;
 import io.fastleader.it.cluster.Cluster;
 import io.fastleader.it.cluster.Execution;
 import io.fastleader.it.cluster.KafkaClusterExtension;
@@ -80,6 +82,8 @@ class BesideKafkaClientsIT {
     private static final String RELEASE = System.getProperty("fastleader.kafka-clients.release");
     /** kafka-clients 4.4's key for resolving the bootstrap servers' names after the client is built. */
     private static final String BOOTSTRAP_RESOLVE_TIMEOUT = "bootstrap.resolve.timeout.ms";
+    /** kafka-clients 4.4's key for a built-in partitioner that prefers partitions led in the producer's rack. */
+    private static final String PARTITIONER_RACK_AWARE = "partitioner.rack.aware";
     private static final int RECORDS = 50;
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -276,6 +280,19 @@ class BesideKafkaClientsIT {
 
         assertThat(fastLeader).as("beside kafka-clients %s", RELEASE).isEqualTo(kafka);
         assertThat(kafka).isEqualTo(resolvedLater ? "send: BootstrapResolutionException" : "construction: ConfigException");
+    }
+
+    /** {@code partitioner.rack.aware} and the producer's {@code client.rack} are read where this release defines them (4.4). */
+    @Test
+    void testTheProducersPartitionerPrefersItsRackWhereThisReleaseDefinesTheKeys() {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(CommonClientConfigs.CLIENT_RACK_CONFIG, "rack-b");
+        config.put(PARTITIONER_RACK_AWARE, true);
+
+        String rack = ProducerSettings.parse(config, new StringSerializer(), new StringSerializer()).partitionerRack();
+
+        assertThat(rack).as("beside kafka-clients %s", RELEASE)
+            .isEqualTo(ProducerConfig.configNames().contains(PARTITIONER_RACK_AWARE) ? "rack-b" : null);
     }
 
     /** Where a producer built by {@code build} fails, and with what: as it is built, or at its first send. */
