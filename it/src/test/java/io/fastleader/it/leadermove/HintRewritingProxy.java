@@ -95,6 +95,24 @@ final class HintRewritingProxy implements AutoCloseable {
         return of(ApiKey.FETCH, partition).snapshot(traffic -> traffic.leaderEpochs);
     }
 
+    /**
+     * Each Fetch for {@code partition} as {@code broker@epoch}, where epoch is its {@code CurrentLeaderEpoch},
+     * in the order they arrived, a run of the same one written once: a failure's message tells a client that
+     * went back at the same epoch from one that followed leadership that really went back.
+     */
+    List<String> fetchesInTurn(TopicPartition partition) {
+        List<Integer> brokers = destinations(ApiKey.FETCH, partition);
+        List<Integer> epochs = fetchedEpochs(partition);
+        List<String> inTurn = new ArrayList<>();
+        for (int i = 0; i < Math.min(brokers.size(), epochs.size()); i++) {
+            String fetch = brokers.get(i) + "@" + epochs.get(i);
+            if (inTurn.isEmpty() || !inTurn.get(inTurn.size() - 1).equals(fetch)) {
+                inTurn.add(fetch);
+            }
+        }
+        return inTurn;
+    }
+
     /** When ({@link System#nanoTime()}) each refusal of {@code api} for {@code partition} passed through. */
     List<Long> refusals(ApiKey api, TopicPartition partition) {
         return of(api, partition).snapshot(traffic -> traffic.refusalNanos);

@@ -101,7 +101,8 @@ class LyingHintsOnRealBrokersTest {
             for (int index = 0; index < PARTITIONS; index++) {
                 TopicPartition partition = new TopicPartition(topic, index);
                 for (ApiKey api : List.of(ApiKey.PRODUCE, ApiKey.FETCH)) {
-                    assertThat(leadersVisited(proxy.destinations(api, partition))).as("%s brokers for %s in turn", api, partition)
+                    assertThat(leadersVisited(proxy.destinations(api, partition)))
+                            .as("%s brokers for %s in turn (Fetches as broker@epoch: %s)", api, partition, proxy.fetchesInTurn(partition))
                             .isIn(List.of(before.get(index), after.get(index)), List.of(after.get(index)));
                     List<Long> refused = proxy.refusals(api, partition);
                     int inASecond = mostInOneSecond(refused);
