@@ -9,7 +9,6 @@ import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,8 +81,7 @@ final class Commits {
             long deadlineMs = calls.deadline(timeout);
             try {
                 Map<TopicPartition, OffsetAndMetadata> found = calls.await(
-                        group.require().committed(Set.copyOf(partitions), settings.isolationLevel() == IsolationLevel.READ_COMMITTED,
-                                deadlineMs),
+                        group.require().committed(Set.copyOf(partitions), settings.stableOffsets(), deadlineMs),
                         deadlineMs, () -> "Timeout of " + timeout.toMillis() + "ms expired before the last committed offset "
                                 + "for partitions " + partitions + " could be determined. Try tuning default.api.timeout.ms larger to "
                                 + "relax the threshold.");

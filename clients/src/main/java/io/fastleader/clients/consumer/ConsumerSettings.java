@@ -23,6 +23,7 @@ import org.apache.kafka.common.serialization.Deserializer;
 
 import io.fastleader.clients.consumer.group.ConsumerGroup;
 import io.fastleader.clients.consumer.group.LeaveOperation;
+import io.fastleader.clients.consumer.group.StableOffsets;
 import io.fastleader.clients.metadata.ClusterSettings;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.FastLeaderConfigs;
@@ -43,6 +44,12 @@ public final class ConsumerSettings implements ClusterSettings {
 
     /** kafka-clients 3.7 to 4.1's internal key, not public there and gone from 4.2. */
     static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
+
+    /**
+     * kafka-clients' internal key (3.7 to 4.4), false by default: a broker older than 2.5 is asked for
+     * its committed offsets as they are; true fails the fetch instead.
+     */
+    static final String THROW_ON_FETCH_STABLE_OFFSET_UNSUPPORTED = "internal.throw.on.fetch.stable.offset.unsupported";
 
     /**
      * Whether Fetch requests carry {@code LastFetchedEpoch} (Fetch v12+), so that a log truncated
@@ -239,6 +246,19 @@ public final class ConsumerSettings implements ClusterSettings {
 
     public IsolationLevel isolationLevel() {
         return IsolationLevel.valueOf(kafka.getString(ConsumerConfig.ISOLATION_LEVEL_CONFIG).toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * Whether fetches of committed offsets ask for stable ones, as {@code KafkaConsumer} asks: under
+     * {@code read_committed}; of a broker too old to be asked, the offsets as they are, unless
+     * {@code internal.throw.on.fetch.stable.offset.unsupported} is true, which fails the fetch.
+     */
+    public StableOffsets stableOffsets() {
+        if (isolationLevel() != IsolationLevel.READ_COMMITTED) {
+            return StableOffsets.NOT_ASKED;
+        }
+        return Boolean.TRUE.equals(kafka.values().get(THROW_ON_FETCH_STABLE_OFFSET_UNSUPPORTED))
+                ? StableOffsets.ASKED : StableOffsets.ASKED_WHERE_SPOKEN;
     }
 
     public boolean checkCrcs() {

@@ -12,7 +12,6 @@ import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
@@ -149,8 +148,7 @@ final class PositionResolver {
             return;
         }
         underWay.addAll(partitions);
-        boolean requireStable = settings.isolationLevel() == IsolationLevel.READ_COMMITTED;
-        group.get().committed(partitions, requireStable, deadline(nowMs))
+        group.get().committed(partitions, settings.stableOffsets(), deadline(nowMs))
                 .whenComplete((committed, failure) -> inbox.execute(() -> {
                     underWay.removeAll(partitions);
                     if (failure != null) {

@@ -185,7 +185,7 @@ public final class KafkaKeys {
             honoured("heartbeat.interval.ms", Clients.CONSUMER),
             partly("interceptor.classes", Clients.BOTH, "built and called; " + PLUGIN_GAPS),
             partly("internal.leave.group.on.close", Clients.CONSUMER, "false keeps a dynamic classic member in its group on close, as KafkaConsumer 3.7 to 4.1 does; its rebalance listener is still told of the revocation, as 4.1 does (3.7 to 4.0 tell it nothing)"),
-            notBuilt("internal.throw.on.fetch.stable.offset.unsupported", Clients.CONSUMER, "under read_committed, committed offsets from a broker older than 2.5 fail with UnsupportedVersionException, as with true", "true"),
+            honoured("internal.throw.on.fetch.stable.offset.unsupported", Clients.CONSUMER),
             honoured("isolation.level", Clients.CONSUMER),
             partly("key.deserializer", Clients.CONSUMER, "built and configured; " + PLUGIN_GAPS),
             partly("key.serializer", Clients.PRODUCER, "built and configured; " + PLUGIN_GAPS),

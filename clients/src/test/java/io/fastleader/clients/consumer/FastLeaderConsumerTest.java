@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -27,8 +28,9 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.TimestampType;
@@ -54,6 +56,7 @@ import io.fastleader.protocol.message.ConsumerGroupHeartbeatResponseData;
 import io.fastleader.protocol.message.FetchRequestData;
 import io.fastleader.protocol.message.FetchResponseData;
 import io.fastleader.protocol.message.FindCoordinatorResponseData;
+import io.fastleader.protocol.message.OffsetFetchRequestData;
 import io.fastleader.protocol.message.OffsetFetchResponseData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochRequestData;
 import io.fastleader.protocol.message.OffsetForLeaderEpochResponseData;
@@ -394,6 +397,30 @@ class FastLeaderConsumerTest {
     }
 
     @Test
+    void testCommittedOffsetsUnderReadCommittedComeAsTheyAreFromABrokerTooOldForStableOffsets() throws Exception {
+        create(Map.of(ApiKey.OFFSET_FETCH, (short) 6), readCommitted(Map.of()), (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThat(consumer.committed(Set.of(PARTITION), POLL)).containsEntry(PARTITION, new OffsetAndMetadata(COMMITTED, ""));
+        assertThat(requests(ApiKey.OFFSET_FETCH)).map(fetch -> ((OffsetFetchRequestData) fetch.request()).requireStable()).containsOnly(false);
+    }
+
+    @Test
+    void testCommittedOffsetsUnderReadCommittedFailOnABrokerTooOldForStableOffsetsWithTheInternalKeyTrue() throws Exception {
+        create(Map.of(ApiKey.OFFSET_FETCH, (short) 6), readCommitted(Map.of("internal.throw.on.fetch.stable.offset.unsupported", true)),
+                (node, index, asked) -> records(asked.fetchOffset(), 5));
+
+        assertThatThrownBy(() -> consumer.committed(Set.of(PARTITION), POLL)).isInstanceOf(UnsupportedVersionException.class);
+    }
+
+    /** {@link #IN_GROUP} under {@code isolation.level=read_committed}, with {@code overrides} on top. */
+    private static Map<String, Object> readCommitted(Map<String, Object> overrides) {
+        Map<String, Object> config = new HashMap<>(IN_GROUP);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.putAll(overrides);
+        return config;
+    }
+
+    @Test
     void testPollWithLongTimeoutWaitsBeyondItForTheGroupAssignment() throws Exception {
         create(Map.of(), IN_GROUP, (node, index, asked) -> records(asked.fetchOffset(), 5));
         consumer.subscribe(List.of(TOPIC));
@@ -580,7 +607,7 @@ class FastLeaderConsumerTest {
                     ((OffsetForLeaderEpochRequestData) request).topics().iterator().next().partitions().get(0));
             case FIND_COORDINATOR -> new FindCoordinatorResponseData().setCoordinators(List.of(new FindCoordinatorResponseData.Coordinator()
                     .setKey(GROUP).setNodeId(0).setHost("127.0.0.1").setPort(brokers.port(0))));
-            case OFFSET_FETCH -> offsetFetchesAnswered ? committed(committedOffset) : null;
+            case OFFSET_FETCH -> offsetFetchesAnswered ? committed((OffsetFetchRequestData) request, committedOffset) : null;
             case CONSUMER_GROUP_HEARTBEAT -> heartbeats.answer((ConsumerGroupHeartbeatRequestData) request);
             default -> throw new IllegalArgumentException("unexpected " + api);
         };
@@ -657,7 +684,13 @@ class FastLeaderConsumerTest {
     }
 
     /** The group's committed offset of {@link #PARTITION}: -1 for none. */
-    private static OffsetFetchResponseData committed(long offset) {
+    /** The committed offset of {@link #PARTITION}, in the layout the request's version has: groups (v8+) or top-level topics. */
+    private static OffsetFetchResponseData committed(OffsetFetchRequestData request, long offset) {
+        if (request.groups().isEmpty()) {
+            return new OffsetFetchResponseData().setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(TOPIC)
+                    .setPartitions(List.of(new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(0)
+                            .setCommittedOffset(offset).setMetadata("")))));
+        }
         return new OffsetFetchResponseData().setGroups(List.of(new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(GROUP)
                 .setTopics(List.of(new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(TOPIC).setPartitions(List.of(
                         new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(0).setCommittedOffset(offset)

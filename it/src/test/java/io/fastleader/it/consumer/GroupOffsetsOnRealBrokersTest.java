@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fastleader.clients.consumer.group.GroupOffsets;
+import io.fastleader.clients.consumer.group.StableOffsets;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionConfig;
 import io.fastleader.it.cluster.Await;
@@ -108,16 +109,16 @@ class GroupOffsetsOnRealBrokersTest {
         GroupOffsets offsets = groupOffsets("standalone");
 
         offsets.commit(Map.of(P0, new OffsetAndMetadata(5, Optional.of(3), "meta")), ClientStack.deadline()).get(30, TimeUnit.SECONDS);
-        Map<TopicPartition, OffsetAndMetadata> committed = offsets.committed(Set.of(P0, P1), false, ClientStack.deadline()).get(30, TimeUnit.SECONDS);
+        Map<TopicPartition, OffsetAndMetadata> committed = offsets.committed(Set.of(P0, P1), StableOffsets.NOT_ASKED, ClientStack.deadline()).get(30, TimeUnit.SECONDS);
 
         assertThat(committed).containsOnlyKeys(P0);
         assertThat(committed.get(P0)).isEqualTo(new OffsetAndMetadata(5, Optional.of(3), "meta"));
-        assertThat(offsets.committed(Set.of(P0), true, ClientStack.deadline()).get(30, TimeUnit.SECONDS))
+        assertThat(offsets.committed(Set.of(P0), StableOffsets.ASKED, ClientStack.deadline()).get(30, TimeUnit.SECONDS))
                 .as("requiring stable offsets").isEqualTo(Map.of(P0, new OffsetAndMetadata(5, Optional.of(3), "meta")));
 
         offsets.commit(Map.of(P0, new OffsetAndMetadata(6), P1, new OffsetAndMetadata(1, Optional.empty(), "p1")), ClientStack.deadline())
                 .get(30, TimeUnit.SECONDS);
-        assertThat(offsets.committed(Set.of(P0, P1), false, ClientStack.deadline()).get(30, TimeUnit.SECONDS)).isEqualTo(Map.of(
+        assertThat(offsets.committed(Set.of(P0, P1), StableOffsets.NOT_ASKED, ClientStack.deadline()).get(30, TimeUnit.SECONDS)).isEqualTo(Map.of(
                 P0, new OffsetAndMetadata(6, Optional.empty(), ""), P1, new OffsetAndMetadata(1, Optional.empty(), "p1")));
     }
 
@@ -137,7 +138,7 @@ class GroupOffsetsOnRealBrokersTest {
             consumer.commitSync(Map.of(P1, new OffsetAndMetadata(0, Optional.of(epoch), "from-kafka")), Duration.ofSeconds(30));
         }
 
-        assertThat(offsets.committed(Set.of(P0, P1), false, ClientStack.deadline()).get(30, TimeUnit.SECONDS)).isEqualTo(Map.of(
+        assertThat(offsets.committed(Set.of(P0, P1), StableOffsets.NOT_ASKED, ClientStack.deadline()).get(30, TimeUnit.SECONDS)).isEqualTo(Map.of(
                 P0, new OffsetAndMetadata(7, Optional.of(epoch), "from-fastleader"),
                 P1, new OffsetAndMetadata(0, Optional.of(epoch), "from-kafka")));
     }
@@ -163,7 +164,7 @@ class GroupOffsetsOnRealBrokersTest {
         }
 
         acrossTheRestart.get(120, TimeUnit.SECONDS);
-        assertThat(offsets.committed(Set.of(P0, P1), false, ClientStack.deadline()).get(30, TimeUnit.SECONDS)).isEqualTo(Map.of(
+        assertThat(offsets.committed(Set.of(P0, P1), StableOffsets.NOT_ASKED, ClientStack.deadline()).get(30, TimeUnit.SECONDS)).isEqualTo(Map.of(
                 P0, new OffsetAndMetadata(1, Optional.empty(), "before"), P1, new OffsetAndMetadata(2, Optional.empty(), "across")));
     }
 

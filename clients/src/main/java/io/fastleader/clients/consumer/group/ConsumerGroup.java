@@ -249,9 +249,9 @@ public final class ConsumerGroup implements AutoCloseable {
      *
      * @see GroupOffsets#committed
      */
-    public CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions, boolean requireStable,
+    public CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions, StableOffsets stable,
                                                                               long deadlineMs) {
-        return offsets.committed(partitions, requireStable, deadlineMs);
+        return offsets.committed(partitions, stable, deadlineMs);
     }
 
     /** Records the size of the assignment, for {@code assigned-partitions}. */

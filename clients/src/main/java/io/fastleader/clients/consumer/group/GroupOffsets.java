@@ -138,9 +138,9 @@ public final class GroupOffsets {
     /**
      * The group's committed offsets, each with its metadata string and leader epoch.
      *
-     * @param requireStable whether partitions with a pending transactional commit are waited for
-     *                      (retried until the deadline) instead of answered with the offset before
-     *                      it: {@code KafkaConsumer} asks so under {@code isolation.level=read_committed}
+     * @param stable     whether partitions with a pending transactional commit are waited for
+     *                   (retried until the deadline) instead of answered with the offset before
+     *                   it: {@code KafkaConsumer} asks so under {@code isolation.level=read_committed}
      * @param deadlineMs    when to give up, on this object's clock
      * @return the committed offsets; partitions with none are absent ({@code KafkaConsumer.committed}
      *         gives null for them). Fails with {@link TimeoutException} at the deadline, or with a
@@ -148,7 +148,7 @@ public final class GroupOffsets {
      *         {@link org.apache.kafka.common.errors.TopicAuthorizationException}, ...).
      */
     public CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions,
-                                                                               boolean requireStable, long deadlineMs) {
+                                                                               StableOffsets stable, long deadlineMs) {
         if (partitions.isEmpty()) {
             return CompletableFuture.completedFuture(Map.of());
         }
@@ -156,7 +156,7 @@ public final class GroupOffsets {
         Call<Map<TopicPartition, OffsetAndMetadata>> call = new Call<>("fetching the committed offsets of " + asked,
                 node -> {
                     MemberIdentity asker = fetcher.get();
-                    return new Sent<>(pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asker, asked, requireStable)),
+                    return new Sent<>(pool.send(node, ApiKey.OFFSET_FETCH, GroupRequests.fetch(groupId, asker, asked, stable)),
                             response -> fetchedAnswer((OffsetFetchResponseData) response, asker.isMember()));
                 });
         call.start(deadlineMs);

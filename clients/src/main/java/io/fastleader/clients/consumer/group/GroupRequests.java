@@ -9,6 +9,8 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.fastleader.clients.network.VersionedRequest;
 import io.fastleader.protocol.ErrorCode;
@@ -27,6 +29,8 @@ import io.fastleader.protocol.message.OffsetFetchResponseData;
  * layout of the version they are sent at, and their answers read the same whatever that version was.
  */
 final class GroupRequests {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupRequests.class);
 
     /** OffsetFetch v7 added {@code RequireStable}. */
     private static final short FIRST_REQUIRE_STABLE_FETCH = 7;
@@ -90,18 +94,22 @@ final class GroupRequests {
      * v8, the top-level {@code GroupId}/{@code Topics} one below.
      *
      * @param member        a group member sends its id and epoch (v9+), which the coordinator checks
-     * @param requireStable ask the coordinator to refuse, retriably, partitions with a pending
-     *                      transactional commit (v7+); a broker too old for it fails the call
-     *                      with {@link UnsupportedVersionException}, as {@code KafkaConsumer} does
-     *                      under {@code isolation.level=read_committed}
+     * @param stable whether the coordinator is asked to refuse, retriably, partitions with a pending
+     *               transactional commit (v7+), and what a broker too old to be asked gets
      */
-    static VersionedRequest fetch(String groupId, MemberIdentity member, Collection<TopicPartition> partitions, boolean requireStable) {
+    static VersionedRequest fetch(String groupId, MemberIdentity member, Collection<TopicPartition> partitions, StableOffsets stable) {
         Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
         partitions.forEach(partition -> byTopic.computeIfAbsent(partition.topic(), topic -> new ArrayList<>()).add(partition.partition()));
         return version -> {
+            boolean requireStable = stable != StableOffsets.NOT_ASKED;
             if (requireStable && version < FIRST_REQUIRE_STABLE_FETCH) {
-                throw new UnsupportedVersionException("The broker speaks OffsetFetch up to v" + version
-                        + ", too old to fetch stable offsets (v" + FIRST_REQUIRE_STABLE_FETCH + ", Kafka 2.5)");
+                if (stable == StableOffsets.ASKED) {
+                    throw new UnsupportedVersionException("The broker speaks OffsetFetch up to v" + version
+                            + ", too old to fetch stable offsets (v" + FIRST_REQUIRE_STABLE_FETCH + ", Kafka 2.5)");
+                }
+                LOG.trace("Fallback the requireStable flag to false as broker only supports OffsetFetchRequest version {}. "
+                        + "Need v{} or newer to enable this feature", version, FIRST_REQUIRE_STABLE_FETCH);
+                requireStable = false;
             }
             OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(requireStable);
             if (version >= FIRST_BATCHED_FETCH) {

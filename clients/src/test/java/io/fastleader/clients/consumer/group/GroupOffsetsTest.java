@@ -72,7 +72,7 @@ class GroupOffsetsTest {
     void testACoordinatorRetryWaitsAsTheConsumersRetryPolicySays() throws Exception {
         fetchErrors = List.of(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 
-        Map<TopicPartition, OffsetAndMetadata> committed = start().committed(Set.of(PARTITION), false, clock.get() + 30_000)
+        Map<TopicPartition, OffsetAndMetadata> committed = start().committed(Set.of(PARTITION), StableOffsets.NOT_ASKED, clock.get() + 30_000)
                 .get(10, TimeUnit.SECONDS);
 
         assertThat(committed).containsEntry(PARTITION, new OffsetAndMetadata(42, ""));
@@ -84,7 +84,7 @@ class GroupOffsetsTest {
     void testALostCoordinatorIsFoundAndAskedAgainWithoutWaitingTheFirstTime() throws Exception {
         fetchErrors = List.of(ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR);
 
-        Map<TopicPartition, OffsetAndMetadata> committed = start().committed(Set.of(PARTITION), false, clock.get() + 30_000)
+        Map<TopicPartition, OffsetAndMetadata> committed = start().committed(Set.of(PARTITION), StableOffsets.NOT_ASKED, clock.get() + 30_000)
                 .get(10, TimeUnit.SECONDS);
 
         assertThat(committed).containsEntry(PARTITION, new OffsetAndMetadata(42, ""));

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fastleader.clients.consumer.group.GroupRequests.Fetched;
 import io.fastleader.clients.consumer.group.GroupRequests.FetchedOffset;
+import io.fastleader.clients.network.VersionedRequest;
 import io.fastleader.protocol.ApiKey;
 import io.fastleader.protocol.ErrorCode;
 import io.fastleader.protocol.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
@@ -92,8 +93,8 @@ class GroupRequestsTest {
     void testAMembersOffsetFetchCarriesItsIdAndEpochFromV9() {
         MemberIdentity member = new MemberIdentity("member-a", 7, Optional.empty());
 
-        OffsetFetchRequestData v9 = (OffsetFetchRequestData) GroupRequests.fetch("g", member, List.of(A0), false).at((short) 9);
-        OffsetFetchRequestData outside = (OffsetFetchRequestData) GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), false)
+        OffsetFetchRequestData v9 = (OffsetFetchRequestData) GroupRequests.fetch("g", member, List.of(A0), StableOffsets.NOT_ASKED).at((short) 9);
+        OffsetFetchRequestData outside = (OffsetFetchRequestData) GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), StableOffsets.NOT_ASKED)
                 .at((short) 9);
 
         assertThat(v9.groups().get(0).memberId()).isEqualTo("member-a");
@@ -101,7 +102,7 @@ class GroupRequestsTest {
         assertThat(outside.groups().get(0).memberId()).as("no member to check").isNull();
         assertThat(outside.groups().get(0).memberEpoch()).isEqualTo(-1);
         for (short version = ApiKey.OFFSET_FETCH.lowestVersion(); version <= ApiKey.OFFSET_FETCH.highestVersion(); version++) {
-            assertSerializable(GroupRequests.fetch("g", member, List.of(A0), false).at(version), version);
+            assertSerializable(GroupRequests.fetch("g", member, List.of(A0), StableOffsets.NOT_ASKED).at(version), version);
         }
     }
 
@@ -121,7 +122,8 @@ class GroupRequestsTest {
         List<TopicPartition> partitions = List.of(A0, B0, A1);
         for (short version = ApiKey.OFFSET_FETCH.lowestVersion(); version <= ApiKey.OFFSET_FETCH.highestVersion(); version++) {
             boolean requireStable = version >= 7;
-            OffsetFetchRequestData request = (OffsetFetchRequestData) GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, partitions, requireStable).at(version);
+            StableOffsets stable = requireStable ? StableOffsets.ASKED : StableOffsets.NOT_ASKED;
+            OffsetFetchRequestData request = (OffsetFetchRequestData) GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, partitions, stable).at(version);
 
             assertThat(request.requireStable()).isEqualTo(requireStable);
             if (version >= 8) {
@@ -143,9 +145,17 @@ class GroupRequestsTest {
 
     @Test
     void testRequiringStableOffsetsOfABrokerTooOldFailsTheFetch() {
-        assertThatThrownBy(() -> GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), true).at((short) 6))
+        assertThatThrownBy(() -> GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), StableOffsets.ASKED).at((short) 6))
                 .isInstanceOf(UnsupportedVersionException.class)
                 .hasMessageContaining("v6");
+    }
+
+    @Test
+    void testStableOffsetsAskedWhereSpokenAreNotAskedOfABrokerTooOld() {
+        VersionedRequest fetch = GroupRequests.fetch("g", MemberIdentity.OUTSIDE_THE_GROUP, List.of(A0), StableOffsets.ASKED_WHERE_SPOKEN);
+
+        assertThat(((OffsetFetchRequestData) fetch.at((short) 6)).requireStable()).as("v6").isFalse();
+        assertThat(((OffsetFetchRequestData) fetch.at((short) 7)).requireStable()).as("v7").isTrue();
     }
 
     @Test
