@@ -266,7 +266,7 @@ public final class KafkaKeys {
             honoured("sasl.oauthbearer.sub.claim.name", Clients.BOTH, SASL_PLUGINS),
             honoured("sasl.oauthbearer.token.endpoint.url", Clients.BOTH, SASL_PLUGINS),
             honoured("security.protocol", Clients.BOTH),
-            notBuilt("security.providers", Clients.BOTH, "the SecurityProviderCreator classes named are not installed"),
+            honoured("security.providers", Clients.BOTH),
             honoured("send.buffer.bytes", Clients.BOTH),
             honoured("session.timeout.ms", Clients.CONSUMER),
             honoured("share.acknowledgement.mode", Clients.CONSUMER, "KafkaShareConsumer's; KafkaConsumer does not use it either"),

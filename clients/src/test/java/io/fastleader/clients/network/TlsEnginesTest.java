@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.Provider;
+import java.security.Security;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
+import org.apache.kafka.common.security.auth.SecurityProviderCreator;
 import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
 
 import org.junit.jupiter.api.AfterEach;
@@ -121,6 +124,33 @@ class TlsEnginesTest {
     }
 
     /** An application's {@code ssl.engine.factory.class}: Kafka's default one, counting the engines it makes. */
+    @Test
+    void theSecurityProvidersNamedAreInstalledAsKafkaInstallsThemForTls() {
+        Map<String, Object> configs = Map.of(
+            "security.protocol", "SSL",
+            "security.providers", TestProviderCreator.class.getName(),
+            "ssl.truststore.type", "PEM",
+            "ssl.truststore.certificates", Pem.CA);
+        Security.removeProvider(TestProviderCreator.NAME);
+
+        try (TlsEngines engines = TlsEngines.of(SecurityConfig.fromKafkaConfigs(configs))) {
+            assertThat(Security.getProviders()[0].getName()).as("the first provider").isEqualTo(TestProviderCreator.NAME);
+        } finally {
+            Security.removeProvider(TestProviderCreator.NAME);
+        }
+    }
+
+    /** A {@code security.providers} creator whose provider offers nothing: its place in the list is what is checked. */
+    public static final class TestProviderCreator implements SecurityProviderCreator {
+        static final String NAME = "fastleader-test-provider";
+
+        @Override
+        public Provider getProvider() {
+            return new Provider(NAME, "1.0", "offers nothing") {
+            };
+        }
+    }
+
     public static final class CountingEngineFactory extends DefaultSslEngineFactory {
         static final AtomicInteger ENGINES = new AtomicInteger();
         static volatile Object configuredProtocols;
