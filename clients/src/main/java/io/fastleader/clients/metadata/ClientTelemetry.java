@@ -78,7 +78,7 @@ public final class ClientTelemetry implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean stopped;
 
-    // Set by start; then read on the metadata thread only, as the fields below.
+    // Set by start, before the metadata thread first looks at them; from node down, that thread's alone.
     private ConnectionPool pool;
     private ClusterMetadata metadata;
     private long requestTimeoutMs;
