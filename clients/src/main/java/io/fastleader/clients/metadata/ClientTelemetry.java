@@ -199,9 +199,7 @@ public final class ClientTelemetry implements AutoCloseable {
 
     /** Sends the request the reporter has due, or sets a wakeup for when one will be. Runs on the metadata thread. */
     private void pushIfDue() {
-        // Once closed is done (terminating push ended, or none due) nothing more goes out: kafka-clients 3.x's
-        // reporter goes back to PUSH_NEEDED after the terminating push's answer, and a wakeup set before would push again.
-        if (stopped || closed.isDone()) {
+        if (stopped) {
             return;
         }
         ClientTelemetrySender sender = reporter.telemetrySender();
