@@ -26,7 +26,6 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.MetricsReporter;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsResponse;
@@ -239,10 +238,19 @@ public final class ClientTelemetry implements AutoCloseable {
                 closed.complete(null);
                 return;
             }
-            sendAndHandBack(target, ApiKey.GET_TELEMETRY_SUBSCRIPTIONS,
-                    new GetTelemetrySubscriptionsRequestData().setClientInstanceId(subscriptions.data().clientInstanceId()),
-                    answer -> sender.handleResponse(new GetTelemetrySubscriptionsResponse(kafkaData((GetTelemetrySubscriptionsResponseData) answer))),
-                    sender::handleFailedGetTelemetrySubscriptionsRequest, () -> { });
+            GetTelemetrySubscriptionsRequestData wire = new GetTelemetrySubscriptionsRequestData()
+                    .setClientInstanceId(subscriptions.data().clientInstanceId());
+            pool.send(target, ApiKey.GET_TELEMETRY_SUBSCRIPTIONS, wire).whenCompleteAsync((answer, error) -> {
+                if (stopped) {
+                    return;
+                }
+                if (error == null) {
+                    sender.handleResponse(new GetTelemetrySubscriptionsResponse(kafkaData((GetTelemetrySubscriptionsResponseData) answer)));
+                } else {
+                    failed(error, sender::handleFailedGetTelemetrySubscriptionsRequest);
+                }
+                pushIfDue();
+            }, metadata.executor());
         } else if (request instanceof PushTelemetryRequest push) {
             org.apache.kafka.common.message.PushTelemetryRequestData data = push.data();
             PushTelemetryRequestData wire = new PushTelemetryRequestData()
@@ -252,38 +260,27 @@ public final class ClientTelemetry implements AutoCloseable {
                     .setCompressionType(data.compressionType())
                     .setMetrics(pushedMetrics(data));
             terminatingPushInFlight = data.terminating();
-            sendAndHandBack(target, ApiKey.PUSH_TELEMETRY, wire,
-                    answer -> sender.handleResponse(new PushTelemetryResponse(kafkaData((PushTelemetryResponseData) answer))),
-                    sender::handleFailedPushTelemetryRequest, data.terminating() ? this::terminatingPushEnded : () -> { });
+            pool.send(target, ApiKey.PUSH_TELEMETRY, wire).whenCompleteAsync((answer, error) -> {
+                if (stopped) {
+                    return;
+                }
+                if (error == null) {
+                    PushTelemetryResponseData pushed = (PushTelemetryResponseData) answer;
+                    sender.handleResponse(new PushTelemetryResponse(new org.apache.kafka.common.message.PushTelemetryResponseData()
+                            .setThrottleTimeMs(pushed.throttleTimeMs())
+                            .setErrorCode(pushed.errorCode())));
+                } else {
+                    failed(error, sender::handleFailedPushTelemetryRequest);
+                }
+                if (data.terminating()) {
+                    terminatingPushInFlight = false;
+                    closed.complete(null);
+                }
+                pushIfDue();
+            }, metadata.executor());
         } else {
             throw new IllegalStateException("Client telemetry made a request it never makes: " + request.getClass().getName());
         }
-    }
-
-    /**
-     * Sends {@code wire} to {@code target} and, on the metadata thread, hands its answer to
-     * {@code answered} or its failure to {@code failedWith} ({@link #failed}), runs {@code then}, and
-     * looks for the next request due.
-     */
-    private void sendAndHandBack(int target, ApiKey api, ApiMessage wire, Consumer<ApiMessage> answered,
-                                 Consumer<KafkaException> failedWith, Runnable then) {
-        pool.send(target, api, wire).whenCompleteAsync((answer, error) -> {
-            if (stopped) {
-                return;
-            }
-            if (error == null) {
-                answered.accept(answer);
-            } else {
-                failed(error, failedWith);
-            }
-            then.run();
-            pushIfDue();
-        }, metadata.executor());
-    }
-
-    private void terminatingPushEnded() {
-        terminatingPushInFlight = false;
-        closed.complete(null);
     }
 
     /**
@@ -332,12 +329,6 @@ public final class ClientTelemetry implements AutoCloseable {
                 // The client is closing: nothing is pushed any more.
             }
         }
-    }
-
-    private static org.apache.kafka.common.message.PushTelemetryResponseData kafkaData(PushTelemetryResponseData answer) {
-        return new org.apache.kafka.common.message.PushTelemetryResponseData()
-                .setThrottleTimeMs(answer.throttleTimeMs())
-                .setErrorCode(answer.errorCode());
     }
 
     private static org.apache.kafka.common.message.GetTelemetrySubscriptionsResponseData kafkaData(

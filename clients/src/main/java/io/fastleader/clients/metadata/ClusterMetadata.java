@@ -462,7 +462,7 @@ public final class ClusterMetadata implements AutoCloseable {
     }
 
     private void answered(int node, long view, ApiMessage response, Throwable error) {
-        if (bootstrap.containsKey(node) && bootstrapResolutionFailed(error)) {
+        if (isBootstrapServer(node) && bootstrapResolutionFailed(error)) {
             return;
         }
         Throwable failure = error != null ? error : topLevelError((MetadataResponseData) response);
@@ -532,6 +532,10 @@ public final class ClusterMetadata implements AutoCloseable {
         LOG.error(failure.getMessage());
         failWaiters(failure);
         return true;
+    }
+
+    private static boolean isBootstrapServer(int node) {
+        return node < 0;
     }
 
     /**

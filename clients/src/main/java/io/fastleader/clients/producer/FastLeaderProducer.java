@@ -12,7 +12,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -90,8 +89,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     /** The JMX domain of the client's MBeans, kafka-clients' own. */
     private static final String JMX_PREFIX = "kafka.producer";
     private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
-    /** No partition's leader in the producer's rack: without {@code partitioner.rack.aware}, no lambda per record. */
-    private static final IntPredicate NO_RACK = index -> false;
     /** KafkaProducer's words for a send or a transactional call after close. */
     static final String CLOSED = "Cannot perform operation after producer has been closed";
     /** KafkaProducer's words for the same refusal. */
@@ -248,7 +245,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             Header[] headerArray = headers.toArray();
             StickyPartitioner.Stint stint = usesStickyPartition(intercepted, key)
                     ? stickyPartitioner.stintForUnkeyed(topic, partitionCount, index -> hasLeader(topic, index),
-                            partitionerRack == null ? NO_RACK : index -> leaderInRack(topic, index),
+                            index -> leaderInRack(topic, index),
                             index -> accumulator.startsNewBatch(new TopicPartition(topic, index), timestamp, key, value, headerArray))
                     : null;
             partition = new TopicPartition(topic, stint != null ? stint.partition() : partition(intercepted, key, value, partitionCount));
@@ -381,8 +378,11 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         return leadership != null && leadership.hasLeader();
     }
 
-    /** Whether the partition's leader is in {@code client.rack}, for {@code partitioner.rack.aware}. */
+    /** Whether the partition's leader is in {@code client.rack}, for {@code partitioner.rack.aware}; never without it. */
     private boolean leaderInRack(String topic, int index) {
+        if (partitionerRack == null) {
+            return false;
+        }
         PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
         BrokerEndpoint leader = leadership == null ? null : cache.node(leadership.leaderId());
         return leader != null && partitionerRack.equals(leader.rack());
