@@ -158,7 +158,8 @@ public final class KafkaKeys {
             honoured("bootstrap.resolve.timeout.ms", Clients.BOTH),
             honoured("bootstrap.servers", Clients.BOTH),
             honoured("buffer.memory", Clients.PRODUCER),
-            notBuilt("buffer.memory.allocation.strategy", Clients.PRODUCER, "each new batch reserves a whole batch.size of buffer.memory, as with full"),
+            honoured("buffer.memory.allocation.strategy", Clients.PRODUCER, "incremental: a batch starts with 16 KiB and doubles "
+                    + "its memory as records need it, up to batch.size (kafka-clients adds 16 KiB at a time), so it holds at most twice what it has written"),
             honoured("check.crcs", Clients.CONSUMER),
             honoured("client.dns.lookup", Clients.BOTH),
             honoured("client.id", Clients.BOTH, "a producer given none is named fastleader-producer-N (KafkaProducer: producer-N)"),
@@ -293,7 +294,8 @@ public final class KafkaKeys {
             honoured("ssl.truststore.password", Clients.BOTH),
             honoured("ssl.truststore.type", Clients.BOTH),
             honoured("transaction.timeout.ms", Clients.PRODUCER),
-            notBuilt("transaction.two.phase.commit.enable", Clients.PRODUCER, "two-phase commit (KIP-939) is not built: transactions are ordinary ones, as with false", "false"),
+            honoured("transaction.two.phase.commit.enable", Clients.PRODUCER, "as kafka-clients 4.1 to 4.4 act on it: refused beside "
+                    + "a transaction.timeout.ms given too (their ConfigException), and no request changes, as none of them sends Enable2Pc"),
             honoured("transactional.id", Clients.PRODUCER),
             partly("value.deserializer", Clients.CONSUMER, "built and configured; " + PLUGIN_GAPS),
             partly("value.serializer", Clients.PRODUCER, "built and configured; " + PLUGIN_GAPS))) {

@@ -13,9 +13,16 @@ import org.apache.kafka.common.config.ConfigException;
  * @param compression       {@code compression.type} with its level ({@code compression.gzip.level}, ...)
  * @param deliveryTimeoutMs {@code delivery.timeout.ms}: from a batch's creation to its failure if still undelivered
  * @param maxRequestSize    {@code max.request.size}: the largest record, and so the largest batch, accepted
+ * @param bufferAllocation  {@code buffer.memory.allocation.strategy}: whether a batch takes all its memory as it is made
  */
 public record AccumulatorConfig(int batchSize, long lingerMs, long bufferMemory, Compression compression,
-                                long deliveryTimeoutMs, int maxRequestSize) {
+                                long deliveryTimeoutMs, int maxRequestSize, BufferAllocation bufferAllocation) {
+
+    /** With {@link BufferAllocation#FULL}, every release's default. */
+    public AccumulatorConfig(int batchSize, long lingerMs, long bufferMemory, Compression compression, long deliveryTimeoutMs,
+                             int maxRequestSize) {
+        this(batchSize, lingerMs, bufferMemory, compression, deliveryTimeoutMs, maxRequestSize, BufferAllocation.FULL);
+    }
 
     /** Kafka's defaults: 16 KiB batches, 5 ms linger, 32 MiB of buffer, no compression, 2 min delivery, 1 MiB requests. */
     public static AccumulatorConfig defaults() {
@@ -31,6 +38,9 @@ public record AccumulatorConfig(int batchSize, long lingerMs, long bufferMemory,
         requireNotNegative("max.request.size", maxRequestSize);
         if (compression == null) {
             throw new ConfigException("compression.type", null, "must be one of none, gzip, snappy, lz4, zstd");
+        }
+        if (bufferAllocation == null) {
+            throw new ConfigException("buffer.memory.allocation.strategy", null, "must be one of full, incremental");
         }
     }
 

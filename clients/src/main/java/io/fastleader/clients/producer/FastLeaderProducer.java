@@ -178,7 +178,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             producerMetrics.watch(cluster.network()::requestsInFlight, metadata::ageMs);
             SlowBatchLog slowBatches = new SlowBatchLog(settings.slowBatchLogMs());
             this.accumulator = new RecordAccumulator(new AccumulatorConfig(settings.batchSize(), settings.lingerMs(),
-                    settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize()),
+                    settings.bufferMemory(), settings.compression(), settings.deliveryTimeoutMs(), settings.maxRequestSize(),
+                    settings.bufferAllocation()),
                     producerMetrics, cache::leaderEpoch, slowBatches.isOn());
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
                     producerMetrics, slowBatches, clockMs);

@@ -12,9 +12,10 @@ import org.apache.kafka.common.KafkaException;
 
 /**
  * {@code buffer.memory}: the bytes all batches may hold together. A batch reserves its bytes
- * when created and gives them back when it ends.
+ * when created, and more as it grows when it may ({@code buffer.memory.allocation.strategy=incremental}),
+ * and gives them back when it ends.
  *
- * <p>Buffers of {@code batch.size} are kept for the next batch once given back, as kafka-clients'
+ * <p>Buffers a new batch is made with are kept for the next batch once given back, as kafka-clients'
  * {@code BufferPool} keeps them: in steady state a producer then allocates no batch memory at all,
  * and its batches, long-lived by the young collector's measure, are not copied from one survivor
  * space to the next. The kept buffers never exceed what is unreserved, so the heap batches use
@@ -27,7 +28,7 @@ import org.apache.kafka.common.KafkaException;
 final class MemoryBudget {
 
     private final long totalBytes;
-    /** {@code batch.size}: buffers of exactly this size are kept once given back. */
+    /** The bytes a new batch starts with, unless its first record is larger: buffers of exactly this size are kept once given back. */
     private final int poolableBytes;
     private final ProducerMetrics metrics;
     private final ReentrantLock lock = new ReentrantLock();
@@ -53,17 +54,25 @@ final class MemoryBudget {
      * @throws KafkaException           when the budget is closed meanwhile
      */
     ByteBuffer reserve(int bytes, long maxBlockMs) throws InterruptedException {
-        ByteBuffer kept = take(bytes, maxBlockMs);
+        ByteBuffer kept = take(bytes, true, maxBlockMs);
         return kept != null ? kept.clear() : ByteBuffer.allocate(bytes);
     }
 
-    /** Takes {@code bytes} and, for a buffer of {@code batch.size}, a kept one if there is one. */
-    private ByteBuffer take(int bytes, long maxBlockMs) throws InterruptedException {
+    /**
+     * Takes {@code bytes} for a batch to grow by, waiting as {@link #reserve} waits; no buffer: the
+     * batch makes its own larger one.
+     */
+    void reserveToGrow(int bytes, long maxBlockMs) throws InterruptedException {
+        take(bytes, false, maxBlockMs);
+    }
+
+    /** Takes {@code bytes} and, when a buffer is wanted and they are the poolable size, a kept one if there is one. */
+    private ByteBuffer take(int bytes, boolean wantsBuffer, long maxBlockMs) throws InterruptedException {
         lock.lock();
         try {
             ensureOpen();
             if (waiters.isEmpty() && availableBytes >= bytes) {
-                return takeLocked(bytes);
+                return takeLocked(bytes, wantsBuffer);
             }
             Condition turn = lock.newCondition();
             waiters.addLast(turn);
@@ -80,7 +89,7 @@ final class MemoryBudget {
                     }
                     remainingNanos = turn.awaitNanos(remainingNanos);
                 }
-                return takeLocked(bytes);
+                return takeLocked(bytes, wantsBuffer);
             } finally {
                 metrics.bufferWaited(System.nanoTime() - waitStartNanos);
                 waiters.remove(turn);
@@ -92,9 +101,9 @@ final class MemoryBudget {
         }
     }
 
-    private ByteBuffer takeLocked(int bytes) {
+    private ByteBuffer takeLocked(int bytes, boolean wantsBuffer) {
         availableBytes -= bytes;
-        ByteBuffer kept = bytes == poolableBytes ? free.pollFirst() : null;
+        ByteBuffer kept = wantsBuffer && bytes == poolableBytes ? free.pollFirst() : null;
         // Kept buffers are unreserved memory: fewer of them once less is unreserved.
         while ((long) free.size() * poolableBytes > availableBytes) {
             free.pollLast();

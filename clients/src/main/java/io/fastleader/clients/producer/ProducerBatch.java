@@ -53,7 +53,10 @@ public final class ProducerBatch {
     private final long creationOrder;
     /** Where its first record stood in the batch made by appends that it is a piece of: 0 unless a split made it. */
     private final int firstRecordIndex;
-    private final int reservedBytes;
+    /** The buffer memory it holds: what it was made with, and what {@link #grow} added. Changed under its queue's monitor. */
+    private int reservedBytes;
+    /** How many bytes of memory the record the last {@link #tryAppend} refused lacked; 0 if it lacked room. */
+    private int memoryShortBytes;
     /** The buffer the batch was made with, which the accumulator may reuse once the batch ends. */
     private final ByteBuffer buffer;
     private final Consumer<ProducerBatch> onEnded;
@@ -82,28 +85,31 @@ public final class ProducerBatch {
      * @param createdMs     when it was created: the start of its linger and of its delivery timeout
      */
     public ProducerBatch(TopicPartition topicPartition, Compression compression, int capacityBytes, long createdMs) {
-        this(topicPartition, compression, ByteBuffer.allocate(capacityBytes), createdMs, true, batch -> { });
+        this(topicPartition, compression, ByteBuffer.allocate(capacityBytes), capacityBytes, createdMs, true, batch -> { });
     }
 
     /**
      * As above; {@code onEnded} runs once after the callbacks, to give the batch's memory back.
      *
+     * @param buffer      the memory it holds to begin with, as much as its capacity
+     * @param writeLimit  where it counts as full: the buffer's capacity, or more for a batch that
+     *                    {@linkplain #grow grows} its memory as records come
      * @param notesPhases whether the batch keeps a {@link BatchTimeline}, else it has the
      *                    {@linkplain BatchTimeline#untracked() untracked} one
      */
-    ProducerBatch(TopicPartition topicPartition, Compression compression, ByteBuffer buffer, long createdMs,
+    ProducerBatch(TopicPartition topicPartition, Compression compression, ByteBuffer buffer, int writeLimit, long createdMs,
                   boolean notesPhases, Consumer<ProducerBatch> onEnded) {
-        this(topicPartition, compression, buffer, buffer.capacity(), createdMs, onEnded, null, 0,
+        this(topicPartition, compression, buffer, writeLimit, buffer.capacity(), createdMs, onEnded, null, 0,
                 notesPhases ? new BatchTimeline(createdMs) : BatchTimeline.untracked());
     }
 
-    private ProducerBatch(TopicPartition topicPartition, Compression compression, ByteBuffer buffer, int reservedBytes,
-                          long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom, int splitAt,
-                          BatchTimeline timeline) {
+    private ProducerBatch(TopicPartition topicPartition, Compression compression, ByteBuffer buffer, int writeLimit,
+                          int reservedBytes, long createdMs, Consumer<ProducerBatch> onEnded, ProducerBatch splitFrom,
+                          int splitAt, BatchTimeline timeline) {
         this.topicPartition = topicPartition;
         this.compression = compression;
         this.buffer = buffer;
-        this.writer = new RecordBatchWriter(buffer, compression);
+        this.writer = new RecordBatchWriter(buffer, compression, writeLimit);
         this.createdMs = createdMs;
         this.creationOrder = splitFrom == null ? CREATED.getAndIncrement() : splitFrom.creationOrder;
         this.firstRecordIndex = splitFrom == null ? 0 : splitFrom.firstRecordIndex + splitAt;
@@ -120,19 +126,50 @@ public final class ProducerBatch {
      * once, and its compressor's buffers (lz4 holds two of 64 KiB) go with it rather than staying
      * live for as long as the batch waits in its queue.
      *
+     * A batch whose memory is short of the record refuses it too, but stays open: it takes the
+     * record once {@linkplain #grow given} the {@linkplain #memoryShortBytes bytes it lacks}.
+     *
      * @param callback may be null
-     * @return the record's future, or null when the batch is full or closed for appends
+     * @return the record's future, or null when the batch is full, closed for appends, or short of memory
      */
     public Future<RecordMetadata> tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers,
                                             Callback callback) {
-        if (!writer.tryAppend(timestampMs, key, value, headers)) {
-            closeForAppends();
+        int appended = writer.tryAppend(timestampMs, key, value, headers);
+        if (appended != RecordBatchWriter.APPENDED) {
+            memoryShortBytes = Math.max(0, appended);
+            if (appended == RecordBatchWriter.NO_ROOM) {
+                closeForAppends();
+            }
             return null;
         }
         RecordFuture future = new RecordFuture(outcome, records.size(), callback, timestampMs,
                 key == null ? -1 : key.length, value == null ? -1 : value.length);
         records.add(future);
         return future;
+    }
+
+    /**
+     * How many bytes of memory the batch lacked for the record the last {@link #tryAppend} refused:
+     * 0 when it refused it for want of room, and closed.
+     */
+    int memoryShortBytes() {
+        return memoryShortBytes;
+    }
+
+    /**
+     * Gives the batch {@code bytes} more of buffer memory, reserved for it by the caller, who holds
+     * its queue's monitor: it holds them until it ends.
+     *
+     * @throws IllegalArgumentException when they would take it past its write limit
+     */
+    void grow(int bytes) {
+        writer.grow(bytes);
+        reservedBytes += bytes;
+    }
+
+    /** How many more bytes of memory the batch could take before it reaches its write limit. */
+    int growableBytes() {
+        return writer.writeLimit() - writer.memoryLimit();
     }
 
     /**
@@ -211,8 +248,8 @@ public final class ProducerBatch {
             capacityBytes += record.sizeInBytes();
         }
         // Reserves nothing: this batch's memory covers the halves until the last of them ends.
-        ProducerBatch half = new ProducerBatch(topicPartition, compression, ByteBuffer.allocate(capacityBytes), 0, createdMs,
-                onEnded, this, from, timeline.copy());
+        ProducerBatch half = new ProducerBatch(topicPartition, compression, ByteBuffer.allocate(capacityBytes), capacityBytes, 0,
+                createdMs, onEnded, this, from, timeline.copy());
         for (int index = from; index < to; index++) {
             // Appended anew, not with the offset it had here: a broker refuses a batch whose records'
             // offset deltas do not run from 0 to its record count less one.

@@ -42,6 +42,7 @@ public final class ProducerSettings implements ClusterSettings {
 
     /** kafka-clients 4.4's key for a built-in partitioner that prefers partitions led in {@code client.rack}. */
     private static final String PARTITIONER_RACK_AWARE_CONFIG = "partitioner.rack.aware";
+    private static final String BUFFER_MEMORY_ALLOCATION_STRATEGY_CONFIG = "buffer.memory.allocation.strategy";
 
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
     /**
@@ -190,6 +191,15 @@ public final class ProducerSettings implements ClusterSettings {
 
     public long bufferMemory() {
         return kafka.getLong(ProducerConfig.BUFFER_MEMORY_CONFIG);
+    }
+
+    /**
+     * {@code buffer.memory.allocation.strategy} (from kafka-clients 4.4); {@link BufferAllocation#FULL},
+     * its default, beside a release without it.
+     */
+    public BufferAllocation bufferAllocation() {
+        return kafka.values().get(BUFFER_MEMORY_ALLOCATION_STRATEGY_CONFIG) instanceof String strategy
+                ? BufferAllocation.of(strategy) : BufferAllocation.FULL;
     }
 
     public long maxBlockMs() {

@@ -70,7 +70,9 @@ public final class RecordAccumulator {
         this.config = config;
         this.leaderEpochs = leaderEpochs;
         this.notesPhases = notesPhases;
-        this.memory = new MemoryBudget(config.bufferMemory(), config.batchSize(), metrics);
+        int poolableBytes = config.bufferAllocation() == BufferAllocation.INCREMENTAL
+                ? Math.min(config.batchSize(), BufferAllocation.FIRST_PIECE_BYTES) : config.batchSize();
+        this.memory = new MemoryBudget(config.bufferMemory(), poolableBytes, metrics);
         metrics.watchBuffer(memory);
     }
 
@@ -91,14 +93,25 @@ public final class RecordAccumulator {
     public AppendResult append(TopicPartition partition, long timestampMs, byte[] key, byte[] value, Header[] headers,
                                Callback callback, long maxBlockMs, LongSupplier clockMs) throws InterruptedException {
         BatchQueue queue = queues.computeIfAbsent(partition, p -> new BatchQueue());
-        synchronized (queue) {
-            AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
+        if (config.bufferAllocation() == BufferAllocation.INCREMENTAL) {
+            AppendResult appended = appendToLastGrowing(queue, timestampMs, key, value, headers, callback, maxBlockMs);
             if (appended != null) {
                 return appended;
             }
+        } else {
+            synchronized (queue) {
+                AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
+                if (appended != null) {
+                    return appended;
+                }
+            }
         }
 
-        int batchBytes = newBatchBytes(partition, key, value, headers);
+        int recordBytes = recordBytes(partition, key, value, headers);
+        // A batch.size above buffer.memory could never be reserved; the whole buffer is the most a batch gets.
+        int writeLimit = (int) Math.max(recordBytes, Math.min(config.batchSize(), config.bufferMemory()));
+        int batchBytes = config.bufferAllocation() == BufferAllocation.INCREMENTAL
+                ? Math.min(writeLimit, Math.max(recordBytes, BufferAllocation.FIRST_PIECE_BYTES)) : writeLimit;
         ByteBuffer buffer = memory.reserve(batchBytes, maxBlockMs);
         boolean memoryUsed = false;
         try {
@@ -108,7 +121,7 @@ public final class RecordAccumulator {
                 if (appended != null) {
                     return appended;
                 }
-                ProducerBatch batch = new ProducerBatch(partition, config.compression(), buffer, clockMs.getAsLong(),
+                ProducerBatch batch = new ProducerBatch(partition, config.compression(), buffer, writeLimit, clockMs.getAsLong(),
                         notesPhases, this::ended);
                 Future<RecordMetadata> future = batch.tryAppend(timestampMs, key, value, headers, callback);
                 queue.addLast(batch);
@@ -145,6 +158,61 @@ public final class RecordAccumulator {
     }
 
     /**
+     * {@link #appendToLast} for batches that grow their memory as records come: while the last batch
+     * lacks only memory for the record, reserves what it lacks, without the queue's monitor (the wait
+     * may be long, and the sender must be able to take the batch meanwhile), then gives it to the
+     * batch if it is still the last and open, and appends again. Null when there is no last batch or
+     * it has no room, so a new one is needed.
+     */
+    private AppendResult appendToLastGrowing(BatchQueue queue, long timestampMs, byte[] key, byte[] value, Header[] headers,
+                                             Callback callback, long maxBlockMs) throws InterruptedException {
+        ProducerBatch growing = null;
+        int reserved = 0;
+        try {
+            while (true) {
+                synchronized (queue) {
+                    ProducerBatch last = queue.peekLast();
+                    if (reserved > 0 && last == growing && !last.isFull()) {
+                        int given = Math.min(reserved, last.growableBytes());
+                        if (given > 0) {
+                            last.grow(given);
+                            reserved -= given;
+                        }
+                    }
+                    AppendResult appended = appendToLast(queue, timestampMs, key, value, headers, callback);
+                    if (appended != null || last == null || last.isFull()) {
+                        return appended;
+                    }
+                    growing = last;
+                }
+                if (reserved > 0) {
+                    memory.release(reserved, null);
+                    reserved = 0;
+                }
+                int growth = growthBytes(growing);
+                memory.reserveToGrow(growth, maxBlockMs);
+                reserved = growth;
+            }
+        } finally {
+            if (reserved > 0) {
+                memory.release(reserved, null);
+            }
+        }
+    }
+
+    /**
+     * How many bytes a batch short of memory for a record grows by: what it lacks, in whole first
+     * pieces, and at least as much as it holds, up to its write limit. Doubling keeps the copies of
+     * a growing batch to about its own size in all; memory in use stays within twice what is written.
+     */
+    private static int growthBytes(ProducerBatch batch) {
+        int lacking = batch.memoryShortBytes();
+        int pieces = (lacking + BufferAllocation.FIRST_PIECE_BYTES - 1) / BufferAllocation.FIRST_PIECE_BYTES;
+        int wanted = Math.max(pieces * BufferAllocation.FIRST_PIECE_BYTES, batch.reservedBytes());
+        return Math.min(wanted, batch.growableBytes());
+    }
+
+    /**
      * Whether a record appended to the partition now would start a new batch: it has none open, or
      * the last has no room for the record (and so closes for appends, as one that refuses a record
      * does). How the sticky partitioner ends a stint at a batch boundary.
@@ -161,10 +229,12 @@ public final class RecordAccumulator {
     }
 
     /**
-     * The bytes a new batch for this record reserves: {@code batch.size}, or the record's own size
-     * when it is larger, so that it travels alone.
+     * The record's size, as a batch of its own: a new batch for it counts as full at {@code batch.size},
+     * or at this when it is larger, so that it travels alone.
+     *
+     * @throws RecordTooLargeException when it exceeds {@code max.request.size} or {@code buffer.memory}
      */
-    private int newBatchBytes(TopicPartition partition, byte[] key, byte[] value, Header[] headers) {
+    private int recordBytes(TopicPartition partition, byte[] key, byte[] value, Header[] headers) {
         int recordBytes = AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
                 config.compression().type(), key, value, headers);
         if (recordBytes > config.maxRequestSize()) {
@@ -175,8 +245,7 @@ public final class RecordAccumulator {
             throw new RecordTooLargeException("A record for " + partition + " is " + recordBytes
                     + " bytes when serialized, more than buffer.memory (" + config.bufferMemory() + ")");
         }
-        // A batch.size above buffer.memory could never be reserved; the whole buffer is the most a batch gets.
-        return (int) Math.max(recordBytes, Math.min(config.batchSize(), config.bufferMemory()));
+        return recordBytes;
     }
 
     private void ended(ProducerBatch batch) {

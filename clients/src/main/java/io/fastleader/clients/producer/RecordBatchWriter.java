@@ -30,8 +30,10 @@ import org.apache.kafka.common.utils.ByteUtils;
  *
  * <p>The batch starts at index 0 of the buffer. The first record is always taken, as a batch must
  * hold one, and the buffer grows if it does not fit; later ones only while the estimate stays
- * within the buffer's capacity ({@link #tryAppend}). Not thread-safe: its batch serialises appends
- * and hands it to the sender's thread once closed for appends.
+ * within the batch's write limit ({@link #tryAppend}), and within the memory it holds: a batch
+ * made with less memory than its write limit ({@code buffer.memory.allocation.strategy=incremental})
+ * asks for more when a record would pass it, and is given it by {@link #grow}. Not thread-safe:
+ * its batch serialises appends and hands it to the sender's thread once closed for appends.
  */
 final class RecordBatchWriter {
 
@@ -40,11 +42,17 @@ final class RecordBatchWriter {
     private static final float COMPRESSION_ESTIMATE_FACTOR = 1.05f;
     private static final int NULL_LENGTH = -1;
     private static final byte[][] NO_HEADER_KEYS = new byte[0][];
+    /** {@link #tryAppend}: the record was written. */
+    static final int APPENDED = 0;
+    /** {@link #tryAppend}: the batch has no room for the record, and takes no more. */
+    static final int NO_ROOM = -1;
 
     private final Compression compression;
     private final boolean compressed;
-    /** Where the batch counts as full: the capacity of the buffer it was made with. */
+    /** Where the batch counts as full: {@code batch.size}, or the first record's size when larger. */
     private final int writeLimit;
+    /** The bytes the batch's memory holds: its estimate stays within them, until {@link #grow} gives it more. */
+    private int memoryLimit;
     /** Grows only for a first record larger than the buffer, or a batch written back from a split. */
     private ByteBuffer buffer;
     /** Uncompressed: where the next record goes. Compressed: the records' end, once closed for appends. */
@@ -69,18 +77,30 @@ final class RecordBatchWriter {
     private int baseSequence = RecordBatch.NO_SEQUENCE;
     private boolean transactional;
 
-    /**
-     * @param buffer a heap buffer, cleared: the batch is written from its index 0, and counts as
-     *               full at its capacity
-     */
+    /** A writer whose batch holds its buffer's capacity of memory, and counts as full there. */
     RecordBatchWriter(ByteBuffer buffer, Compression compression) {
+        this(buffer, compression, buffer.capacity());
+    }
+
+    /**
+     * @param buffer     a heap buffer, cleared: the batch is written from its index 0, and holds as many
+     *                   bytes of memory as its capacity
+     * @param writeLimit where the batch counts as full: the buffer's capacity, or more for a batch
+     *                   that grows its memory as records come
+     */
+    RecordBatchWriter(ByteBuffer buffer, Compression compression, int writeLimit) {
         if (!buffer.hasArray() || buffer.position() != 0) {
             throw new IllegalArgumentException("A record batch is written into a heap buffer from its start");
+        }
+        if (writeLimit < buffer.capacity()) {
+            throw new IllegalArgumentException("A batch's write limit (" + writeLimit + ") is below its buffer's capacity ("
+                    + buffer.capacity() + ")");
         }
         this.buffer = buffer;
         this.compression = compression;
         this.compressed = compression.type() != CompressionType.NONE;
-        this.writeLimit = buffer.capacity();
+        this.writeLimit = writeLimit;
+        this.memoryLimit = buffer.capacity();
         if (compressed) {
             buffer.position(HEADER_BYTES);
             compressedOut = new ByteBufferOutputStream(buffer);
@@ -104,22 +124,57 @@ final class RecordBatchWriter {
     }
 
     /**
-     * Appends the record if {@link #hasRoomFor} would say so, working its size out once.
+     * Appends the record if {@link #hasRoomFor} would say so and the batch's memory holds it,
+     * working its size out once.
      *
-     * @return false, writing nothing, when it does not fit
+     * @return {@link #APPENDED}; {@link #NO_ROOM}, writing nothing, when it does not fit; or, writing
+     *         nothing, how many bytes of memory the batch lacks for it (see {@link #grow})
      */
-    boolean tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers) {
+    int tryAppend(long timestampMs, byte[] key, byte[] value, Header[] headers) {
         if (isFull()) {
-            return false;
+            return NO_ROOM;
         }
         byte[][] headerKeys = headerKeys(headers);
         int fieldBytes = fieldBytes(key, value, headers, headerKeys);
         int bodyBytes = bodyBytes(timestampMs, fieldBytes);
-        if (recordCount > 0 && !fits(recordBytes(bodyBytes))) {
-            return false;
+        if (recordCount > 0) {
+            int bytesAfter = estimatedBytesWritten() + recordBytes(bodyBytes);
+            if (bytesAfter > writeLimit) {
+                return NO_ROOM;
+            }
+            if (bytesAfter > memoryLimit) {
+                return bytesAfter - memoryLimit;
+            }
         }
         write(timestampMs, key, value, headers, headerKeys, fieldBytes, bodyBytes);
-        return true;
+        return APPENDED;
+    }
+
+    /**
+     * Adds {@code bytes} of memory to the batch, up to its write limit: its buffer grows to hold
+     * them, so that later records are written without another copy until they pass it.
+     */
+    void grow(int bytes) {
+        if (bytes <= 0 || memoryLimit + bytes > writeLimit) {
+            throw new IllegalArgumentException("A batch of " + memoryLimit + " bytes of memory cannot grow by " + bytes
+                    + " past its write limit of " + writeLimit);
+        }
+        memoryLimit += bytes;
+        if (compressed) {
+            compressedOut.ensureRemaining(memoryLimit - compressedOut.position());
+        } else {
+            ensureCapacity(memoryLimit);
+        }
+    }
+
+    /** The memory the batch holds: the capacity it was made with, and what {@link #grow} added. */
+    int memoryLimit() {
+        return memoryLimit;
+    }
+
+    /** Where the batch counts as full. */
+    int writeLimit() {
+        return writeLimit;
     }
 
     /** Appends the record whatever the estimate says, the buffer growing as needed: for a batch written back from a split. */
@@ -328,7 +383,7 @@ final class RecordBatchWriter {
                 baseSequence, transactional, false, false, RecordBatch.NO_PARTITION_LEADER_EPOCH, recordCount);
     }
 
-    /** Whether it takes no more records: closed for appends, or its estimate reached the buffer's capacity. */
+    /** Whether it takes no more records: closed for appends, or its estimate reached its write limit. */
     boolean isFull() {
         return closedForAppends || (recordCount > 0 && writeLimit <= estimatedBytesWritten());
     }

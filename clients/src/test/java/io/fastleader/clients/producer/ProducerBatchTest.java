@@ -288,7 +288,7 @@ class ProducerBatchTest {
     @Test
     void testSplitRecordsEndWithTheirHalvesAndTheBatchAfterBoth() throws Exception {
         List<ProducerBatch> ended = new ArrayList<>();
-        ProducerBatch batch = new ProducerBatch(TP, Compression.NONE, ByteBuffer.allocate(1024), 1_000, true, ended::add);
+        ProducerBatch batch = new ProducerBatch(TP, Compression.NONE, ByteBuffer.allocate(1024), 1024, 1_000, true, ended::add);
         List<String> calls = new ArrayList<>();
         List<Future<RecordMetadata>> futures = new ArrayList<>();
         for (int i = 0; i < 4; i++) {

@@ -91,6 +91,19 @@ class ProducerSettingsTest {
     }
 
     @Test
+    @NeedsKafkaClientsNewerThan37
+    void testTwoPhaseCommitBesideATransactionTimeoutIsRefusedWithKafkasMessage() {
+        configs.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx");
+        configs.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
+        configs.put("transaction.two.phase.commit.enable", true);
+
+        assertThatThrownBy(() -> ProducerSettings.parse(configs, null, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Cannot set transaction.timeout.ms when transaction.two.phase.commit.enable is set to true. "
+                        + "Transactions will not expire with two-phase commit enabled.");
+    }
+
+    @Test
     void testBadFastleaderValueFailsNamingKeyAndValue() {
         configs.put(FastLeaderConfigs.LEADER_HINTS_ENABLED, "maybe");
 

@@ -56,7 +56,8 @@ class RecordBatchWriterTest {
         for (TestRecord record : records) {
             boolean builderHasRoom = builder.hasRoomFor(record.timestampMs, record.key, record.value, record.headers);
             assertThat(writer.hasRoomFor(record.timestampMs, record.key, record.value, record.headers)).isEqualTo(builderHasRoom);
-            assertThat(writer.tryAppend(record.timestampMs, record.key, record.value, record.headers)).isEqualTo(builderHasRoom);
+            assertThat(writer.tryAppend(record.timestampMs, record.key, record.value, record.headers) == RecordBatchWriter.APPENDED)
+                    .isEqualTo(builderHasRoom);
             if (builderHasRoom) {
                 builder.append(record.timestampMs, record.key, record.value, record.headers);
             }
@@ -83,7 +84,7 @@ class RecordBatchWriterTest {
         byte[] value = new byte[1_000];
         RecordBatchWriter writer = new RecordBatchWriter(ByteBuffer.allocate(100), Compression.NONE);
 
-        assertThat(writer.tryAppend(NOW_MS, null, value, new Header[0])).isTrue();
+        assertThat(writer.tryAppend(NOW_MS, null, value, new Header[0])).isEqualTo(RecordBatchWriter.APPENDED);
 
         assertThat(writer.isFull()).isTrue();
         Record record = writer.build().records().iterator().next();
@@ -114,7 +115,7 @@ class RecordBatchWriterTest {
         writer.closeForAppends();
 
         assertThat(writer.isFull()).isTrue();
-        assertThat(writer.tryAppend(NOW_MS, null, new byte[10], new Header[0])).isFalse();
+        assertThat(writer.tryAppend(NOW_MS, null, new byte[10], new Header[0])).isEqualTo(RecordBatchWriter.NO_ROOM);
         assertThatThrownBy(() -> writer.append(NOW_MS, null, new byte[10], new Header[0]))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(writer.build().records()).hasSize(1);
@@ -146,7 +147,7 @@ class RecordBatchWriterTest {
         RecordBatchWriter writer = new RecordBatchWriter(ByteBuffer.allocate(capacity), compression);
         MemoryRecordsBuilder builder = builder(capacity, compression);
         for (TestRecord record : records) {
-            if (!writer.tryAppend(record.timestampMs, record.key, record.value, record.headers)) {
+            if (writer.tryAppend(record.timestampMs, record.key, record.value, record.headers) != RecordBatchWriter.APPENDED) {
                 break;
             }
             builder.append(record.timestampMs, record.key, record.value, record.headers);

@@ -54,7 +54,7 @@ class MetricNamesParityTest {
     private static final String CONSUMED_TOPIC = "parity-" + Flavour.KAFKA.name().toLowerCase();
     private static final TopicPartition CONSUMED = new TopicPartition(CONSUMED_TOPIC, 0);
 
-    private static final String NO_TWO_PHASE_COMMIT = "no prepareTransaction: two-phase commit (KIP-939) is not supported";
+    private static final String NO_TWO_PHASE_COMMIT = "no prepareTransaction, which kafka-clients' public API does not offer either (two-phase commit, KIP-939)";
     private static final String NO_EVENT_QUEUES = "times the queues between KafkaConsumer's application and network threads "
             + "under the consumer group protocol; fastleader's consumer has no such queues";
 

@@ -57,6 +57,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.fastleader.clients.consumer.FastLeaderConsumer;
 import io.fastleader.clients.metadata.KafkaKeys;
+import io.fastleader.clients.producer.BufferAllocation;
 import io.fastleader.clients.producer.FastLeaderProducer;
 import io.fastleader.clients.producer.ProducerSettings;
 import io.fastleader.it.cluster.Cluster;
@@ -84,6 +85,10 @@ class BesideKafkaClientsIT {
     private static final String BOOTSTRAP_RESOLVE_TIMEOUT = "bootstrap.resolve.timeout.ms";
     /** kafka-clients 4.4's key for a built-in partitioner that prefers partitions led in the producer's rack. */
     private static final String PARTITIONER_RACK_AWARE = "partitioner.rack.aware";
+    /** kafka-clients 4.4's key for batches that take buffer memory as records need it. */
+    private static final String BUFFER_MEMORY_ALLOCATION_STRATEGY = "buffer.memory.allocation.strategy";
+    /** kafka-clients 4.1's key for two-phase commit (KIP-939). */
+    private static final String TWO_PHASE_COMMIT = "transaction.two.phase.commit.enable";
     private static final int RECORDS = 50;
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -293,6 +298,50 @@ class BesideKafkaClientsIT {
 
         assertThat(rack).as("beside kafka-clients %s", RELEASE)
             .isEqualTo(ProducerConfig.configNames().contains(PARTITIONER_RACK_AWARE) ? "rack-b" : null);
+    }
+
+    /** {@code buffer.memory.allocation.strategy} is read where this release defines it (4.4), and is full, its default, elsewhere. */
+    @Test
+    void testTheProducersBufferAllocationIsReadWhereThisReleaseDefinesTheKey() {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(BUFFER_MEMORY_ALLOCATION_STRATEGY, "incremental");
+
+        BufferAllocation allocation = ProducerSettings.parse(config, new StringSerializer(), new StringSerializer()).bufferAllocation();
+
+        assertThat(allocation).as("beside kafka-clients %s", RELEASE).isEqualTo(
+            ProducerConfig.configNames().contains(BUFFER_MEMORY_ALLOCATION_STRATEGY) ? BufferAllocation.INCREMENTAL : BufferAllocation.FULL);
+    }
+
+    /**
+     * {@code transaction.two.phase.commit.enable} beside a {@code transaction.timeout.ms} given too:
+     * refused where this release defines the key (4.1 and later), with its message; built before.
+     */
+    @Test
+    void testTwoPhaseCommitBesideATransactionTimeoutIsRefusedWhereThisReleaseRefusesIt() {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "two-phase-" + RELEASE);
+        config.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
+        config.put(TWO_PHASE_COMMIT, true);
+
+        String kafka = constructionOutcome(() -> new KafkaProducer<>(config));
+        String fastLeader = constructionOutcome(() -> new FastLeaderProducer<>(config));
+
+        assertThat(fastLeader).as("beside kafka-clients %s", RELEASE).isEqualTo(kafka);
+        assertThat(kafka).isEqualTo(ProducerConfig.configNames().contains(TWO_PHASE_COMMIT)
+            ? "ConfigException: Cannot set transaction.timeout.ms when transaction.two.phase.commit.enable is set to true. "
+                + "Transactions will not expire with two-phase commit enabled."
+            : "built");
+    }
+
+    /** Whether a producer built by {@code build} is built, or else what it was refused with. */
+    private static String constructionOutcome(Supplier<Producer<String, String>> build) {
+        try (Producer<String, String> built = build.get()) {
+            return "built";
+        } catch (KafkaException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
     }
 
     /** Where a producer built by {@code build} fails, and with what: as it is built, or at its first send. */
