@@ -14,6 +14,7 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,6 +112,7 @@ class IncrementalBufferAllocationTest {
         assertThat(records).isEqualTo(fillFirstBatch(full));
         ProducerBatch grown = drain(incremental, partition(0));
         assertThat(values(grown)).isEqualTo(values(drain(full, partition(0)))).isEqualTo(expectedValues(records));
+        grown.records().batches().forEach(RecordBatch::ensureValid);
         assertThat(grown.reservedBytes()).isBetween(grown.records().sizeInBytes(), BATCH_SIZE);
     }
 
@@ -122,6 +124,7 @@ class IncrementalBufferAllocationTest {
 
         ProducerBatch grown = drain(incremental, partition(0));
         assertThat(values(grown)).containsExactlyElementsOf(expectedValues(records));
+        grown.records().batches().forEach(RecordBatch::ensureValid);
         assertThat(grown.reservedBytes()).isGreaterThan(BufferAllocation.FIRST_PIECE_BYTES).isLessThanOrEqualTo(BATCH_SIZE);
     }
 
