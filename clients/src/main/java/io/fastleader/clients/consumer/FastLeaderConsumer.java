@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -126,9 +127,12 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.stateOwner = resources.register(new ConsumerThread(clientId, clockMs));
             this.calls = new ApplicationCalls(stateOwner, clockMs);
             this.metrics = resources.openMetrics(clientId, settings.kafkaConfig(), JMX_PREFIX);
-            Deserializer<K> keys = resources.register(settings.keyDeserializer(keyDeserializer));
-            Deserializer<V> values = resources.register(settings.valueDeserializer(valueDeserializer));
+            Deserializer<K> keys = resources.register(resources.monitor(settings.keyDeserializer(keyDeserializer), metrics,
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG));
+            Deserializer<V> values = resources.register(resources.monitor(settings.valueDeserializer(valueDeserializer), metrics,
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG));
             List<ConsumerInterceptor<K, V>> configuredInterceptors = settings.interceptors();
+            configuredInterceptors.forEach(interceptor -> resources.monitor(interceptor, metrics, ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG));
             this.interceptors = resources.register(new ConsumerInterceptorChain<>(configuredInterceptors));
             ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ConsumerMetrics.CLIENT_GROUP,
                     ConsumerMetrics.NODE_GROUP, opened -> subscriptions::usesTopic);

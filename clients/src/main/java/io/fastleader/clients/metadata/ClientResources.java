@@ -54,6 +54,19 @@ public final class ClientResources implements AutoCloseable {
     }
 
     /**
+     * Gives {@code plugin}, made from {@code key} ({@code key.serializer}, {@code interceptor.classes},
+     * ...), its plugin metrics if it implements kafka-clients' {@code Monitorable} (KIP-877), as the
+     * clients of kafka-clients 4.1 and later do; they are removed by {@link #close}, after whatever
+     * was registered later, so after the plugin itself when it is registered next.
+     *
+     * @return {@code plugin}
+     */
+    public <T> T monitor(T plugin, Metrics metrics, String key) {
+        MonitorablePlugins.monitor(plugin, metrics, key).ifPresent(this::register);
+        return plugin;
+    }
+
+    /**
      * Opens the client's metrics as {@code KafkaProducer} and {@code KafkaConsumer} open theirs: every
      * one tagged with {@code client-id}, sampled as {@code metrics.num.samples},
      * {@code metrics.sample.window.ms} and {@code metrics.recording.level} say, and reported to the

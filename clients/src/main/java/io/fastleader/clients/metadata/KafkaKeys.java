@@ -73,7 +73,7 @@ public final class KafkaKeys {
     /** Notes many keys share. */
     private static final String SASL_PLUGINS = "through kafka-clients' own JAAS login and SASL callback handlers, as there";
     private static final String SSL_ENGINE_FACTORY = "through kafka-clients' SslEngineFactory, as there";
-    private static final String PLUGIN_GAPS = "beside kafka-clients 4.1 and later, a plugin that implements Monitorable is given no plugin metrics (KIP-877)";
+    private static final String PLUGINS = "beside kafka-clients 4.1 and later, a plugin that implements Monitorable is given its plugin metrics (KIP-877)";
     private static final Map<String, Key> TABLE = table();
 
     private KafkaKeys() {
@@ -184,12 +184,12 @@ public final class KafkaKeys {
             honoured("group.protocol", Clients.CONSUMER),
             honoured("group.remote.assignor", Clients.CONSUMER),
             honoured("heartbeat.interval.ms", Clients.CONSUMER),
-            partly("interceptor.classes", Clients.BOTH, "built and called; " + PLUGIN_GAPS),
+            honoured("interceptor.classes", Clients.BOTH, PLUGINS),
             partly("internal.leave.group.on.close", Clients.CONSUMER, "false keeps a dynamic classic member in its group on close, as KafkaConsumer 3.7 to 4.1 does; its rebalance listener is still told of the revocation, as 4.1 does (3.7 to 4.0 tell it nothing)"),
             honoured("internal.throw.on.fetch.stable.offset.unsupported", Clients.CONSUMER),
             honoured("isolation.level", Clients.CONSUMER),
-            partly("key.deserializer", Clients.CONSUMER, "built and configured; " + PLUGIN_GAPS),
-            partly("key.serializer", Clients.PRODUCER, "built and configured; " + PLUGIN_GAPS),
+            honoured("key.deserializer", Clients.CONSUMER, PLUGINS),
+            honoured("key.serializer", Clients.PRODUCER, PLUGINS),
             honoured("linger.ms", Clients.PRODUCER),
             honoured("max.block.ms", Clients.PRODUCER),
             honoured("max.in.flight.requests.per.connection", Clients.PRODUCER),
@@ -297,8 +297,8 @@ public final class KafkaKeys {
             honoured("transaction.two.phase.commit.enable", Clients.PRODUCER, "as kafka-clients 4.1 to 4.4 act on it: refused beside "
                     + "a transaction.timeout.ms given too (their ConfigException), and no request changes, as none of them sends Enable2Pc"),
             honoured("transactional.id", Clients.PRODUCER),
-            partly("value.deserializer", Clients.CONSUMER, "built and configured; " + PLUGIN_GAPS),
-            partly("value.serializer", Clients.PRODUCER, "built and configured; " + PLUGIN_GAPS))) {
+            honoured("value.deserializer", Clients.CONSUMER, PLUGINS),
+            honoured("value.serializer", Clients.PRODUCER, PLUGINS))) {
             if (table.put(key.name(), key) != null) {
                 throw new IllegalStateException("the key table lists " + key.name() + " twice");
             }

@@ -151,18 +151,21 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
             this.metrics = resources.openMetrics(clientId, kafka, JMX_PREFIX);
-            this.keySerializer = resources.register(keySerializer != null ? keySerializer
-                    : configuredSerializer(kafka, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, clientIdOverride, true));
-            this.valueSerializer = resources.register(valueSerializer != null ? valueSerializer
-                    : configuredSerializer(kafka, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, clientIdOverride, false));
+            this.keySerializer = resources.register(resources.monitor(keySerializer != null ? keySerializer
+                    : configuredSerializer(kafka, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, clientIdOverride, true),
+                    metrics, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG));
+            this.valueSerializer = resources.register(resources.monitor(valueSerializer != null ? valueSerializer
+                    : configuredSerializer(kafka, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, clientIdOverride, false),
+                    metrics, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG));
             this.partitioner = kafka.getConfiguredInstance(ProducerConfig.PARTITIONER_CLASS_CONFIG, Partitioner.class,
                     clientIdOverride);
             if (partitioner != null) {
-                resources.register(partitioner);
+                resources.register(resources.monitor(partitioner, metrics, ProducerConfig.PARTITIONER_CLASS_CONFIG));
             }
             @SuppressWarnings("unchecked")
             List<ProducerInterceptor<K, V>> configured = (List<ProducerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
                     ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ProducerInterceptor.class, clientIdOverride);
+            configured.forEach(interceptor -> resources.monitor(interceptor, metrics, ProducerConfig.INTERCEPTOR_CLASSES_CONFIG));
             this.interceptors = resources.register(new Interceptors<>(configured));
             this.partitionerRack = settings.partitionerRack();
             this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));

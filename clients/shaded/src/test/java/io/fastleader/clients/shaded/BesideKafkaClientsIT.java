@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -298,6 +300,48 @@ class BesideKafkaClientsIT {
 
         assertThat(rack).as("beside kafka-clients %s", RELEASE)
             .isEqualTo(ProducerConfig.configNames().contains(PARTITIONER_RACK_AWARE) ? "rack-b" : null);
+    }
+
+    /**
+     * Plugin metrics (KIP-877): where this release has {@code Monitorable} (4.1 and later), a
+     * serializer that implements it adds the metrics it adds to this release's {@code KafkaProducer},
+     * named as there; elsewhere a producer's metrics have no plugin group, as this release's have none.
+     */
+    @Test
+    void testAMonitorableSerializerAddsTheMetricsItAddsToThisReleasesProducer() throws Exception {
+        boolean monitorable = hasClass("org.apache.kafka.common.metrics.Monitorable");
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            monitorable ? "io.fastleader.clients.shaded.MonitoredSerializer" : StringSerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+
+        Set<String> kafka = pluginMetrics(new KafkaProducer<>(config));
+        Set<String> fastLeader = pluginMetrics(new FastLeaderProducer<>(config));
+
+        assertThat(fastLeader).as("beside kafka-clients %s", RELEASE).isEqualTo(kafka);
+        assertThat(kafka).hasSize(monitorable ? 1 : 0);
+    }
+
+    private static boolean hasClass(String name) {
+        try {
+            Class.forName(name, false, BesideKafkaClientsIT.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException absent) {
+            return false;
+        }
+    }
+
+    /** A producer's metrics of the {@code plugins} group, as "name {tags but client-id}", read before it closes. */
+    private static Set<String> pluginMetrics(Producer<String, String> producer) {
+        try (producer) {
+            Set<String> names = new TreeSet<>();
+            producer.metrics().keySet().stream().filter(name -> name.group().equals("plugins")).forEach(name -> {
+                Map<String, String> tags = new TreeMap<>(name.tags());
+                tags.remove("client-id");
+                names.add(name.name() + " " + tags);
+            });
+            return names;
+        }
     }
 
     /** {@code buffer.memory.allocation.strategy} is read where this release defines it (4.4), and is full, its default, elsewhere. */

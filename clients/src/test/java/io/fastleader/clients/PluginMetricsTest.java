@@ -1,0 +1,207 @@
+package io.fastleader.clients;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Partitioner;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Measurable;
+import org.apache.kafka.common.metrics.Monitorable;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import io.fastleader.clients.consumer.FastLeaderConsumer;
+import io.fastleader.clients.producer.FastLeaderProducer;
+
+/**
+ * Plugin metrics (KIP-877): a plugin that implements {@code Monitorable} adds metrics through the
+ * {@code PluginMetrics} it is given, tagged with the key it was configured by and its class, and
+ * they go when the client closes, as with kafka-clients' clients.
+ */
+@NeedsKafkaClientsNewerThan37
+class PluginMetricsTest {
+
+    private static final String GROUP = "plugins";
+
+    @Test
+    void testAProducersMonitorablePluginsAddTheMetricsTheyAddToKafkaProducer() {
+        Map<String, Object> config = producerConfig();
+
+        Set<String> kafka = pluginMetricsOf(new KafkaProducer<>(config));
+        Set<String> fastLeader = pluginMetricsOf(new FastLeaderProducer<>(config));
+
+        assertThat(fastLeader).isEqualTo(kafka).containsExactlyInAnyOrder(
+                "added-total {class=MonitoredSerializer, config=key.serializer, plugin=serializer}",
+                "added-total {class=MonitoredSerializer, config=value.serializer, plugin=serializer}",
+                "added-total {class=MonitoredPartitioner, config=partitioner.class, plugin=partitioner}",
+                "added-total {class=MonitoredProducerInterceptor, config=interceptor.classes, plugin=interceptor}");
+    }
+
+    @Test
+    void testAConsumersMonitorablePluginsAddTheMetricsTheyAddToKafkaConsumer() {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, MonitoredDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, MonitoredConsumerInterceptor.class.getName());
+
+        Set<String> kafka = pluginMetricsOf(new KafkaConsumer<>(config));
+        Set<String> fastLeader = pluginMetricsOf(new FastLeaderConsumer<>(config));
+
+        assertThat(fastLeader).isEqualTo(kafka).containsExactlyInAnyOrder(
+                "added-total {class=MonitoredDeserializer, config=key.deserializer, plugin=deserializer}",
+                "added-total {class=MonitoredConsumerInterceptor, config=interceptor.classes, plugin=interceptor}");
+    }
+
+    @Test
+    void testAPluginsMetricsGoWhenTheProducerCloses() {
+        FastLeaderProducer<String, String> producer = new FastLeaderProducer<>(producerConfig());
+        Map<MetricName, ? extends Metric> metrics = producer.metrics();
+        assertThat(metrics.keySet()).anyMatch(name -> name.group().equals(GROUP));
+
+        producer.close(Duration.ZERO);
+
+        assertThat(metrics.keySet()).noneMatch(name -> name.group().equals(GROUP));
+    }
+
+    private static Map<String, Object> producerConfig() {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, MonitoredSerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, MonitoredSerializer.class);
+        config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, MonitoredPartitioner.class);
+        config.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, MonitoredProducerInterceptor.class.getName());
+        return config;
+    }
+
+    /** The plugin metrics of a client, as "name {tags but client-id}", read before it closes. */
+    private static Set<String> pluginMetricsOf(AutoCloseable client) {
+        Map<MetricName, ? extends Metric> metrics = client instanceof Producer<?, ?> producer ? producer.metrics()
+                : ((Consumer<?, ?>) client).metrics();
+        Set<String> names = new TreeSet<>();
+        metrics.keySet().stream().filter(name -> name.group().equals(GROUP)).forEach(name -> {
+            Map<String, String> tags = new TreeMap<>(name.tags());
+            tags.remove("client-id");
+            names.add(name.name() + " " + tags);
+        });
+        try {
+            client.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return names;
+    }
+
+    /** Adds one metric, tagged with what kind of plugin it is, as a monitored plugin would. */
+    private static void addMetric(PluginMetrics metrics, String plugin) {
+        LinkedHashMap<String, String> tags = new LinkedHashMap<>();
+        tags.put("plugin", plugin);
+        metrics.addMetric(metrics.metricName("added-total", "A metric a plugin added", tags), (Measurable) (config, now) -> 1);
+    }
+
+    public static final class MonitoredSerializer extends StringSerializer implements Monitorable {
+        @Override
+        public void withPluginMetrics(PluginMetrics metrics) {
+            addMetric(metrics, "serializer");
+        }
+    }
+
+    public static final class MonitoredDeserializer extends StringDeserializer implements Monitorable {
+        @Override
+        public void withPluginMetrics(PluginMetrics metrics) {
+            addMetric(metrics, "deserializer");
+        }
+    }
+
+    public static final class MonitoredPartitioner implements Partitioner, Monitorable {
+        @Override
+        public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes, Cluster cluster) {
+            return 0;
+        }
+
+        @Override
+        public void withPluginMetrics(PluginMetrics metrics) {
+            addMetric(metrics, "partitioner");
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+    }
+
+    public static final class MonitoredProducerInterceptor implements ProducerInterceptor<String, String>, Monitorable {
+        @Override
+        public ProducerRecord<String, String> onSend(ProducerRecord<String, String> record) {
+            return record;
+        }
+
+        @Override
+        public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
+        }
+
+        @Override
+        public void withPluginMetrics(PluginMetrics metrics) {
+            addMetric(metrics, "interceptor");
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+    }
+
+    public static final class MonitoredConsumerInterceptor implements ConsumerInterceptor<String, String>, Monitorable {
+        @Override
+        public ConsumerRecords<String, String> onConsume(ConsumerRecords<String, String> records) {
+            return records;
+        }
+
+        @Override
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        }
+
+        @Override
+        public void withPluginMetrics(PluginMetrics metrics) {
+            addMetric(metrics, "interceptor");
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+    }
+}
