@@ -209,7 +209,7 @@ public final class KafkaKeys {
             honoured("partition.assignment.strategy", Clients.CONSUMER),
             notBuilt("partitioner.adaptive.partitioning.enable", Clients.PRODUCER, "records without a key are spread evenly over the partitions that have a leader, as with false", "false"),
             notBuilt("partitioner.availability.timeout.ms", Clients.PRODUCER, "a partition whose leader is slow to take batches is not skipped; only partitions without a leader are"),
-            partly("partitioner.class", Clients.PRODUCER, "built and called; 3.x's Partitioner.onNewBatch is not called (3.x's DefaultPartitioner and UniformStickyPartitioner stay on their first partition), and the Cluster it is given holds the record's topic only"),
+            partly("partitioner.class", Clients.PRODUCER, "built and called, told of new batches where 3.x tells it (onNewBatch); the Cluster it is given holds the record's topic only, where kafka-clients' holds every topic the producer knows"),
             honoured("partitioner.ignore.keys", Clients.PRODUCER),
             honoured("partitioner.rack.aware", Clients.PRODUCER),
             honoured("receive.buffer.bytes", Clients.BOTH),

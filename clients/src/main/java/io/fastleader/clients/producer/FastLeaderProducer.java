@@ -253,6 +253,10 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                             index -> accumulator.startsNewBatch(new TopicPartition(topic, index), timestamp, key, value, headerArray))
                     : null;
             partition = new TopicPartition(topic, stint != null ? stint.partition() : partition(intercepted, key, value, partitionCount));
+            if (tellsPartitionerOfNewBatches(intercepted) && accumulator.startsNewBatch(partition, timestamp, key, value, headerArray)) {
+                PartitionerNewBatch.tell(partitioner, topic, ClusterView.forTopic(cache, topic), partition.partition());
+                partition = new TopicPartition(topic, partition(intercepted, key, value, partitionCount));
+            }
             if (transactions != null) {
                 transactions.checkSend(partition);
             }
@@ -364,6 +368,15 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     /** Whether the record's partition is the built-in sticky one: no partition, no partitioner, no key that counts. */
     private boolean usesStickyPartition(ProducerRecord<K, V> record, byte[] key) {
         return record.partition() == null && partitioner == null && (key == null || settings.partitionerIgnoreKeys());
+    }
+
+    /**
+     * Whether the record's partition comes from an application's partitioner that kafka-clients
+     * 3.x tells of new batches ({@link PartitionerNewBatch}): that producer asks it again when the
+     * partition it chose would start one.
+     */
+    private boolean tellsPartitionerOfNewBatches(ProducerRecord<K, V> record) {
+        return record.partition() == null && partitioner != null && PartitionerNewBatch.told();
     }
 
     /** The partition of a record that names one, goes through {@code partitioner.class}, or has a key that counts. */

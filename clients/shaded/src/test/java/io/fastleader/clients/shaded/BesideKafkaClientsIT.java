@@ -344,6 +344,42 @@ class BesideKafkaClientsIT {
         }
     }
 
+    /**
+     * Unkeyed records through this release's sticky partitioner class ({@code UniformStickyPartitioner},
+     * up to 3.9, which moves on only when the producer tells it of a new batch), or through the
+     * built-in one where the class is gone (4.0 and later): with a batch per record, fastleader's
+     * producer spreads them over the partitions as this release's does.
+     */
+    @Test
+    void testUnkeyedRecordsMoveOnAtNewBatchesAsWithThisReleasesPartitioner() throws Exception {
+        Class<?> sticky = classOfThisRelease("org.apache.kafka.clients.producer.UniformStickyPartitioner");
+        String topic = newTopic("sticky", 3, Map.of());
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 1);
+        if (sticky != null) {
+            config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, sticky.getName());
+        }
+
+        Set<Integer> kafka = partitionsWritten(new KafkaProducer<>(config), topic);
+        Set<Integer> fastLeader = partitionsWritten(new FastLeaderProducer<>(config), topic);
+
+        assertThat(kafka).as("partitions KafkaProducer %s wrote", RELEASE).hasSizeGreaterThan(1);
+        assertThat(fastLeader).as("partitions fastleader's producer wrote beside %s", RELEASE).hasSizeGreaterThan(1);
+    }
+
+    /** The partitions {@link #RECORDS} unkeyed records sent one at a time by {@code producer} were written to. */
+    private static Set<Integer> partitionsWritten(Producer<String, String> producer, String topic) throws Exception {
+        try (producer) {
+            Set<Integer> partitions = new TreeSet<>();
+            for (int i = 0; i < RECORDS; i++) {
+                partitions.add(producer.send(new ProducerRecord<>(topic, "record-" + i)).get(30, TimeUnit.SECONDS).partition());
+            }
+            return partitions;
+        }
+    }
+
     /** {@code buffer.memory.allocation.strategy} is read where this release defines it (4.4), and is full, its default, elsewhere. */
     @Test
     void testTheProducersBufferAllocationIsReadWhereThisReleaseDefinesTheKey() {
@@ -448,8 +484,12 @@ class BesideKafkaClientsIT {
     }
 
     private static String newTopic(String name, Map<String, String> configs) throws Exception {
+        return newTopic(name, 1, configs);
+    }
+
+    private static String newTopic(String name, int partitions, Map<String, String> configs) throws Exception {
         String topic = name + "-" + RELEASE;
-        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(configs))).all().get(30, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get(30, TimeUnit.SECONDS);
         return topic;
     }
 
