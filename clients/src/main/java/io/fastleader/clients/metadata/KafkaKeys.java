@@ -162,7 +162,7 @@ public final class KafkaKeys {
                     + "its memory as records need it, up to batch.size (kafka-clients adds 16 KiB at a time), so it holds at most twice what it has written"),
             honoured("check.crcs", Clients.CONSUMER),
             honoured("client.dns.lookup", Clients.BOTH),
-            honoured("client.id", Clients.BOTH, "a producer given none is named fastleader-producer-N (KafkaProducer: producer-N)"),
+            honoured("client.id", Clients.BOTH),
             partly("client.rack", Clients.BOTH, "sent in group membership (rack-aware assignors see it) and preferred by the producer's partitioner under partitioner.rack.aware; every Fetch goes to the leader (no KIP-392 fetching from the nearest replica)"),
             honoured("compression.gzip.level", Clients.PRODUCER),
             honoured("compression.lz4.level", Clients.PRODUCER),

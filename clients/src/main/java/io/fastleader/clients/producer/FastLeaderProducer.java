@@ -11,7 +11,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -88,7 +87,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
     /** The JMX domain of the client's MBeans, kafka-clients' own. */
     private static final String JMX_PREFIX = "kafka.producer";
-    private static final AtomicInteger CLIENT_INDEX = new AtomicInteger();
     /** KafkaProducer's words for a send or a transactional call after close. */
     static final String CLOSED = "Cannot perform operation after producer has been closed";
     /** KafkaProducer's words for the same refusal. */
@@ -147,7 +145,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         KafkaClientsRange.requireSupported();
         this.settings = ProducerSettings.parse(configs, keySerializer, valueSerializer);
         ProducerConfig kafka = settings.kafkaConfig();
-        String clientId = settings.clientId(CLIENT_INDEX.incrementAndGet());
+        String clientId = settings.clientId();
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
             this.metrics = resources.openMetrics(clientId, kafka, JMX_PREFIX);

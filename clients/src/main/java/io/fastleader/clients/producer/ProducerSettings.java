@@ -126,10 +126,12 @@ public final class ProducerSettings implements ClusterSettings {
         return FastLeaderConfigs.bootstrapServers(kafka);
     }
 
-    /** {@code client.id}, or a generated {@code producer-N} when none was given. */
-    public String clientId(int generatedIndex) {
-        String clientId = kafka.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
-        return clientId == null || clientId.isEmpty() ? "fastleader-producer-" + generatedIndex : clientId;
+    /**
+     * {@code client.id}: when none was given, the one kafka-clients' {@code ProducerConfig} gives,
+     * {@code producer-<transactional.id>} or {@code producer-N} from the sequence {@code KafkaProducer}s share.
+     */
+    public String clientId() {
+        return kafka.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
     }
 
     /**

@@ -104,6 +104,15 @@ class ProducerSettingsTest {
     }
 
     @Test
+    void testAProducerGivenNoClientIdIsNamedAsKafkaProducerIs() {
+        assertThat(ProducerSettings.parse(configs, null, null).clientId()).matches("producer-\\d+");
+
+        configs.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "orders-tx");
+
+        assertThat(ProducerSettings.parse(configs, null, null).clientId()).isEqualTo("producer-orders-tx");
+    }
+
+    @Test
     void testBadFastleaderValueFailsNamingKeyAndValue() {
         configs.put(FastLeaderConfigs.LEADER_HINTS_ENABLED, "maybe");
 
