@@ -86,6 +86,10 @@ public final class ClientTelemetry implements AutoCloseable {
     /** The broker pushed to, kept while it answers, as kafka-clients keeps it. */
     private int node = NO_NODE;
     private ScheduledFuture<?> wakeup;
+    /** A request sent and its answer or failure not yet handed back to the reporter. */
+    private boolean requestInFlight;
+    /** The reporter was told the client is closing: its next push is the terminating one. */
+    private boolean closeInitiated;
     private boolean terminatingPushInFlight;
 
     private ClientTelemetry(ClientTelemetryReporter reporter) {
@@ -174,9 +178,8 @@ public final class ClientTelemetry implements AutoCloseable {
             return;
         }
         closing = true;
-        initiateClose(reporter);
         try {
-            metadata.executor().execute(this::pushIfDue);
+            metadata.executor().execute(this::initiateCloseUnlessRequestInFlight);
             closed.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException metadataClosed) {
             // Nothing can be sent any more.
@@ -196,6 +199,30 @@ public final class ClientTelemetry implements AutoCloseable {
         closed.complete(null);
     }
 
+    /**
+     * Tells the reporter the client is closing and sends the terminating push, unless a request is
+     * in flight: then once its answer is handed back ({@link #answered}). The reporter of kafka-clients
+     * 3.x, told while a push is in flight, takes that push's answer as a move it refuses, and then
+     * disables itself without making the terminating push. Runs on the metadata thread.
+     */
+    private void initiateCloseUnlessRequestInFlight() {
+        if (!requestInFlight && !closeInitiated) {
+            closeInitiated = true;
+            initiateClose(reporter);
+            pushIfDue();
+        }
+    }
+
+    /** After a request's answer or failure was handed back to the reporter: the close waiting for it, or the next request. */
+    private void answered() {
+        requestInFlight = false;
+        if (closing && !closeInitiated) {
+            initiateCloseUnlessRequestInFlight();
+        } else {
+            pushIfDue();
+        }
+    }
+
     /** Sends the request the reporter has due, or sets a wakeup for when one will be. Runs on the metadata thread. */
     private void pushIfDue() {
         if (stopped) {
@@ -204,7 +231,7 @@ public final class ClientTelemetry implements AutoCloseable {
         ClientTelemetrySender sender = reporter.telemetrySender();
         long waitMs = sender.timeToNextUpdate(requestTimeoutMs);
         if (waitMs > 0) {
-            if (closing && !terminatingPushInFlight) {
+            if (closeInitiated && !terminatingPushInFlight) {
                 closed.complete(null);
             } else {
                 wakeAfter(waitMs);
@@ -213,7 +240,7 @@ public final class ClientTelemetry implements AutoCloseable {
         }
         int target = readyNode();
         if (target == NO_NODE) {
-            if (closing) {
+            if (closeInitiated) {
                 // No broker to take the last metrics: the close does not wait for one.
                 closed.complete(null);
             } else {
@@ -233,13 +260,14 @@ public final class ClientTelemetry implements AutoCloseable {
 
     private void send(int target, AbstractRequest request, ClientTelemetrySender sender) {
         if (request instanceof GetTelemetrySubscriptionsRequest subscriptions) {
-            if (closing) {
+            if (closeInitiated) {
                 // A subscription is of no use to a client closing: nothing more is sent.
                 closed.complete(null);
                 return;
             }
             GetTelemetrySubscriptionsRequestData wire = new GetTelemetrySubscriptionsRequestData()
                     .setClientInstanceId(subscriptions.data().clientInstanceId());
+            requestInFlight = true;
             pool.send(target, ApiKey.GET_TELEMETRY_SUBSCRIPTIONS, wire).whenCompleteAsync((answer, error) -> {
                 if (stopped) {
                     return;
@@ -249,7 +277,7 @@ public final class ClientTelemetry implements AutoCloseable {
                 } else {
                     failed(error, sender::handleFailedGetTelemetrySubscriptionsRequest);
                 }
-                pushIfDue();
+                answered();
             }, metadata.executor());
         } else if (request instanceof PushTelemetryRequest push) {
             org.apache.kafka.common.message.PushTelemetryRequestData data = push.data();
@@ -260,6 +288,7 @@ public final class ClientTelemetry implements AutoCloseable {
                     .setCompressionType(data.compressionType())
                     .setMetrics(pushedMetrics(data));
             terminatingPushInFlight = data.terminating();
+            requestInFlight = true;
             pool.send(target, ApiKey.PUSH_TELEMETRY, wire).whenCompleteAsync((answer, error) -> {
                 if (stopped) {
                     return;
@@ -276,7 +305,7 @@ public final class ClientTelemetry implements AutoCloseable {
                     terminatingPushInFlight = false;
                     closed.complete(null);
                 }
-                pushIfDue();
+                answered();
             }, metadata.executor());
         } else {
             throw new IllegalStateException("Client telemetry made a request it never makes: " + request.getClass().getName());
