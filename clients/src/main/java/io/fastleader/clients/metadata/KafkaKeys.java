@@ -110,10 +110,15 @@ public final class KafkaKeys {
      * the value fastleader acts as, with its value (a password hidden) and what is not done.
      */
     static List<String> notBuilt(AbstractConfig kafka, ConfigDef definition, Clients client) {
+        return notBuilt(TABLE, kafka, definition, client);
+    }
+
+    /** {@link #notBuilt(AbstractConfig, ConfigDef, Clients)} by {@code table}'s treatments. */
+    static List<String> notBuilt(Map<String, Key> table, AbstractConfig kafka, ConfigDef definition, Clients client) {
         Map<String, Object> defaults = definition.defaultValues();
         List<String> warnings = new ArrayList<>();
         for (String name : new TreeSet<>(kafka.originals().keySet())) {
-            Key key = TABLE.get(name);
+            Key key = table.get(name);
             if (key == null || key.treatment() != Treatment.NOT_BUILT || !key.clients().includes(client)
                     || !definition.names().contains(name)) {
                 continue;
@@ -207,8 +212,8 @@ public final class KafkaKeys {
             honoured("metrics.recording.level", Clients.BOTH),
             honoured("metrics.sample.window.ms", Clients.BOTH),
             honoured("partition.assignment.strategy", Clients.CONSUMER),
-            notBuilt("partitioner.adaptive.partitioning.enable", Clients.PRODUCER, "records without a key are spread evenly over the partitions that have a leader, as with false", "false"),
-            notBuilt("partitioner.availability.timeout.ms", Clients.PRODUCER, "a partition whose leader is slow to take batches is not skipped; only partitions without a leader are"),
+            honoured("partitioner.adaptive.partitioning.enable", Clients.PRODUCER, "a retried batch at a queue's front leaves the queue's length as it was, so a leader move does not make a partition look slow"),
+            honoured("partitioner.availability.timeout.ms", Clients.PRODUCER),
             partly("partitioner.class", Clients.PRODUCER, "built and called, told of new batches where 3.x tells it (onNewBatch); the Cluster it is given holds the record's topic only, where kafka-clients' holds every topic the producer knows"),
             honoured("partitioner.ignore.keys", Clients.PRODUCER),
             honoured("partitioner.rack.aware", Clients.PRODUCER),
@@ -316,13 +321,5 @@ public final class KafkaKeys {
 
     private static Key partly(String name, Clients clients, String notDone) {
         return new Key(name, clients, Treatment.PARTLY, notDone, null);
-    }
-
-    private static Key notBuilt(String name, Clients clients, String notDone) {
-        return new Key(name, clients, Treatment.NOT_BUILT, notDone, null);
-    }
-
-    private static Key notBuilt(String name, Clients clients, String notDone, String actsAs) {
-        return new Key(name, clients, Treatment.NOT_BUILT, notDone, actsAs);
     }
 }

@@ -166,7 +166,6 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             configured.forEach(interceptor -> resources.monitor(interceptor, metrics, ProducerConfig.INTERCEPTOR_CLASSES_CONFIG));
             this.interceptors = resources.register(new Interceptors<>(configured));
             this.partitionerRack = settings.partitionerRack();
-            this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound));
             ClusterLink cluster = resources.openCluster(clientId, settings, metrics, ProducerMetrics.KAFKA_GROUP,
                     ProducerMetrics.NODE_GROUP, opened -> opened::inUse);
             this.pool = cluster.pool();
@@ -184,6 +183,9 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
                     producerMetrics, cache::leaderEpoch, slowBatches.isOn());
             this.sender = new Sender(accumulator, metadata, pool, settings, EpochBackoff.of(settings.metadataConfig()),
                     producerMetrics, slowBatches, clockMs);
+            this.stickyPartitioner = new StickyPartitioner(settings.batchSize(), bound -> ThreadLocalRandom.current().nextInt(bound),
+                    settings.partitionerAdaptive() ? new QueueLoads(accumulator, cache, sender.availability())
+                            : StickyPartitioner.PartitionLoads.NONE);
             this.transactions = sender.transactions();
             this.transactionalCalls = new TransactionalCalls(sender, settings.idempotent(), settings.maxBlockMs(), producerMetrics, closed::get);
             sender.start();

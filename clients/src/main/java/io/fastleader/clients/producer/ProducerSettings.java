@@ -243,6 +243,19 @@ public final class ProducerSettings implements ClusterSettings {
         return rackAware && rack instanceof String named && !named.isEmpty() ? named : null;
     }
 
+    /** {@code partitioner.adaptive.partitioning.enable}: unkeyed records go less to partitions whose queues are longer. */
+    public boolean partitionerAdaptive() {
+        return kafka.getBoolean(ProducerConfig.PARTITIONER_ADPATIVE_PARTITIONING_ENABLE_CONFIG);
+    }
+
+    /**
+     * {@code partitioner.availability.timeout.ms}: how long a leader may have batches ready without
+     * taking any before the adaptive partitioner leaves its partitions out; 0 never does.
+     */
+    public long partitionerAvailabilityTimeoutMs() {
+        return kafka.getLong(ProducerConfig.PARTITIONER_AVAILABILITY_TIMEOUT_MS_CONFIG);
+    }
+
     /** {@code partitioner.ignore.keys}: keyed records are spread as unkeyed ones are. */
     public boolean partitionerIgnoreKeys() {
         return partitionerIgnoreKeys;

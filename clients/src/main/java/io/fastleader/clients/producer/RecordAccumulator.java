@@ -3,6 +3,7 @@ package io.fastleader.clients.producer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.Iterator;
@@ -48,6 +49,8 @@ public final class RecordAccumulator {
     private final MemoryBudget memory;
     private final boolean notesPhases;
     private final Map<TopicPartition, BatchQueue> queues = new ConcurrentHashMap<>();
+    /** Each topic's queues by partition, a slot null until its partition has one: where the partitioner reads their loads. */
+    private final Map<String, BatchQueue[]> queuesByTopic = new ConcurrentHashMap<>();
     // Batches that hold memory: queued or in flight. Flush and abort work from this.
     private final Set<ProducerBatch> incomplete = ConcurrentHashMap.newKeySet();
     private final AtomicInteger flushesInProgress = new AtomicInteger();
@@ -92,7 +95,7 @@ public final class RecordAccumulator {
      */
     public AppendResult append(TopicPartition partition, long timestampMs, byte[] key, byte[] value, Header[] headers,
                                Callback callback, long maxBlockMs, LongSupplier clockMs) throws InterruptedException {
-        BatchQueue queue = queues.computeIfAbsent(partition, p -> new BatchQueue());
+        BatchQueue queue = queueOf(partition);
         if (config.bufferAllocation() == BufferAllocation.INCREMENTAL) {
             AppendResult appended = appendToLastGrowing(queue, timestampMs, key, value, headers, callback, maxBlockMs);
             if (appended != null) {
@@ -212,6 +215,35 @@ public final class RecordAccumulator {
         return Math.min(wanted, batch.growableBytes());
     }
 
+    /** The partition's queue, made (and listed under its topic) by the first batch that needs it. */
+    private BatchQueue queueOf(TopicPartition partition) {
+        BatchQueue queue = queues.get(partition);
+        return queue != null ? queue : queues.computeIfAbsent(partition, this::newQueue);
+    }
+
+    private BatchQueue newQueue(TopicPartition partition) {
+        BatchQueue queue = new BatchQueue();
+        queuesByTopic.compute(partition.topic(), (topic, byPartition) -> {
+            BatchQueue[] grown = byPartition == null ? new BatchQueue[partition.partition() + 1]
+                    : Arrays.copyOf(byPartition, Math.max(byPartition.length, partition.partition() + 1));
+            grown[partition.partition()] = queue;
+            return grown;
+        });
+        return queue;
+    }
+
+    /**
+     * How many batches the partition's queue held at the sender's last look, as the built-in
+     * partitioner's adaptive choice weighs partitions (KIP-794): 0 for an empty queue, -1 for a
+     * partition no batch has been made for. A queue whose front batch is a retry keeps the length
+     * it had before the retry came back.
+     */
+    public int queueLoad(String topic, int partition) {
+        BatchQueue[] byPartition = queuesByTopic.get(topic);
+        BatchQueue queue = byPartition == null || partition >= byPartition.length ? null : byPartition[partition];
+        return queue == null ? -1 : queue.load;
+    }
+
     /**
      * Whether a record appended to the partition now would start a new batch: it has none open, or
      * the last has no room for the record (and so closes for appends, as one that refuses a record
@@ -291,7 +323,12 @@ public final class RecordAccumulator {
                     first = queue.peekFirst();
                 }
                 if (first == null) {
+                    queue.noteLoad(0);
                     continue;
+                }
+                if (first.attempts() == 0) {
+                    // A retry at the front keeps the load from before: a leader move does not make the partition look slow.
+                    queue.noteLoad(queue.size());
                 }
                 long untilExpiryMs = first.createdMs() + config.deliveryTimeoutMs() - nowMs;
                 nextCheckDelayMs = Math.min(nextCheckDelayMs, Math.max(0, untilExpiryMs));
@@ -383,7 +420,7 @@ public final class RecordAccumulator {
      * others did.
      */
     public void reenqueue(ProducerBatch batch) {
-        BatchQueue queue = queues.computeIfAbsent(batch.topicPartition(), p -> new BatchQueue());
+        BatchQueue queue = queueOf(batch.topicPartition());
         synchronized (queue) {
             // Read under the queue's monitor: if abortAll has not set it yet, its pass over this
             // queue, which comes after, finds the batch.
@@ -515,6 +552,15 @@ public final class RecordAccumulator {
 
         /** The phase every batch in it was noted waiting in; null when one that joined since may be in another. */
         private BatchPhase noted;
+        /** Its length at the sender's last look ({@link #queueLoad}); written by that thread, read by appenders. */
+        private volatile int load;
+
+        /** Notes its length; written only when it changed, as the sender looks at every queue at every pass. */
+        void noteLoad(int length) {
+            if (load != length) {
+                load = length;
+            }
+        }
 
         /** From {@code nowMs} on, every batch in it waits in {@code phase}. */
         void noteWaiting(BatchPhase phase, long nowMs) {

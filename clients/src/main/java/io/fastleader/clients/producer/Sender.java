@@ -33,6 +33,7 @@ import io.fastleader.clients.metadata.ClusterMetadata;
 import io.fastleader.clients.metadata.EpochBackoff;
 import io.fastleader.clients.metadata.LeaderCache;
 import io.fastleader.clients.metadata.LeaderMoves;
+import io.fastleader.clients.metadata.PartitionLeadership;
 import io.fastleader.clients.metadata.Refusal;
 import io.fastleader.clients.network.BrokerConnection;
 import io.fastleader.clients.network.ConnectionPool;
@@ -113,6 +114,7 @@ public final class Sender {
     private final LongSupplier clockMs;
     /** Null without idempotence. */
     private final ProducerIdentity identity;
+    private final BrokerAvailability availability;
     /** Null without {@code transactional.id}. */
     private final String transactionalId;
     /** Null without {@code transactional.id}. */
@@ -171,6 +173,7 @@ public final class Sender {
         this.clockMs = clockMs;
         this.transactionalId = settings.transactionalId();
         this.identity = settings.idempotent() ? new ProducerIdentity(transactionalId != null) : null;
+        this.availability = new BrokerAvailability(settings.partitionerAdaptive() ? settings.partitionerAvailabilityTimeoutMs() : 0);
         if (transactionalId != null) {
             this.transactions = new Transactions(transactionalId, settings.transactionTimeoutMs(), settings.retryBackoffMs(),
                     identity::initialized);
@@ -434,9 +437,36 @@ public final class Sender {
         }
         boolean sent = false;
         for (Map.Entry<Integer, List<TopicPartition>> entry : plan.byLeader().entrySet()) {
-            sent |= send(entry.getKey(), entry.getValue(), nowMs);
+            boolean took = send(entry.getKey(), entry.getValue(), nowMs);
+            if (took && availability.isOn()) {
+                availability.noteReady(entry.getKey(), true, nowMs);
+            }
+            sent |= took;
+        }
+        if (availability.isOn()) {
+            noteLeadersThatTookNothing(plan.held(), nowMs);
         }
         return sent ? 0 : waitMs;
+    }
+
+    /**
+     * Notes, for {@code partitioner.availability.timeout.ms}, the leaders of the held partitions
+     * whose batches wait for room at that leader ({@link BatchPhase#QUEUED}): ready, and taking
+     * none. A partition held for its transaction, its metadata, or batches still in flight to
+     * another node says nothing of its leader.
+     */
+    private void noteLeadersThatTookNothing(Map<TopicPartition, BatchPhase> held, long nowMs) {
+        held.forEach((partition, phase) -> {
+            PartitionLeadership leadership = phase == BatchPhase.QUEUED ? cache.routable(partition) : null;
+            if (leadership != null) {
+                availability.noteReady(leadership.leaderId(), false, nowMs);
+            }
+        });
+    }
+
+    /** Which brokers the adaptive partitioner may draw a new sticky partition's leader among. */
+    BrokerAvailability availability() {
+        return availability;
     }
 
     /**

@@ -22,23 +22,60 @@ import org.apache.kafka.common.utils.Utils;
  * 16 KiB of records, the rest starting a second batch), so nearly every other batch would carry a
  * handful of records. At twice {@code batch.size} the stint ends whatever the batches, as a cap.
  *
- * <p>Adaptive partitioning (weighting partitions by their queue sizes) is not done: unkeyed records
- * are spread uniformly. Thread-safe: each topic's stint is replaced atomically, and a record whose
- * stint another thread has ended meanwhile still goes to that stint's partition.
+ * <p>Adaptive partitioning ({@code partitioner.adaptive.partitioning.enable}, on by default), as
+ * {@code KafkaProducer} does it: once every partition of the topic has had a batch, a new stint's
+ * partition is drawn with a weight of the longest queue's length plus one, less the partition's own
+ * queue length ({@link PartitionLoads}), so partitions whose brokers take batches slowly get fewer
+ * records; partitions whose leader has had batches ready for {@code partitioner.availability.timeout.ms}
+ * without taking any are left out. Without it, or before, the draw is uniform.
+ *
+ * <p>Thread-safe: each topic's stint is replaced atomically, and a record whose stint another thread
+ * has ended meanwhile still goes to that stint's partition.
  */
 public final class StickyPartitioner {
 
     private final int batchSize;
     private final IntUnaryOperator random;
+    private final PartitionLoads loads;
     private final Map<String, AtomicReference<Stint>> stintByTopic = new ConcurrentHashMap<>();
+
+    /** A partitioner whose draw is uniform: no partition loads are known. */
+    public StickyPartitioner(int batchSize, IntUnaryOperator random) {
+        this(batchSize, random, PartitionLoads.NONE);
+    }
 
     /**
      * @param batchSize {@code batch.size}: bytes appended to a sticky partition before its stint may end
      * @param random    given a bound n, a uniform int in [0, n)
+     * @param loads     what the adaptive draw weighs partitions by; {@link PartitionLoads#NONE} for a uniform draw
      */
-    public StickyPartitioner(int batchSize, IntUnaryOperator random) {
+    public StickyPartitioner(int batchSize, IntUnaryOperator random, PartitionLoads loads) {
         this.batchSize = batchSize;
         this.random = random;
+        this.loads = loads;
+    }
+
+    /** What the adaptive draw reads of a topic's partitions (KIP-794). */
+    public interface PartitionLoads {
+
+        /** No loads: every draw is uniform, as with {@code partitioner.adaptive.partitioning.enable=false}. */
+        PartitionLoads NONE = new PartitionLoads() {
+            @Override
+            public int queueLength(String topic, int partition) {
+                return -1;
+            }
+
+            @Override
+            public boolean leaderAvailable(String topic, int partition) {
+                return true;
+            }
+        };
+
+        /** The batches queued for the partition when the sender last looked; -1 if it never had one, which makes the draw uniform. */
+        int queueLength(String topic, int partition);
+
+        /** False when the partition's leader has had batches ready for {@code partitioner.availability.timeout.ms} without taking any. */
+        boolean leaderAvailable(String topic, int partition);
     }
 
     /** A partition that unkeyed records of a topic go to, and the bytes appended to it so far. */
@@ -82,7 +119,7 @@ public final class StickyPartitioner {
                     && !(stint.endsAtNextBatch && startsNewBatch.test(stint.partition))) {
                 return stint;
             }
-            Stint next = new Stint(nextPartition(partitions, hasLeader, leaderInRack));
+            Stint next = new Stint(nextPartition(topic, partitions, hasLeader, leaderInRack));
             if (current.compareAndSet(stint, next)) {
                 return next;
             }
@@ -105,8 +142,19 @@ public final class StickyPartitioner {
         }
     }
 
-    /** A partition led in the rack if there is one, else one with a leader, else any: as kafka-clients 4.4's built-in partitioner picks. */
-    private int nextPartition(int partitions, IntPredicate hasLeader, IntPredicate leaderInRack) {
+    /**
+     * A new stint's partition: drawn by load ({@link #drawByLoad}) when every partition of the topic
+     * has a queue length, else uniformly among those led in the rack if there are any, else among
+     * those with a leader, else among all, as kafka-clients 4.4's built-in partitioner draws.
+     */
+    private int nextPartition(String topic, int partitions, IntPredicate hasLeader, IntPredicate leaderInRack) {
+        int[] lengths = queueLengths(topic, partitions);
+        if (lengths != null) {
+            int drawn = drawByLoad(topic, partitions, lengths, hasLeader, leaderInRack);
+            if (drawn >= 0) {
+                return drawn;
+            }
+        }
         int[] led = new int[partitions];
         int count = 0;
         int[] ledInRack = new int[partitions];
@@ -123,5 +171,60 @@ public final class StickyPartitioner {
             return ledInRack[random.applyAsInt(inRack)];
         }
         return count == 0 ? random.applyAsInt(partitions) : led[random.applyAsInt(count)];
+    }
+
+    /** Each partition's queue length, or null when one has none yet: the draw is uniform until each has had a batch. */
+    private int[] queueLengths(String topic, int partitions) {
+        int[] lengths = new int[partitions];
+        for (int index = 0; index < partitions; index++) {
+            lengths[index] = loads.queueLength(topic, index);
+            if (lengths[index] < 0) {
+                return null;
+            }
+        }
+        return lengths;
+    }
+
+    /**
+     * The adaptive draw among the partitions with an available leader, those led in the rack if
+     * there are any: each weighs the longest of their queues plus one, less its own queue's length.
+     * Returns -1 when no partition has an available leader.
+     */
+    private int drawByLoad(String topic, int partitions, int[] lengths, IntPredicate hasLeader, IntPredicate leaderInRack) {
+        int[] candidates = new int[partitions];
+        int count = 0;
+        int[] candidatesInRack = new int[partitions];
+        int inRack = 0;
+        for (int index = 0; index < partitions; index++) {
+            if (hasLeader.test(index) && loads.leaderAvailable(topic, index)) {
+                candidates[count++] = index;
+                if (leaderInRack.test(index)) {
+                    candidatesInRack[inRack++] = index;
+                }
+            }
+        }
+        if (count == 0) {
+            return -1;
+        }
+        return inRack > 0 ? drawWeighted(candidatesInRack, inRack, lengths) : drawWeighted(candidates, count, lengths);
+    }
+
+    private int drawWeighted(int[] candidates, int count, int[] lengths) {
+        int longest = 0;
+        for (int i = 0; i < count; i++) {
+            longest = Math.max(longest, lengths[candidates[i]]);
+        }
+        int total = 0;
+        for (int i = 0; i < count; i++) {
+            total += longest + 1 - lengths[candidates[i]];
+        }
+        int drawn = random.applyAsInt(total);
+        for (int i = 0; i < count; i++) {
+            drawn -= longest + 1 - lengths[candidates[i]];
+            if (drawn < 0) {
+                return candidates[i];
+            }
+        }
+        throw new IllegalStateException("A weighted draw fell past its candidates");
     }
 }

@@ -238,6 +238,45 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void testAQueuesLoadIsItsLengthAtTheLastReadyCheck() throws Exception {
+        for (int batch = 0; batch < 3; batch++) {
+            append(TP0, BATCH_SIZE, 0);
+        }
+        assertThat(accumulator.queueLoad("orders", 0)).as("before any ready check").isZero();
+
+        accumulator.ready(0);
+        drainOne(accumulator, TP0, 0);
+        assertThat(accumulator.queueLoad("orders", 0)).as("at the last ready check").isEqualTo(3);
+
+        accumulator.ready(0);
+        assertThat(accumulator.queueLoad("orders", 0)).isEqualTo(2);
+    }
+
+    @Test
+    void testAPartitionNoBatchWasMadeForHasNoLoad() throws Exception {
+        append(TP0, 10, 0);
+        accumulator.ready(0);
+
+        assertThat(accumulator.queueLoad("orders", 1)).isEqualTo(-1);
+        assertThat(accumulator.queueLoad("payments", 0)).isEqualTo(-1);
+    }
+
+    @Test
+    void testARetryAtTheFrontOfAQueueLeavesItsLoadAsItWas() throws Exception {
+        append(TP0, BATCH_SIZE, 0);
+        append(TP0, BATCH_SIZE, 0);
+        accumulator.ready(0);
+        ProducerBatch refused = drainOne(accumulator, TP0, 0);
+        refused.markSent(5);
+        append(TP0, BATCH_SIZE, 0);
+
+        accumulator.reenqueue(refused);
+        accumulator.ready(0);
+
+        assertThat(accumulator.queueLoad("orders", 0)).as("three queued behind a leader move, counted as before it").isEqualTo(2);
+    }
+
+    @Test
     void testRetriedBatchGoesBackAtHeadOfItsPartition() throws Exception {
         append(TP0, 10, 0);
         ProducerBatch sent = drainOne(accumulator, TP0, 0);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
 
@@ -139,6 +140,86 @@ class StickyPartitionerTest {
         partitioner.stintForUnkeyed("orders", 6, ALL_LED, NO_RACK, FITS);
 
         assertThat(partitioner.stintForUnkeyed("orders", 3, ALL_LED, NO_RACK, FITS).partition()).isEqualTo(1);
+    }
+
+    @Test
+    void testAnAdaptiveDrawWeighsEachPartitionByTheLongestQueuePlusOneLessItsOwn() {
+        int[] lengths = {5, 0, 3, 0, 1};
+        AtomicInteger next = new AtomicInteger();
+        // Every value of the draw once, in turn: each partition comes up as often as its weight.
+        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> next.getAndIncrement() % bound, loads(lengths, index -> true));
+        int[] drawn = new int[lengths.length];
+
+        for (int draw = 0; draw < 2 * 21; draw++) {
+            drawn[newStint(partitioner, lengths.length, ALL_LED, NO_RACK)]++;
+        }
+
+        assertThat(drawn).containsExactly(2, 12, 6, 12, 10);
+    }
+
+    @Test
+    void testTheDrawIsUniformUntilEveryPartitionHasHadABatch() {
+        List<Integer> bounds = new ArrayList<>();
+        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> {
+            bounds.add(bound);
+            return bound - 1;
+        }, loads(new int[] {4, 0, -1}, index -> true));
+
+        assertThat(newStint(partitioner, 3, ALL_LED, NO_RACK)).isEqualTo(2);
+        assertThat(bounds).as("one draw among the three partitions, unweighted").containsExactly(3);
+    }
+
+    @Test
+    void testAPartitionWhoseLeaderIsUnavailableIsNotDrawn() {
+        List<Integer> drawn = new ArrayList<>();
+        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> 0, loads(new int[] {0, 0, 0}, index -> index != 0));
+
+        for (int draw = 0; draw < 3; draw++) {
+            drawn.add(newStint(partitioner, 3, ALL_LED, NO_RACK));
+        }
+
+        assertThat(drawn).containsOnly(1);
+    }
+
+    @Test
+    void testWithEveryLeaderUnavailableTheDrawIsAmongThePartitionsWithALeader() {
+        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> bound - 1, loads(new int[] {0, 0, 0}, index -> false));
+
+        assertThat(newStint(partitioner, 3, index -> index != 2, NO_RACK)).isEqualTo(1);
+    }
+
+    @Test
+    void testAnAdaptiveDrawPrefersThePartitionsLedInTheRack() {
+        List<Integer> bounds = new ArrayList<>();
+        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> {
+            bounds.add(bound);
+            return bound - 1;
+        }, loads(new int[] {0, 2, 0, 1}, index -> true));
+
+        assertThat(newStint(partitioner, 4, ALL_LED, index -> index == 1 || index == 3)).isEqualTo(3);
+        assertThat(bounds).as("weights 2 and 1: the longest of the rack's queues plus one, less each").containsExactly(3);
+    }
+
+    /** The partition of a new stint of topic "orders", the last one having ended. */
+    private static int newStint(StickyPartitioner partitioner, int partitions, IntPredicate hasLeader, IntPredicate inRack) {
+        StickyPartitioner.Stint stint = partitioner.stintForUnkeyed("orders", partitions, hasLeader, inRack, STARTS_A_BATCH);
+        partitioner.appended("orders", stint, 1, true);
+        return stint.partition();
+    }
+
+    /** Queue lengths by partition (-1: no queue yet) and whose leaders are available. */
+    private static StickyPartitioner.PartitionLoads loads(int[] lengths, IntPredicate available) {
+        return new StickyPartitioner.PartitionLoads() {
+            @Override
+            public int queueLength(String topic, int partition) {
+                return lengths[partition];
+            }
+
+            @Override
+            public boolean leaderAvailable(String topic, int partition) {
+                return available.test(partition);
+            }
+        };
     }
 
     /** A random source that gives {@code values} in turn. */
