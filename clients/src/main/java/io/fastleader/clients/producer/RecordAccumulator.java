@@ -173,6 +173,7 @@ public final class RecordAccumulator {
         int reserved = 0;
         try {
             while (true) {
+                int growth;
                 synchronized (queue) {
                     ProducerBatch last = queue.peekLast();
                     if (reserved > 0 && last == growing && !last.isFull()) {
@@ -187,12 +188,12 @@ public final class RecordAccumulator {
                         return appended;
                     }
                     growing = last;
+                    growth = growthBytes(last);
                 }
                 if (reserved > 0) {
                     memory.release(reserved, null);
                     reserved = 0;
                 }
-                int growth = growthBytes(growing);
                 memory.reserveToGrow(growth, maxBlockMs);
                 reserved = growth;
             }
@@ -205,7 +206,7 @@ public final class RecordAccumulator {
 
     /**
      * How many bytes a batch short of memory for a record grows by: what it lacks, in whole first
-     * pieces, and at least as much as it holds, up to its write limit. Doubling keeps the copies of
+     * pieces, and at least as much as it holds, up to its write limit. Caller holds the queue's monitor. Doubling keeps the copies of
      * a growing batch to about its own size in all; memory in use stays within twice what is written.
      */
     private static int growthBytes(ProducerBatch batch) {
