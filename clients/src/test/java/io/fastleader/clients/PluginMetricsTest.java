@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -12,24 +11,12 @@ import java.util.TreeSet;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerInterceptor;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerInterceptor;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.Measurable;
-import org.apache.kafka.common.metrics.Monitorable;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -65,9 +52,9 @@ class PluginMetricsTest {
     void testAConsumersMonitorablePluginsAddTheMetricsTheyAddToKafkaConsumer() {
         Map<String, Object> config = Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, MonitoredDeserializer.class,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, MonitoredPlugins.MonitoredDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, MonitoredConsumerInterceptor.class.getName());
+                ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, MonitoredPlugins.MonitoredConsumerInterceptor.class.getName());
 
         Set<String> kafka = pluginMetricsOf(new KafkaConsumer<>(config));
         Set<String> fastLeader = pluginMetricsOf(new FastLeaderConsumer<>(config));
@@ -91,10 +78,10 @@ class PluginMetricsTest {
     private static Map<String, Object> producerConfig() {
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, MonitoredSerializer.class);
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, MonitoredSerializer.class);
-        config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, MonitoredPartitioner.class);
-        config.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, MonitoredProducerInterceptor.class.getName());
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, MonitoredPlugins.MonitoredSerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, MonitoredPlugins.MonitoredSerializer.class);
+        config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, MonitoredPlugins.MonitoredPartitioner.class);
+        config.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, MonitoredPlugins.MonitoredProducerInterceptor.class.getName());
         return config;
     }
 
@@ -114,94 +101,5 @@ class PluginMetricsTest {
             throw new IllegalStateException(e);
         }
         return names;
-    }
-
-    /** Adds one metric, tagged with what kind of plugin it is, as a monitored plugin would. */
-    private static void addMetric(PluginMetrics metrics, String plugin) {
-        LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-        tags.put("plugin", plugin);
-        metrics.addMetric(metrics.metricName("added-total", "A metric a plugin added", tags), (Measurable) (config, now) -> 1);
-    }
-
-    public static final class MonitoredSerializer extends StringSerializer implements Monitorable {
-        @Override
-        public void withPluginMetrics(PluginMetrics metrics) {
-            addMetric(metrics, "serializer");
-        }
-    }
-
-    public static final class MonitoredDeserializer extends StringDeserializer implements Monitorable {
-        @Override
-        public void withPluginMetrics(PluginMetrics metrics) {
-            addMetric(metrics, "deserializer");
-        }
-    }
-
-    public static final class MonitoredPartitioner implements Partitioner, Monitorable {
-        @Override
-        public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes, Cluster cluster) {
-            return 0;
-        }
-
-        @Override
-        public void withPluginMetrics(PluginMetrics metrics) {
-            addMetric(metrics, "partitioner");
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public void configure(Map<String, ?> configs) {
-        }
-    }
-
-    public static final class MonitoredProducerInterceptor implements ProducerInterceptor<String, String>, Monitorable {
-        @Override
-        public ProducerRecord<String, String> onSend(ProducerRecord<String, String> record) {
-            return record;
-        }
-
-        @Override
-        public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
-        }
-
-        @Override
-        public void withPluginMetrics(PluginMetrics metrics) {
-            addMetric(metrics, "interceptor");
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public void configure(Map<String, ?> configs) {
-        }
-    }
-
-    public static final class MonitoredConsumerInterceptor implements ConsumerInterceptor<String, String>, Monitorable {
-        @Override
-        public ConsumerRecords<String, String> onConsume(ConsumerRecords<String, String> records) {
-            return records;
-        }
-
-        @Override
-        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        }
-
-        @Override
-        public void withPluginMetrics(PluginMetrics metrics) {
-            addMetric(metrics, "interceptor");
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public void configure(Map<String, ?> configs) {
-        }
     }
 }

@@ -24,6 +24,8 @@ import io.kroxylicious.testing.kafka.common.KafkaListener;
 import io.kroxylicious.testing.kafka.common.KafkaListenerSource;
 import io.kroxylicious.testing.kafka.common.KeytoolCertificateGenerator;
 import io.kroxylicious.testing.kafka.invm.InVMKafkaCluster;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
 
 /**
@@ -36,6 +38,7 @@ import org.testcontainers.DockerClientFactory;
 final class InJvmCluster implements KafkaTestCluster {
 
     /** The option of Kafka's unsecured OAUTHBEARER login that names the token's subject. */
+    private static final Logger LOG = LoggerFactory.getLogger(InJvmCluster.class);
     private static final String UNSECURED_SUBJECT = "unsecuredLoginStringClaim_sub";
 
     private final ClusterSpec spec;
@@ -255,12 +258,36 @@ final class InJvmCluster implements KafkaTestCluster {
         return nodeId;
     }
 
+    /**
+     * Shuts the brokers down, then lets the controllers stop in the background. The last controller
+     * standing waits out KRaft's graceful shutdown (5 s, fixed in Kafka) for a successor that cannot
+     * be elected any more; nothing of the next test needs it gone, so the next test need not wait.
+     */
     @Override
     public synchronized void close() {
+        if (spec.execution() != Execution.IN_JVM) {
+            closeControllersAndRelays();
+            return;
+        }
         try {
-            if (spec.execution() == Execution.IN_JVM) {
-                InJvmBrokerShutdown.shutDownBrokersBeforeControllers(cluster);
+            InJvmBrokerShutdown.shutDownBrokersBeforeControllers(cluster);
+        } catch (RuntimeException e) {
+            closeControllersAndRelays();
+            throw new IllegalStateException("closing the cluster failed", e);
+        }
+        Thread closer = new Thread(() -> {
+            try {
+                closeControllersAndRelays();
+            } catch (RuntimeException e) {
+                LOG.warn("closing the controllers of a closed cluster failed", e);
             }
+        }, "in-jvm-cluster-controllers-closing");
+        closer.setDaemon(true);
+        closer.start();
+    }
+
+    private void closeControllersAndRelays() {
+        try {
             cluster.close();
         } catch (Exception e) {
             throw new IllegalStateException("closing the cluster failed", e);
