@@ -53,14 +53,15 @@ class PartitionerNewBatchTest {
         Map<String, Object> configs = new HashMap<>();
         configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrap());
         configs.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, NewBatchCountingPartitioner.class);
-        // Each record fills a batch of its own, so each starts a new one.
+        // Each record fills a batch of its own, so each starts a new one: a record of more than the
+        // few bytes a first record's size estimate leaves over never joins the batch before it.
         configs.put(ProducerConfig.BATCH_SIZE_CONFIG, 1);
         configs.put(ProducerConfig.LINGER_MS_CONFIG, 60_000);
         configs.put(FastLeaderConfigs.CONNECTIONS_PREWARM, false);
         producer = new FastLeaderProducer<>(configs, new StringSerializer(), new StringSerializer());
 
         for (int record = 0; record < 3; record++) {
-            producer.send(new ProducerRecord<>("orders", "value-" + record));
+            producer.send(new ProducerRecord<>("orders", "value-" + record + "-" + "x".repeat(100)));
         }
 
         boolean releaseTells = Arrays.stream(Partitioner.class.getMethods()).anyMatch(method -> method.getName().equals("onNewBatch"));
