@@ -97,7 +97,6 @@ final class ChildJvmCluster implements KafkaTestCluster {
     /** A controlled shutdown takes well under a second here; this bounds one that hangs. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
     /** On close every node stops at once and no data is kept, so stragglers are killed sooner. */
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 20;
     /** Kafka's defaults for the KRaft timeouts that metadata lag needs longer. */
@@ -336,8 +335,10 @@ final class ChildJvmCluster implements KafkaTestCluster {
     }
 
     /**
-     * SIGTERM to every node at once, a bounded wait, SIGKILL for the rest, then the directory goes.
-     * Without a controller quorum no node could shut down in a controlled way, so all are killed.
+     * SIGKILL to every node, then the directory goes. The cluster is thrown away, so nothing is
+     * gained by stopping it gracefully, and a graceful stop of every node costs about five seconds:
+     * the last controller standing waits out KRaft's graceful shutdown for a successor that cannot
+     * be elected any more.
      */
     @Override
     public synchronized void close() {
@@ -345,14 +346,6 @@ final class ChildJvmCluster implements KafkaTestCluster {
             return;
         }
         closed = true;
-        if (controllerQuorumRunning()) {
-            List<Process> live = nodes.values().stream().filter(Node::isRunning).map(node -> node.process).toList();
-            live.forEach(Process::destroy);
-            long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
-            for (Process process : live) {
-                awaitExit(process, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            }
-        }
         killChildren();
         relays.close();
         removeShutdownHook();
