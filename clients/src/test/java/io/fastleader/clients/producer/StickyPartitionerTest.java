@@ -94,10 +94,7 @@ class StickyPartitionerTest {
     @Test
     void testUnkeyedRecordsAvoidPartitionsWithoutLeader() {
         List<Integer> bounds = new ArrayList<>();
-        StickyPartitioner partitioner = new StickyPartitioner(1000, bound -> {
-            bounds.add(bound);
-            return bound - 1;
-        });
+        StickyPartitioner partitioner = new StickyPartitioner(1000, lastBelow(bounds));
 
         int partition = partitioner.stintForUnkeyed("orders", 4, index -> index != 3, NO_RACK, FITS).partition();
 
@@ -115,10 +112,7 @@ class StickyPartitionerTest {
     @Test
     void testANewStintTakesAPartitionLedInTheProducersRack() {
         List<Integer> bounds = new ArrayList<>();
-        StickyPartitioner partitioner = new StickyPartitioner(1000, bound -> {
-            bounds.add(bound);
-            return bound - 1;
-        });
+        StickyPartitioner partitioner = new StickyPartitioner(1000, lastBelow(bounds));
 
         int partition = partitioner.stintForUnkeyed("orders", 6, ALL_LED, index -> index == 1 || index == 4, FITS).partition();
 
@@ -160,10 +154,7 @@ class StickyPartitionerTest {
     @Test
     void testTheDrawIsUniformUntilEveryPartitionHasHadABatch() {
         List<Integer> bounds = new ArrayList<>();
-        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> {
-            bounds.add(bound);
-            return bound - 1;
-        }, loads(new int[] {4, 0, -1}, index -> true));
+        StickyPartitioner partitioner = new StickyPartitioner(1, lastBelow(bounds), loads(new int[] {4, 0, -1}, index -> true));
 
         assertThat(newStint(partitioner, 3, ALL_LED, NO_RACK)).isEqualTo(2);
         assertThat(bounds).as("one draw among the three partitions, unweighted").containsExactly(3);
@@ -191,10 +182,7 @@ class StickyPartitionerTest {
     @Test
     void testAnAdaptiveDrawPrefersThePartitionsLedInTheRack() {
         List<Integer> bounds = new ArrayList<>();
-        StickyPartitioner partitioner = new StickyPartitioner(1, bound -> {
-            bounds.add(bound);
-            return bound - 1;
-        }, loads(new int[] {0, 2, 0, 1}, index -> true));
+        StickyPartitioner partitioner = new StickyPartitioner(1, lastBelow(bounds), loads(new int[] {0, 2, 0, 1}, index -> true));
 
         assertThat(newStint(partitioner, 4, ALL_LED, index -> index == 1 || index == 3)).isEqualTo(3);
         assertThat(bounds).as("weights 2 and 1: the longest of the rack's queues plus one, less each").containsExactly(3);
@@ -219,6 +207,14 @@ class StickyPartitionerTest {
             public boolean leaderAvailable(String topic, int partition) {
                 return available.test(partition);
             }
+        };
+    }
+
+    /** A random source that notes each bound it is asked to draw below, and draws the highest value below it. */
+    private static IntUnaryOperator lastBelow(List<Integer> bounds) {
+        return bound -> {
+            bounds.add(bound);
+            return bound - 1;
         };
     }
 
