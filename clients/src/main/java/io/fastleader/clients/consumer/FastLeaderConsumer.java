@@ -529,7 +529,7 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("The timeout cannot be negative.");
         }
-        long deadlineMs = clockMs.getAsLong() + Math.min(timeout.toMillis(), Long.MAX_VALUE / 2);
+        long deadlineMs = calls.deadline(timeout);
         calls.close(() -> {
             if (group.isSubscribed()) {
                 group.leaveOnClose(settings.onClose(leave), timeout);

@@ -26,6 +26,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.MetricsReporter;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsResponse;
@@ -265,20 +266,10 @@ public final class ClientTelemetry implements AutoCloseable {
                 closed.complete(null);
                 return;
             }
-            GetTelemetrySubscriptionsRequestData wire = new GetTelemetrySubscriptionsRequestData()
-                    .setClientInstanceId(subscriptions.data().clientInstanceId());
-            requestInFlight = true;
-            pool.send(target, ApiKey.GET_TELEMETRY_SUBSCRIPTIONS, wire).whenCompleteAsync((answer, error) -> {
-                if (stopped) {
-                    return;
-                }
-                if (error == null) {
-                    sender.handleResponse(new GetTelemetrySubscriptionsResponse(kafkaData((GetTelemetrySubscriptionsResponseData) answer)));
-                } else {
-                    failed(error, sender::handleFailedGetTelemetrySubscriptionsRequest);
-                }
-                answered();
-            }, metadata.executor());
+            sendAndHandBack(target, ApiKey.GET_TELEMETRY_SUBSCRIPTIONS,
+                    new GetTelemetrySubscriptionsRequestData().setClientInstanceId(subscriptions.data().clientInstanceId()),
+                    answer -> sender.handleResponse(new GetTelemetrySubscriptionsResponse(kafkaData((GetTelemetrySubscriptionsResponseData) answer))),
+                    sender::handleFailedGetTelemetrySubscriptionsRequest, false);
         } else if (request instanceof PushTelemetryRequest push) {
             org.apache.kafka.common.message.PushTelemetryRequestData data = push.data();
             PushTelemetryRequestData wire = new PushTelemetryRequestData()
@@ -288,28 +279,38 @@ public final class ClientTelemetry implements AutoCloseable {
                     .setCompressionType(data.compressionType())
                     .setMetrics(pushedMetrics(data));
             terminatingPushInFlight = data.terminating();
-            requestInFlight = true;
-            pool.send(target, ApiKey.PUSH_TELEMETRY, wire).whenCompleteAsync((answer, error) -> {
-                if (stopped) {
-                    return;
-                }
-                if (error == null) {
-                    PushTelemetryResponseData pushed = (PushTelemetryResponseData) answer;
-                    sender.handleResponse(new PushTelemetryResponse(new org.apache.kafka.common.message.PushTelemetryResponseData()
-                            .setThrottleTimeMs(pushed.throttleTimeMs())
-                            .setErrorCode(pushed.errorCode())));
-                } else {
-                    failed(error, sender::handleFailedPushTelemetryRequest);
-                }
-                if (data.terminating()) {
-                    terminatingPushInFlight = false;
-                    closed.complete(null);
-                }
-                answered();
-            }, metadata.executor());
+            sendAndHandBack(target, ApiKey.PUSH_TELEMETRY, wire,
+                    answer -> sender.handleResponse(new PushTelemetryResponse(kafkaData((PushTelemetryResponseData) answer))),
+                    sender::handleFailedPushTelemetryRequest, data.terminating());
         } else {
             throw new IllegalStateException("Client telemetry made a request it never makes: " + request.getClass().getName());
         }
+    }
+
+    /**
+     * Sends {@code wire} to {@code target} and, on the metadata thread, hands its answer to
+     * {@code answered} or its failure to {@code failedWith} ({@link #failed}); the close waits for
+     * a {@code terminating} push's answer. Then the close waiting for the answer goes on, or the
+     * next request due goes ({@link #answered()}).
+     */
+    private void sendAndHandBack(int target, ApiKey api, ApiMessage wire, Consumer<ApiMessage> answered,
+                                 Consumer<KafkaException> failedWith, boolean terminating) {
+        requestInFlight = true;
+        pool.send(target, api, wire).whenCompleteAsync((answer, error) -> {
+            if (stopped) {
+                return;
+            }
+            if (error == null) {
+                answered.accept(answer);
+            } else {
+                failed(error, failedWith);
+            }
+            if (terminating) {
+                terminatingPushInFlight = false;
+                closed.complete(null);
+            }
+            answered();
+        }, metadata.executor());
     }
 
     /**
@@ -358,6 +359,12 @@ public final class ClientTelemetry implements AutoCloseable {
                 // The client is closing: nothing is pushed any more.
             }
         }
+    }
+
+    private static org.apache.kafka.common.message.PushTelemetryResponseData kafkaData(PushTelemetryResponseData answer) {
+        return new org.apache.kafka.common.message.PushTelemetryResponseData()
+                .setThrottleTimeMs(answer.throttleTimeMs())
+                .setErrorCode(answer.errorCode());
     }
 
     private static org.apache.kafka.common.message.GetTelemetrySubscriptionsResponseData kafkaData(

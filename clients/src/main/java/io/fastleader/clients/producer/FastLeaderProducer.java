@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -85,6 +86,8 @@ import io.fastleader.clients.producer.transaction.Transactions;
 public final class FastLeaderProducer<K, V> implements Producer<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FastLeaderProducer.class);
+    /** No partition's leader in the producer's rack: without {@code partitioner.rack.aware}, no lambda per record. */
+    private static final IntPredicate NO_RACK = index -> false;
     /** The JMX domain of the client's MBeans, kafka-clients' own. */
     private static final String JMX_PREFIX = "kafka.producer";
     /** KafkaProducer's words for a send or a transactional call after close. */
@@ -249,7 +252,7 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
             Header[] headerArray = headers.toArray();
             StickyPartitioner.Stint stint = usesStickyPartition(intercepted, key)
                     ? stickyPartitioner.stintForUnkeyed(topic, partitionCount, index -> hasLeader(topic, index),
-                            index -> leaderInRack(topic, index),
+                            partitionerRack == null ? NO_RACK : index -> leaderInRack(topic, index),
                             index -> accumulator.startsNewBatch(new TopicPartition(topic, index), timestamp, key, value, headerArray))
                     : null;
             partition = new TopicPartition(topic, stint != null ? stint.partition() : partition(intercepted, key, value, partitionCount));
@@ -395,11 +398,8 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         return leadership != null && leadership.hasLeader();
     }
 
-    /** Whether the partition's leader is in {@code client.rack}, for {@code partitioner.rack.aware}; never without it. */
+    /** Whether the partition's leader is in {@code client.rack}, for {@code partitioner.rack.aware}. */
     private boolean leaderInRack(String topic, int index) {
-        if (partitionerRack == null) {
-            return false;
-        }
         PartitionLeadership leadership = cache.leadership(new TopicPartition(topic, index));
         BrokerEndpoint leader = leadership == null ? null : cache.node(leadership.leaderId());
         return leader != null && partitionerRack.equals(leader.rack());
