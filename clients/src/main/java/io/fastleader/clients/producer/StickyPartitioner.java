@@ -1,5 +1,6 @@
 package io.fastleader.clients.producer;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -143,34 +144,22 @@ public final class StickyPartitioner {
     }
 
     /**
-     * A new stint's partition: drawn by load ({@link #drawByLoad}) when every partition of the topic
-     * has a queue length, else uniformly among those led in the rack if there are any, else among
-     * those with a leader, else among all, as kafka-clients 4.4's built-in partitioner draws.
+     * A new stint's partition, as kafka-clients 4.4's built-in partitioner draws it: by load
+     * ({@link #drawWeighted}) among the partitions with an available leader when every partition of
+     * the topic has a queue length, else uniformly among those with a leader, else among all; in
+     * either draw, among those led in the rack if there are any.
      */
     private int nextPartition(String topic, int partitions, IntPredicate hasLeader, IntPredicate leaderInRack) {
         int[] lengths = queueLengths(topic, partitions);
         if (lengths != null) {
-            int drawn = drawByLoad(topic, partitions, lengths, hasLeader, leaderInRack);
-            if (drawn >= 0) {
-                return drawn;
+            int[] available = candidates(partitions, index -> hasLeader.test(index) && loads.leaderAvailable(topic, index),
+                    leaderInRack);
+            if (available.length > 0) {
+                return drawWeighted(available, lengths);
             }
         }
-        int[] led = new int[partitions];
-        int count = 0;
-        int[] ledInRack = new int[partitions];
-        int inRack = 0;
-        for (int index = 0; index < partitions; index++) {
-            if (hasLeader.test(index)) {
-                led[count++] = index;
-                if (leaderInRack.test(index)) {
-                    ledInRack[inRack++] = index;
-                }
-            }
-        }
-        if (inRack > 0) {
-            return ledInRack[random.applyAsInt(inRack)];
-        }
-        return count == 0 ? random.applyAsInt(partitions) : led[random.applyAsInt(count)];
+        int[] led = candidates(partitions, hasLeader, leaderInRack);
+        return led.length == 0 ? random.applyAsInt(partitions) : led[random.applyAsInt(led.length)];
     }
 
     /** Each partition's queue length, or null when one has none yet: the draw is uniform until each has had a batch. */
@@ -185,44 +174,38 @@ public final class StickyPartitioner {
         return lengths;
     }
 
-    /**
-     * The adaptive draw among the partitions with an available leader, those led in the rack if
-     * there are any: each weighs the longest of their queues plus one, less its own queue's length.
-     * Returns -1 when no partition has an available leader.
-     */
-    private int drawByLoad(String topic, int partitions, int[] lengths, IntPredicate hasLeader, IntPredicate leaderInRack) {
-        int[] candidates = new int[partitions];
+    /** The partitions {@code eligible}, or only those of them led in the rack if there are any. */
+    private static int[] candidates(int partitions, IntPredicate eligible, IntPredicate leaderInRack) {
+        int[] all = new int[partitions];
         int count = 0;
-        int[] candidatesInRack = new int[partitions];
-        int inRack = 0;
+        int[] inRack = new int[partitions];
+        int countInRack = 0;
         for (int index = 0; index < partitions; index++) {
-            if (hasLeader.test(index) && loads.leaderAvailable(topic, index)) {
-                candidates[count++] = index;
+            if (eligible.test(index)) {
+                all[count++] = index;
                 if (leaderInRack.test(index)) {
-                    candidatesInRack[inRack++] = index;
+                    inRack[countInRack++] = index;
                 }
             }
         }
-        if (count == 0) {
-            return -1;
-        }
-        return inRack > 0 ? drawWeighted(candidatesInRack, inRack, lengths) : drawWeighted(candidates, count, lengths);
+        return countInRack > 0 ? Arrays.copyOf(inRack, countInRack) : Arrays.copyOf(all, count);
     }
 
-    private int drawWeighted(int[] candidates, int count, int[] lengths) {
+    /** A draw among {@code candidates}, each weighing the longest of their queues plus one, less its own queue's length. */
+    private int drawWeighted(int[] candidates, int[] lengths) {
         int longest = 0;
-        for (int i = 0; i < count; i++) {
-            longest = Math.max(longest, lengths[candidates[i]]);
+        for (int candidate : candidates) {
+            longest = Math.max(longest, lengths[candidate]);
         }
         int total = 0;
-        for (int i = 0; i < count; i++) {
-            total += longest + 1 - lengths[candidates[i]];
+        for (int candidate : candidates) {
+            total += longest + 1 - lengths[candidate];
         }
         int drawn = random.applyAsInt(total);
-        for (int i = 0; i < count; i++) {
-            drawn -= longest + 1 - lengths[candidates[i]];
+        for (int candidate : candidates) {
+            drawn -= longest + 1 - lengths[candidate];
             if (drawn < 0) {
-                return candidates[i];
+                return candidate;
             }
         }
         throw new IllegalStateException("A weighted draw fell past its candidates");
