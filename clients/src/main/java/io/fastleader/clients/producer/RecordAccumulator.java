@@ -73,9 +73,7 @@ public final class RecordAccumulator {
         this.config = config;
         this.leaderEpochs = leaderEpochs;
         this.notesPhases = notesPhases;
-        int poolableBytes = config.bufferAllocation() == BufferAllocation.INCREMENTAL
-                ? Math.min(config.batchSize(), BufferAllocation.FIRST_PIECE_BYTES) : config.batchSize();
-        this.memory = new MemoryBudget(config.bufferMemory(), poolableBytes, metrics);
+        this.memory = new MemoryBudget(config.bufferMemory(), config.bufferAllocation().keptBufferBytes(config.batchSize()), metrics);
         metrics.watchBuffer(memory);
     }
 
@@ -113,8 +111,7 @@ public final class RecordAccumulator {
         int recordBytes = recordBytes(partition, key, value, headers);
         // A batch.size above buffer.memory could never be reserved; the whole buffer is the most a batch gets.
         int writeLimit = (int) Math.max(recordBytes, Math.min(config.batchSize(), config.bufferMemory()));
-        int batchBytes = config.bufferAllocation() == BufferAllocation.INCREMENTAL
-                ? Math.min(writeLimit, Math.max(recordBytes, BufferAllocation.FIRST_PIECE_BYTES)) : writeLimit;
+        int batchBytes = config.bufferAllocation().newBatchBytes(writeLimit, recordBytes);
         ByteBuffer buffer = memory.reserve(batchBytes, maxBlockMs);
         boolean memoryUsed = false;
         try {
