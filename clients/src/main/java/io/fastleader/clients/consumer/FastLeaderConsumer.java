@@ -127,10 +127,10 @@ public final class FastLeaderConsumer<K, V> extends ConsumerDefaults<K, V> {
             this.stateOwner = resources.register(new ConsumerThread(clientId, clockMs));
             this.calls = new ApplicationCalls(stateOwner, clockMs);
             this.metrics = resources.openMetrics(clientId, settings.kafkaConfig(), JMX_PREFIX);
-            Deserializer<K> keys = resources.register(resources.monitor(settings.keyDeserializer(keyDeserializer), metrics,
-                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG));
-            Deserializer<V> values = resources.register(resources.monitor(settings.valueDeserializer(valueDeserializer), metrics,
-                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG));
+            Deserializer<K> keys = resources.registerPlugin(settings.keyDeserializer(keyDeserializer), metrics,
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
+            Deserializer<V> values = resources.registerPlugin(settings.valueDeserializer(valueDeserializer), metrics,
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
             List<ConsumerInterceptor<K, V>> configuredInterceptors = settings.interceptors();
             configuredInterceptors.forEach(interceptor -> resources.monitor(interceptor, metrics, ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG));
             this.interceptors = resources.register(new ConsumerInterceptorChain<>(configuredInterceptors));

@@ -66,6 +66,11 @@ public final class ClientResources implements AutoCloseable {
         return plugin;
     }
 
+    /** {@link #monitor}s {@code plugin} and registers it to be closed, before its plugin metrics go. */
+    public <T extends AutoCloseable> T registerPlugin(T plugin, Metrics metrics, String key) {
+        return register(monitor(plugin, metrics, key));
+    }
+
     /**
      * Opens the client's metrics as {@code KafkaProducer} and {@code KafkaConsumer} open theirs: every
      * one tagged with {@code client-id}, sampled as {@code metrics.num.samples},

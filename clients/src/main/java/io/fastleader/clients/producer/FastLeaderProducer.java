@@ -152,16 +152,16 @@ public final class FastLeaderProducer<K, V> implements Producer<K, V> {
         Map<String, Object> clientIdOverride = Map.of(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         try {
             this.metrics = resources.openMetrics(clientId, kafka, JMX_PREFIX);
-            this.keySerializer = resources.register(resources.monitor(keySerializer != null ? keySerializer
+            this.keySerializer = resources.registerPlugin(keySerializer != null ? keySerializer
                     : configuredSerializer(kafka, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, clientIdOverride, true),
-                    metrics, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG));
-            this.valueSerializer = resources.register(resources.monitor(valueSerializer != null ? valueSerializer
+                    metrics, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+            this.valueSerializer = resources.registerPlugin(valueSerializer != null ? valueSerializer
                     : configuredSerializer(kafka, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, clientIdOverride, false),
-                    metrics, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG));
+                    metrics, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
             this.partitioner = kafka.getConfiguredInstance(ProducerConfig.PARTITIONER_CLASS_CONFIG, Partitioner.class,
                     clientIdOverride);
             if (partitioner != null) {
-                resources.register(resources.monitor(partitioner, metrics, ProducerConfig.PARTITIONER_CLASS_CONFIG));
+                resources.registerPlugin(partitioner, metrics, ProducerConfig.PARTITIONER_CLASS_CONFIG);
             }
             @SuppressWarnings("unchecked")
             List<ProducerInterceptor<K, V>> configured = (List<ProducerInterceptor<K, V>>) (List<?>) kafka.getConfiguredInstances(
